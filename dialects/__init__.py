@@ -1,0 +1,1 @@
+"""xtir dialects: block (TensorIR), accel (tensor intrinsics), tensor (graph level)."""

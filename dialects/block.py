@@ -1,0 +1,719 @@
+"""The `block` dialect: TensorIR's named loops, blocks and buffers.
+
+    %C = block.alloc : memref<16x16xf32, "global.accumulator">
+    block.for %i = 0 to 1024 "i" parallel {
+      block.block "C"(%vi = spatial(1024, %i), %vk = reduce(64, %k)) {
+        block.init { ... }
+        %a = block.load %A[%vi, %vk] : memref<1024x64xf32>
+        block.store %a, %C[%vi] : memref<1024xf32>
+      }
+    }
+
+Loops carry the name users schedule them by; blocks carry iteration variables
+(spatial or reduce) with a domain and an affine binding to the enclosing loops.
+Buffers are memrefs whose memory space is the storage scope string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from xdsl.dialects.builtin import (
+    I64,
+    AffineMapAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    NoneAttr,
+    StringAttr,
+    i64,
+)
+from xdsl.ir.affine import AffineMap
+from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import HasParent, NoTerminator
+from xdsl.utils.exceptions import VerifyException
+
+from xtir.dialects.expr import (
+    Expr,
+    from_affine_map,
+    parse_expr,
+    parse_expr_list,
+    print_expr,
+    print_expr_list,
+    to_affine_map,
+)
+
+SERIAL, PARALLEL, VECTORIZED, UNROLLED, THREAD_BINDING = (
+    "serial",
+    "parallel",
+    "vectorized",
+    "unrolled",
+    "thread_binding",
+)
+LOOP_KINDS = (SERIAL, PARALLEL, VECTORIZED, UNROLLED, THREAD_BINDING)
+THREAD_TAGS = tuple(
+    f"{scope}.{axis}" for scope in ("blockIdx", "threadIdx", "vthread") for axis in "xyz"
+)
+SPATIAL, REDUCE = "spatial", "reduce"
+
+
+def scope_of(buffer_type: Attribute) -> str:
+    """The storage scope of a buffer type ('global' when the memref has none)."""
+    assert isinstance(buffer_type, MemRefType)
+    space = buffer_type.memory_space
+    return space.data if isinstance(space, StringAttr) else "global"
+
+
+def verify_buffer_type(what: str, buffer_type: Attribute) -> MemRefType:
+    if not isinstance(buffer_type, MemRefType):
+        raise VerifyException(f"{what} must be a memref, got {buffer_type}")
+    space = buffer_type.memory_space
+    if not isinstance(space, NoneAttr | StringAttr):
+        raise VerifyException(
+            f"{what} has memory space {space}; the storage scope of a buffer must be a "
+            'string such as "global", "shared", "local" or "global.A_reg"'
+        )
+    if any(d < 0 for d in buffer_type.get_shape()):
+        raise VerifyException(f"{what} must have a static shape, got {buffer_type}")
+    return buffer_type
+
+
+def buffer_name(buffer: SSAValue) -> str:
+    return buffer.name_hint or "buffer"
+
+
+# Loops -------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ForOp(IRDLOperation):
+    """A named loop `for var in range(extent)` with a kind (TVM's ForKind)."""
+
+    name = "block.for"
+
+    loop_name = prop_def(StringAttr, prop_name="name")
+    extent_attr = prop_def(IntegerAttr[I64], prop_name="extent")
+    kind_attr = prop_def(StringAttr, prop_name="kind")
+    thread_attr = opt_prop_def(StringAttr, prop_name="thread")
+    body = region_def("single_block")
+
+    traits = traits_def(NoTerminator())
+
+    def __init__(
+        self,
+        loop_name: str,
+        extent: int,
+        body: Region | None = None,
+        kind: str = SERIAL,
+        thread: str | None = None,
+    ):
+        if body is None:
+            body = Region(Block(arg_types=[IndexType()]))
+        body.block.args[0].name_hint = _hint(loop_name)
+        super().__init__(
+            regions=[body],
+            properties={
+                "name": StringAttr(loop_name),
+                "extent": IntegerAttr(extent, i64),
+                "kind": StringAttr(kind),
+                **({"thread": StringAttr(thread)} if thread else {}),
+            },
+        )
+
+    @property
+    def var(self) -> BlockArgument:
+        return self.body.block.args[0]
+
+    @property
+    def extent(self) -> int:
+        return self.extent_attr.value.data
+
+    @property
+    def kind(self) -> str:
+        return self.kind_attr.data
+
+    @property
+    def thread(self) -> str | None:
+        return self.thread_attr.data if self.thread_attr else None
+
+    @property
+    def label(self) -> str:
+        return self.loop_name.data
+
+    def verify_(self) -> None:
+        block = self.body.block
+        if len(block.args) != 1 or not isinstance(block.args[0].type, IndexType):
+            raise VerifyException(f'loop "{self.label}" must have one index induction variable')
+        if self.extent <= 0:
+            raise VerifyException(f'loop "{self.label}" has extent {self.extent}; extents must be positive')
+        if self.kind not in LOOP_KINDS:
+            raise VerifyException(
+                f'loop "{self.label}" has unknown kind "{self.kind}"; expected one of {", ".join(LOOP_KINDS)}'
+            )
+        if (self.kind == THREAD_BINDING) != (self.thread is not None):
+            raise VerifyException(f'loop "{self.label}": a thread tag goes with kind thread_binding only')
+        if self.thread is not None and self.thread not in THREAD_TAGS:
+            raise VerifyException(
+                f'loop "{self.label}" is bound to unknown thread tag "{self.thread}"; '
+                f"expected one of {', '.join(THREAD_TAGS)}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.var)
+        printer.print_string(f" = 0 to {self.extent} ")
+        printer.print_string_literal(self.label)
+        if self.kind == THREAD_BINDING:
+            printer.print_string(" bind(")
+            printer.print_string_literal(self.thread or "")
+            printer.print_string(")")
+        elif self.kind != SERIAL:
+            printer.print_string(f" {self.kind}")
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=True)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ForOp:
+        var = parser.parse_argument(expect_type=False).resolve(IndexType())
+        parser.parse_punctuation("=")
+        start_pos = parser.pos
+        if parser.parse_integer(allow_boolean=False) != 0:
+            parser.raise_error(
+                "block.for loops start at 0; shift the index in the block binding instead",
+                start_pos,
+                parser.pos,
+            )
+        parser.parse_keyword("to")
+        extent = parser.parse_integer(allow_boolean=False, context_msg=" (the loop extent)")
+        label = parser.parse_str_literal(" (the loop name)")
+        kind, thread = SERIAL, None
+        if parser.parse_optional_keyword("bind") is not None:
+            parser.parse_punctuation("(")
+            kind, thread = THREAD_BINDING, parser.parse_str_literal(" (a thread tag)")
+            parser.parse_punctuation(")")
+        elif (k := parser.parse_optional_keyword_in((PARALLEL, VECTORIZED, UNROLLED, SERIAL))) is not None:
+            kind = k
+        body = parser.parse_region([var])
+        hint = body.block.args[0].name_hint
+        op = cls(label, extent, body, kind, thread)
+        op.body.block.args[0].name_hint = hint or _hint(label)
+        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+def _hint(label: str) -> str | None:
+    hint = label.replace(".", "_").replace("-", "_")
+    return hint if hint and (hint[0].isalpha() or hint[0] == "_") else None
+
+
+# Blocks ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IterVar:
+    """One iteration variable of a block: `%var = kind(extent, binding)`."""
+
+    var: BlockArgument
+    kind: str
+    extent: int
+    binding: Expr
+
+
+@irdl_op_definition
+class BlockOp(IRDLOperation):
+    """A named block (TensorIR's `with T.block`): iteration variables bound to loops."""
+
+    name = "block.block"
+
+    loop_vars = var_operand_def(IndexType)
+    block_name = prop_def(StringAttr, prop_name="name")
+    iter_kinds = prop_def(ArrayAttr[StringAttr], prop_name="iter_kinds")
+    extents_attr = prop_def(DenseArrayBase.constr(i64), prop_name="extents")
+    bindings_map = prop_def(AffineMapAttr, prop_name="bindings")
+    where_map = opt_prop_def(AffineMapAttr, prop_name="where")
+    where_bounds = opt_prop_def(DenseArrayBase.constr(i64), prop_name="where_bounds")
+    body = region_def("single_block")
+
+    traits = traits_def(NoTerminator())
+
+    def __init__(
+        self,
+        label: str,
+        iters: Sequence[tuple[str, str, int, Expr]],
+        body: Region | None = None,
+        predicate: Sequence[tuple[Expr, int]] = (),
+    ):
+        """iters: (name hint, kind, extent, binding) per iteration variable.
+
+        The body region (when given) must have one index argument per iteration variable.
+        """
+        if body is None:
+            body = Region(Block(arg_types=[IndexType()] * len(iters)))
+        for arg, (hint, *_) in zip(body.block.args, iters):
+            arg.name_hint = hint
+        exprs = [b for *_, b in iters] + [e for e, _ in predicate]
+        amap, operands = to_affine_map(exprs)
+        n = len(iters)
+        props: dict[str, Attribute] = {
+            "name": StringAttr(label),
+            "iter_kinds": ArrayAttr([StringAttr(k) for _, k, _, _ in iters]),
+            "extents": DenseArrayBase.from_list(i64, [e for _, _, e, _ in iters]),
+            "bindings": AffineMapAttr(AffineMap(len(operands), 0, amap.data.results[:n])),
+        }
+        if predicate:
+            props["where"] = AffineMapAttr(AffineMap(len(operands), 0, amap.data.results[n:]))
+            props["where_bounds"] = DenseArrayBase.from_list(i64, [b for _, b in predicate])
+        super().__init__(operands=[operands], regions=[body], properties=props)
+
+    # accessors ------------------------------------------------------------------
+    @property
+    def label(self) -> str:
+        return self.block_name.data
+
+    @property
+    def iter_vars(self) -> tuple[BlockArgument, ...]:
+        return self.body.block.args
+
+    @property
+    def kinds(self) -> list[str]:
+        return [k.data for k in self.iter_kinds.data]
+
+    @property
+    def extents(self) -> list[int]:
+        return list(self.extents_attr.get_values())
+
+    def bindings(self) -> list[Expr]:
+        return from_affine_map(self.bindings_map, self.loop_vars)
+
+    def predicate(self) -> list[tuple[Expr, int]]:
+        if self.where_map is None or self.where_bounds is None:
+            return []
+        exprs = from_affine_map(self.where_map, self.loop_vars)
+        return list(zip(exprs, self.where_bounds.get_values()))
+
+    def iters(self) -> list[IterVar]:
+        return [
+            IterVar(v, k, e, b)
+            for v, k, e, b in zip(self.iter_vars, self.kinds, self.extents, self.bindings())
+        ]
+
+    @property
+    def init(self) -> InitOp | None:
+        first = self.body.block.first_op
+        return first if isinstance(first, InitOp) else None
+
+    @property
+    def reduce_vars(self) -> list[BlockArgument]:
+        return [v for v, k in zip(self.iter_vars, self.kinds) if k == REDUCE]
+
+    # verification -----------------------------------------------------------------
+    def verify_(self) -> None:
+        n = len(self.iter_vars)
+        if not (len(self.kinds) == len(self.extents) == len(self.bindings_map.data.results) == n):
+            raise VerifyException(
+                f'block "{self.label}" declares {n} iteration variables but has '
+                f"{len(self.kinds)} kinds, {len(self.extents)} extents and "
+                f"{len(self.bindings_map.data.results)} bindings"
+            )
+        if self.bindings_map.data.num_dims != len(self.loop_vars):
+            raise VerifyException(f'block "{self.label}": binding map and loop variables disagree')
+        if (self.where_map is None) != (self.where_bounds is None):
+            raise VerifyException(f'block "{self.label}": a predicate needs both "where" and "where_bounds"')
+        for it in self.iters():
+            if not isinstance(it.var.type, IndexType):
+                raise VerifyException(f'block "{self.label}": iteration variables must be of type index')
+            if it.kind not in (SPATIAL, REDUCE):
+                raise VerifyException(f'block "{self.label}": iteration variable kinds are spatial or reduce')
+            if it.extent <= 0:
+                raise VerifyException(
+                    f'block "{self.label}": iteration variable {_name(it.var)} has domain {it.extent}; '
+                    "domains must be positive"
+                )
+        self._verify_binding_vars()
+        self._verify_init()
+        self._verify_reduce_writes()
+
+    def _verify_binding_vars(self) -> None:
+        scope_loops = {loop.var for loop in loops_in_scope(self)}
+        for v in self.loop_vars:
+            if v not in scope_loops:
+                raise VerifyException(
+                    f'block "{self.label}": bindings must be affine expressions of the loops between the '
+                    f"block and its enclosing block; {_name(v)} is not one of them"
+                )
+
+    def _verify_init(self) -> None:
+        inits = [op for op in self.body.block.ops if isinstance(op, InitOp)]
+        if not inits:
+            return
+        if not self.reduce_vars:
+            raise VerifyException(
+                f'block "{self.label}" has an init region but no reduce iteration variable; '
+                "only reduction blocks may have an init"
+            )
+        if len(inits) > 1 or self.body.block.first_op is not inits[0]:
+            raise VerifyException(f'block "{self.label}": block.init must be the first op of the block, and unique')
+
+    def _verify_reduce_writes(self) -> None:
+        reduce = set(self.reduce_vars)
+        for access in accesses_in(self.body, include_init=False):
+            if not access.is_write:
+                continue
+            for e in access.indices:
+                bad = [v for v in e.variables() if v in reduce]
+                if bad:
+                    raise VerifyException(
+                        f'block "{self.label}" writes {buffer_name(access.buffer)} at an index that uses '
+                        f"reduce variable {_name(bad[0])}; a block must not index the buffer it writes "
+                        "with a reduce variable"
+                    )
+
+    # syntax -----------------------------------------------------------------------
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.label)
+        printer.print_string("(")
+        for k, it in enumerate(self.iters()):
+            if k:
+                printer.print_string(", ")
+            printer.print_ssa_value(it.var)
+            printer.print_string(f" = {it.kind}({it.extent}, ")
+            print_expr(printer, it.binding)
+            printer.print_string(")")
+        printer.print_string(")")
+        if pred := self.predicate():
+            printer.print_string(" where(")
+            for k, (e, bound) in enumerate(pred):
+                if k:
+                    printer.print_string(", ")
+                print_expr(printer, e)
+                printer.print_string(f" < {bound}")
+            printer.print_string(")")
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=True)
+        printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BlockOp:
+        label = parser.parse_str_literal(" (the block name)")
+        args: list[Parser.Argument] = []
+        iters: list[tuple[str, str, int, Expr]] = []
+
+        def parse_iter() -> None:
+            arg = parser.parse_argument(expect_type=False).resolve(IndexType())
+            parser.parse_punctuation("=")
+            kind = parser.expect(
+                lambda: parser.parse_optional_keyword_in((SPATIAL, REDUCE)),
+                "expected iteration variable kind 'spatial' or 'reduce'",
+            )
+            parser.parse_punctuation("(")
+            extent = parser.parse_integer(allow_boolean=False, context_msg=" (the domain extent)")
+            parser.parse_punctuation(",")
+            binding = parse_expr(parser)
+            parser.parse_punctuation(")")
+            args.append(arg)
+            iters.append(("", kind, extent, binding))
+
+        parser.parse_comma_separated_list(parser.Delimiter.PAREN, parse_iter)
+        predicate: list[tuple[Expr, int]] = []
+        if parser.parse_optional_keyword("where") is not None:
+
+            def parse_cond() -> tuple[Expr, int]:
+                e = parse_expr(parser)
+                parser.parse_punctuation("<")
+                return e, parser.parse_integer(allow_boolean=False)
+
+            predicate = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parse_cond)
+        body = parser.parse_region(args)
+        hints = [a.name_hint or "" for a in body.block.args]
+        op = cls(label, [(h, k, e, b) for h, (_, k, e, b) in zip(hints, iters)], body, predicate)
+        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+@irdl_op_definition
+class InitOp(IRDLOperation):
+    """The init statement of a reduction block (TVM's `with T.init()`).
+
+    It runs when every reduce variable of the enclosing block is at the start of its domain.
+    """
+
+    name = "block.init"
+
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator(), HasParent(BlockOp))
+
+    def __init__(self, body: Region | None = None):
+        super().__init__(regions=[body or Region(Block())])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> InitOp:
+        return cls(parser.parse_region())
+
+
+# Buffers -----------------------------------------------------------------------
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """Allocate a buffer (TVM's alloc_buffer); its memref memory space is the scope."""
+
+    name = "block.alloc"
+
+    buffer = result_def(MemRefType)
+    assembly_format = "attr-dict `:` type($buffer)"
+
+    def __init__(self, buffer_type: MemRefType, name: str | None = None):
+        super().__init__(result_types=[buffer_type])
+        self.buffer.name_hint = name
+
+    def verify_(self) -> None:
+        verify_buffer_type(f"buffer {_name(self.buffer)}", self.buffer.type)
+
+
+@dataclass(frozen=True)
+class Access:
+    """One buffer access: the element (or region, with sizes) at `indices`."""
+
+    op: Operation
+    buffer: SSAValue
+    indices: tuple[Expr, ...]
+    is_write: bool
+    sizes: tuple[int, ...] | None = None  # None: a single element
+
+    def extents(self) -> tuple[int, ...]:
+        return self.sizes if self.sizes is not None else (1,) * len(self.indices)
+
+
+class AccessOp(IRDLOperation):
+    """An op that reads or writes buffer regions given by index expressions."""
+
+    def accesses(self) -> list[Access]:
+        raise NotImplementedError
+
+    def verify_(self) -> None:
+        for access in self.accesses():
+            buffer_type = verify_buffer_type(f"{self.name} buffer {_name(access.buffer)}", access.buffer.type)
+            rank = len(buffer_type.get_shape())
+            if len(access.indices) != rank:
+                raise VerifyException(
+                    f"{self.name} on {_name(access.buffer)} has {len(access.indices)} indices, "
+                    f"but the buffer has rank {rank}"
+                )
+        verify_index_uses(self, _index_operands(self))
+
+
+def _index_operands(op: AccessOp) -> list[SSAValue]:
+    return [v for a in op.accesses() for e in a.indices for v in e.variables()]
+
+
+@irdl_op_definition
+class LoadOp(AccessOp):
+    name = "block.load"
+
+    buffer = operand_def(MemRefType)
+    index_vars = var_operand_def(IndexType)
+    map = prop_def(AffineMapAttr)
+    result = result_def()
+
+    def __init__(self, buffer: SSAValue, indices: Sequence[Expr]):
+        amap, operands = to_affine_map(indices)
+        assert isinstance(buffer.type, MemRefType)
+        super().__init__(
+            operands=[buffer, operands], result_types=[buffer.type.element_type], properties={"map": amap}
+        )
+
+    def indices(self) -> list[Expr]:
+        return from_affine_map(self.map, self.index_vars)
+
+    def accesses(self) -> list[Access]:
+        return [Access(self, self.buffer, tuple(self.indices()), False)]
+
+    def verify_(self) -> None:
+        super().verify_()
+        assert isinstance(self.buffer.type, MemRefType)
+        if self.result.type != self.buffer.type.element_type:
+            raise VerifyException(
+                f"block.load from {_name(self.buffer)} yields {self.result.type}, "
+                f"but the buffer holds {self.buffer.type.element_type}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_access(printer, self.buffer, self.indices())
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.buffer.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        buffer, indices = _parse_access(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        buffer_value = _resolve_buffer(parser, buffer)
+        op = cls(buffer_value, indices)
+        op.attributes |= attrs
+        return op
+
+
+@irdl_op_definition
+class StoreOp(AccessOp):
+    name = "block.store"
+
+    value = operand_def()
+    buffer = operand_def(MemRefType)
+    index_vars = var_operand_def(IndexType)
+    map = prop_def(AffineMapAttr)
+
+    def __init__(self, value: SSAValue, buffer: SSAValue, indices: Sequence[Expr]):
+        amap, operands = to_affine_map(indices)
+        super().__init__(operands=[value, buffer, operands], properties={"map": amap})
+
+    def indices(self) -> list[Expr]:
+        return from_affine_map(self.map, self.index_vars)
+
+    def accesses(self) -> list[Access]:
+        return [Access(self, self.buffer, tuple(self.indices()), True)]
+
+    def verify_(self) -> None:
+        super().verify_()
+        assert isinstance(self.buffer.type, MemRefType)
+        if self.value.type != self.buffer.type.element_type:
+            raise VerifyException(
+                f"block.store of a {self.value.type} value into {_name(self.buffer)}, "
+                f"which holds {self.buffer.type.element_type}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(", ")
+        _print_access(printer, self.buffer, self.indices())
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.buffer.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        buffer, indices = _parse_access(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        buffer_value = _resolve_buffer(parser, buffer)
+        assert isinstance(buffer_value.type, MemRefType)
+        op = cls(parser.resolve_operand(value, buffer_value.type.element_type), buffer_value, indices)
+        op.attributes |= attrs
+        return op
+
+
+def _print_access(printer: Printer, buffer: SSAValue, indices: Sequence[Expr]) -> None:
+    printer.print_ssa_value(buffer)
+    print_expr_list(printer, indices, "[", "]")
+
+
+def _parse_access(parser: Parser) -> tuple[UnresolvedOperand, list[Expr]]:
+    buffer = parser.parse_unresolved_operand()
+    return buffer, parse_expr_list(parser, parser.Delimiter.SQUARE)
+
+
+def _resolve_buffer(parser: Parser, buffer: UnresolvedOperand) -> SSAValue:
+    start = parser.pos
+    buffer_type = parser.parse_type()
+    if not isinstance(buffer_type, MemRefType):
+        parser.raise_error(f"expected a memref type for the buffer, got {buffer_type}", start, parser.pos)
+    return parser.resolve_operand(buffer, buffer_type)
+
+
+# Structure helpers shared by verifiers, analyses and passes ------------------------
+
+
+def _name(value: SSAValue) -> str:
+    return f"%{value.name_hint}" if value.name_hint else "an unnamed value"
+
+
+def enclosing_block(op: Operation) -> BlockOp | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, BlockOp):
+        parent = parent.parent_op()
+    return parent
+
+
+def loops_in_scope(op: Operation) -> list[ForOp]:
+    """The block.for ops enclosing `op` up to its enclosing block, outermost first."""
+    loops: list[ForOp] = []
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, BlockOp):
+        if isinstance(parent, ForOp):
+            loops.append(parent)
+        parent = parent.parent_op()
+    return loops[::-1]
+
+
+def verify_index_uses(op: Operation, values: Sequence[SSAValue]) -> None:
+    """Index values inside a block must be its (or an outer block's) iteration
+    variables, or variables of loops nested inside the block."""
+    inner_loops = {loop.var for loop in loops_in_scope(op)}
+    for v in values:
+        owner = v.owner.parent_op() if isinstance(v, BlockArgument) else None
+        if isinstance(owner, BlockOp):
+            if not owner.is_ancestor(op):
+                raise VerifyException(
+                    f'iteration variable {_name(v)} of block "{owner.label}" is used outside its block'
+                )
+        elif isinstance(owner, ForOp):
+            if v not in inner_loops and enclosing_block(op) is not None:
+                raise VerifyException(
+                    f'loop variable {_name(v)} of loop "{owner.label}" is used inside block '
+                    f'"{enclosing_block(op).label}"; a block sees the loops outside it only through '  # type: ignore[union-attr]
+                    "its iteration variables"
+                )
+            if not owner.is_ancestor(op):
+                raise VerifyException(f'loop variable {_name(v)} of loop "{owner.label}" is used outside its loop')
+        else:
+            raise VerifyException(
+                f"index {_name(v)} is neither a loop variable nor a block iteration variable"
+            )
+
+
+def statements(region: Region, include_init: bool = True) -> Iterator[Operation]:
+    """Ops of a region, recursively, without descending into nested blocks."""
+    for block in region.blocks:
+        for op in block.ops:
+            if isinstance(op, BlockOp) or (isinstance(op, InitOp) and not include_init):
+                continue
+            yield op
+            for r in op.regions:
+                yield from statements(r, include_init)
+
+
+def accesses_in(region: Region, include_init: bool = True) -> Iterator[Access]:
+    """The accesses a block body performs itself (nested blocks are separate statements)."""
+    for op in statements(region, include_init):
+        if isinstance(op, AccessOp):
+            yield from op.accesses()
+
+
+Block_ = Dialect("block", [ForOp, BlockOp, InitOp, AllocOp, LoadOp, StoreOp], [])

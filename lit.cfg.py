@@ -1,0 +1,18 @@
+# lit configuration for tests/filecheck: `lit tests/filecheck` (pytest runs it too).
+import os
+import shutil
+import sys
+
+import lit.formats
+
+config.name = "xtir"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.join(os.path.dirname(__file__), "tests", "filecheck")
+config.excludes = ["lit.local.cfg"]
+
+bindir = os.path.dirname(sys.executable)
+config.environment["PATH"] = os.pathsep.join([bindir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+config.environment["PYTHONUNBUFFERED"] = "1"
+config.substitutions.append(("xtir-opt", shutil.which("xtir-opt", path=bindir) or "xtir-opt"))
+config.substitutions.append(("filecheck", shutil.which("filecheck", path=bindir) or "filecheck"))

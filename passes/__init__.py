@@ -1,0 +1,1 @@
+"""Schedule primitives and other passes, one per file."""

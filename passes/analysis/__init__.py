@@ -1,0 +1,1 @@
+"""Analyses the passes share."""

@@ -1,0 +1,103 @@
+"""Finding loops and blocks by the names users schedule them by.
+
+A handle that matches nothing or several things is an error that lists the
+candidates. Loops that share a name are told apart by a block they enclose:
+`BLOCK/LOOP` (e.g. `B_global.B_reg/ax0`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+
+from xtir.dialects.block import BlockOp, ForOp
+from xtir.errors import XtirPassError
+
+
+def functions(module: ModuleOp) -> list[func.FuncOp]:
+    return [op for op in module.ops if isinstance(op, func.FuncOp)]
+
+
+def select_function(module: ModuleOp, name: str | None) -> func.FuncOp:
+    """The function named `name`, or the only one when `name` is None."""
+    funcs = functions(module)
+    names = ", ".join(f.sym_name.data for f in funcs) or "none"
+    if name is None:
+        if len(funcs) != 1:
+            raise XtirPassError(f"the module has {len(funcs)} functions ({names}); choose one with func=NAME")
+        return funcs[0]
+    for f in funcs:
+        if f.sym_name.data == name:
+            return f
+    raise XtirPassError(f'no function named "{name}"; functions: {names}')
+
+
+def all_blocks(root: Operation) -> list[BlockOp]:
+    return [op for op in root.walk() if isinstance(op, BlockOp)]
+
+
+def all_loops(root: Operation) -> list[ForOp]:
+    return [op for op in root.walk() if isinstance(op, ForOp)]
+
+
+def _listing(names: Iterable[str]) -> str:
+    unique = list(dict.fromkeys(names))
+    return ", ".join(unique) if unique else "none"
+
+
+def get_block(root: Operation, name: str) -> BlockOp:
+    matches = [b for b in all_blocks(root) if b.label == name]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise XtirPassError(f'no block named "{name}"; blocks: {_listing(b.label for b in all_blocks(root))}')
+    raise XtirPassError(f'block name "{name}" is ambiguous: {len(matches)} blocks have it')
+
+
+def blocks_under(loop: Operation) -> list[BlockOp]:
+    return [op for op in loop.walk() if isinstance(op, BlockOp)]
+
+
+def get_loop(root: Operation, handle: str) -> ForOp:
+    """A loop by name, or by `BLOCK/LOOP` when several loops share the name."""
+    block_name, _, loop_name = handle.rpartition("/")
+    loops = all_loops(root)
+    matches = [lp for lp in loops if lp.label == loop_name]
+    if block_name:
+        matches = [lp for lp in matches if any(b.label == block_name for b in blocks_under(lp))]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise XtirPassError(f'no loop named "{handle}"; loops: {_listing(lp.label for lp in loops)}')
+    hints = [f"{blocks_under(lp)[0].label}/{loop_name}" for lp in matches if blocks_under(lp)]
+    raise XtirPassError(
+        f'loop name "{handle}" is ambiguous: {len(matches)} loops have it; '
+        f"name one by a block it encloses: {_listing(hints)}"
+    )
+
+
+def get_loops(block: BlockOp) -> list[ForOp]:
+    """The loops above a block, outermost first (up to the function), like TVM's get_loops."""
+    loops: list[ForOp] = []
+    parent = block.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp | BlockOp):
+        if isinstance(parent, ForOp):
+            loops.append(parent)
+        parent = parent.parent_op()
+    return loops[::-1]
+
+
+def child_blocks(parent: Operation) -> list[BlockOp]:
+    """Blocks directly under `parent` (a loop, a block or a function), not nested in other blocks."""
+    result: list[BlockOp] = []
+    for region in parent.regions:
+        for block in region.blocks:
+            for op in block.ops:
+                if isinstance(op, BlockOp):
+                    result.append(op)
+                else:
+                    result.extend(child_blocks(op))
+    return result

@@ -1,0 +1,157 @@
+"""Read and write regions of a block (what TVM prints as T.reads / T.writes).
+
+They are derived, never stored: every access in the block (nested blocks
+included) is rewritten in the block's own iteration variables by substituting
+inner bindings, then the loops inside the block are relaxed over their ranges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import BlockArgument, SSAValue
+
+from xtir.dialects.block import AccessOp, BlockOp, ForOp, InitOp
+from xtir.dialects.expr import Bounds, Expr, Var
+
+
+@dataclass(frozen=True)
+class Range:
+    """[start, start + extent) along one dimension."""
+
+    start: Expr
+    extent: int
+
+
+@dataclass(frozen=True)
+class BufferRegion:
+    buffer: SSAValue
+    ranges: tuple[Range, ...]
+
+
+def loop_bounds(value: SSAValue) -> tuple[int, int] | None:
+    """Bounds of loop variables and block iteration variables (from their domains)."""
+    if isinstance(value, BlockArgument):
+        owner = value.owner.parent_op()
+        if isinstance(owner, ForOp):
+            return 0, owner.extent - 1
+        if isinstance(owner, BlockOp):
+            return 0, owner.extents[value.index] - 1
+    return None
+
+
+def relax(expr: Expr, relaxed: set[SSAValue], bounds: Bounds = loop_bounds) -> Range | None:
+    """The range `expr` covers when the `relaxed` variables take every value in their bounds."""
+    fixed: dict = {}
+    free: dict = {}
+    for atom, coef in expr.terms:
+        inner = atom.value if isinstance(atom, Var) else None
+        uses_relaxed = inner in relaxed if inner is not None else any(v in relaxed for v in atom.expr.variables())
+        (free if uses_relaxed else fixed)[atom] = coef
+    lo_hi = Expr._make(free, 0).bounds(bounds)
+    if lo_hi is None:
+        return None
+    lo, hi = lo_hi
+    return Range(Expr._make(fixed, expr.const + lo), hi - lo + 1)
+
+
+def _inner_substitution(block: BlockOp, op: AccessOp) -> tuple[dict[SSAValue, Expr], set[SSAValue]]:
+    """Express op's indices in `block`'s variables: nested blocks' bindings are substituted,
+    and the loops between `block` and `op` are to be relaxed."""
+    mapping: dict[SSAValue, Expr] = {}
+    relaxed: set[SSAValue] = set()
+    chain = []
+    parent = op.parent_op()
+    while parent is not None and parent is not block:
+        chain.append(parent)
+        parent = parent.parent_op()
+    for ancestor in reversed(chain):  # outermost first, so bindings compose
+        if isinstance(ancestor, ForOp):
+            relaxed.add(ancestor.var)
+        elif isinstance(ancestor, BlockOp):
+            for it in ancestor.iters():
+                mapping[it.var] = it.binding.substitute(mapping)
+    return mapping, relaxed
+
+
+def _union(buffer: SSAValue, a: tuple[Range, ...], b: tuple[Range, ...]) -> tuple[Range, ...]:
+    result = []
+    for d, (x, y) in enumerate(zip(a, b)):
+        diff = y.start - x.start
+        if diff.is_const:
+            lo = min(0, diff.const)
+            hi = max(x.extent, diff.const + y.extent)
+            result.append(Range(x.start + lo, hi - lo))
+        else:
+            assert isinstance(buffer.type, MemRefType)
+            result.append(Range(Expr(), buffer.type.get_shape()[d]))
+    return tuple(result)
+
+
+def _accesses(block: BlockOp, writes: bool) -> list[BufferRegion]:
+    regions: dict[SSAValue, tuple[Range, ...]] = {}
+    for op in block.body.walk():
+        if not isinstance(op, AccessOp):
+            continue
+        mapping, relaxed = _inner_substitution(block, op)
+        for access in op.accesses():
+            if access.is_write != writes:
+                continue
+            ranges = []
+            for index, size in zip(access.indices, access.extents()):
+                r = relax(index.substitute(mapping, loop_bounds), relaxed)
+                if r is None:
+                    assert isinstance(access.buffer.type, MemRefType)
+                    r = Range(Expr(), access.buffer.type.get_shape()[len(ranges)])
+                ranges.append(Range(r.start, r.extent + size - 1))
+            prev = regions.get(access.buffer)
+            regions[access.buffer] = tuple(ranges) if prev is None else _union(access.buffer, prev, tuple(ranges))
+    return [BufferRegion(b, r) for b, r in regions.items()]
+
+
+def write_regions(block: BlockOp) -> list[BufferRegion]:
+    return _accesses(block, writes=True)
+
+
+def read_regions(block: BlockOp) -> list[BufferRegion]:
+    """As TVM: a block with an init does not list the buffers it reduces into as reads."""
+    reads = _accesses(block, writes=False)
+    if block.init is not None:
+        written = {r.buffer for r in write_regions(block)}
+        reads = [r for r in reads if r.buffer not in written]
+    return reads
+
+
+def format_region(region: BufferRegion) -> str:
+    """TVM's notation: `A[vi, vk]` for elements, `A[vi * 16:vi * 16 + 16, 0:16]` for regions."""
+    dims = []
+    for r in region.ranges:
+        start = format_expr(r.start)
+        dims.append(start if r.extent == 1 else f"{start}:{format_expr(r.start + r.extent)}")
+    return f"{region.buffer.name_hint or 'buffer'}[{', '.join(dims)}]"
+
+
+def format_expr(expr: Expr) -> str:
+    """An expression with bare names (`vi * 16 + vii`), for messages and region listings."""
+    from io import StringIO
+
+    from xdsl.printer import Printer
+
+    from xtir.dialects.expr import print_expr
+
+    stream = StringIO()
+    printer = Printer(stream=stream)
+    for v in expr.variables():
+        printer._ssa_values[v] = v.name_hint or "?"  # bare hint names, no renumbering
+    print_expr(printer, expr)
+    return stream.getvalue().replace("%", "")
+
+
+def format_regions(regions: Sequence[BufferRegion]) -> list[str]:
+    return [format_region(r) for r in regions]
+
+
+def init_of(block: BlockOp) -> InitOp | None:
+    return block.init

@@ -1,0 +1,75 @@
+"""The reference evaluator: run block-level (or graph-level) IR on numpy arrays.
+
+It interprets the IR with xDSL's interpreter and our implementations of the block,
+accel and tensor dialects; no code generation is involved, so it is the oracle for
+numerical tests of every pass. It is slow: use small shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
+from xdsl.interpreter import Interpreter
+from xdsl.interpreters.arith import ArithFunctions
+from xdsl.interpreters.func import FuncFunctions
+from xdsl.utils.exceptions import InterpretationError
+
+from xtir.errors import XtirEvaluationError
+from xtir.interpreters.accel import AccelFunctions
+from xtir.interpreters.block import BlockFunctions, numpy_dtype
+from xtir.interpreters.scalar import ScalarFunctions
+from xtir.interpreters.tensor import TensorGraphFunctions
+
+
+def find_func(module: ModuleOp, name: str) -> func.FuncOp:
+    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    for f in funcs:
+        if f.sym_name.data == name:
+            return f
+    available = ", ".join(f.sym_name.data for f in funcs) or "none"
+    raise XtirEvaluationError(f"no function named '{name}' in the module (functions: {available})")
+
+
+def check_arguments(f: func.FuncOp, arrays: tuple[Any, ...]) -> list[np.ndarray]:
+    """Each argument must be a numpy array of exactly the parameter's shape and dtype."""
+    params = f.function_type.inputs.data
+    name = f.sym_name.data
+    if len(arrays) != len(params):
+        raise XtirEvaluationError(f"function '{name}' takes {len(params)} arguments, got {len(arrays)}")
+    checked = []
+    for k, (array, param) in enumerate(zip(arrays, params)):
+        if not isinstance(param, MemRefType | TensorType):
+            raise XtirEvaluationError(f"function '{name}': parameter {k} has type {param}; only buffers are supported")
+        if not isinstance(array, np.ndarray):
+            raise XtirEvaluationError(f"function '{name}': argument {k} must be a numpy array, got {type(array).__name__}")
+        shape, dtype = tuple(param.get_shape()), numpy_dtype(param.element_type)
+        if array.shape != shape or array.dtype != dtype:
+            raise XtirEvaluationError(
+                f"function '{name}': argument {k} must be a {dtype} array of shape {shape}, "
+                f"got {array.dtype} {array.shape}"
+            )
+        if isinstance(param, MemRefType) and not array.flags.writeable:
+            raise XtirEvaluationError(f"function '{name}': argument {k} must be writeable")
+        checked.append(array)
+    return checked
+
+
+def evaluate(module: ModuleOp, *arrays: Any, func: str = "main") -> tuple[Any, ...]:
+    """Run `func` on numpy arrays. Buffer (memref) arguments are written in place,
+    like a TVM PrimFunc call; values the function returns are returned."""
+    f = find_func(module, func)
+    args = check_arguments(f, arrays)
+    interpreter = Interpreter(module)
+    interpreter.register_implementations(FuncFunctions())
+    interpreter.register_implementations(ScalarFunctions())
+    interpreter.register_implementations(ArithFunctions())
+    interpreter.register_implementations(BlockFunctions())
+    interpreter.register_implementations(AccelFunctions())
+    interpreter.register_implementations(TensorGraphFunctions())
+    try:
+        return tuple(interpreter.call_op(func, tuple(args)))
+    except InterpretationError as e:
+        raise XtirEvaluationError(f"evaluating '{func}': {e}") from None

@@ -1,0 +1,1 @@
+"""Reference-evaluator implementations of xtir's ops for xDSL's interpreter."""
