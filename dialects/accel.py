@@ -157,9 +157,12 @@ class RegionOp(AccessOp):
         unresolved = parser.parse_comma_separated_list(parser.Delimiter.NONE, parse_region)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
+        types_pos = parser.pos
         types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
         if len(types) != len(unresolved):
-            parser.raise_error(f"{cls.name}: expected {len(unresolved)} buffer types, got {len(types)}")
+            parser.raise_error(
+                f"{cls.name}: expected {len(unresolved)} buffer types, got {len(types)}", types_pos, parser.pos
+            )
         regions: list[Region2D] = []
         for (buffer, dims), t in zip(unresolved, types):
             value = parser.resolve_operand(buffer, t)  # type: ignore[arg-type]

@@ -16,6 +16,8 @@ Buffers are memrefs whose memory space is the storage scope string.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from xdsl.dialects.builtin import (
@@ -185,7 +187,7 @@ class ForOp(IRDLOperation):
         elif self.kind != SERIAL:
             printer.print_string(f" {self.kind}")
         printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=True)
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
         printer.print_op_attributes(self.attributes, print_keyword=True)
 
     @classmethod
@@ -207,8 +209,17 @@ class ForOp(IRDLOperation):
             parser.parse_punctuation("(")
             kind, thread = THREAD_BINDING, parser.parse_str_literal(" (a thread tag)")
             parser.parse_punctuation(")")
-        elif (k := parser.parse_optional_keyword_in((PARALLEL, VECTORIZED, UNROLLED, SERIAL))) is not None:
-            kind = k
+        else:
+            kind_pos = parser.pos
+            if (k := parser.parse_optional_identifier()) is not None:
+                if k not in (PARALLEL, VECTORIZED, UNROLLED, SERIAL):
+                    parser.raise_error(
+                        f'loop "{label}" has unknown kind "{k}"; expected serial, parallel, vectorized, '
+                        'unrolled or bind("<thread tag>")',
+                        kind_pos,
+                        parser.pos,
+                    )
+                kind = k
         body = parser.parse_region([var])
         hint = body.block.args[0].name_hint
         op = cls(label, extent, body, kind, thread)
@@ -219,7 +230,9 @@ class ForOp(IRDLOperation):
 
 
 def _hint(label: str) -> str | None:
-    hint = label.replace(".", "_").replace("-", "_")
+    """The SSA name of a loop's variable: its label, made a valid name. xDSL drops a
+    trailing `_<digits>` from names, so `i_0` becomes `i0`."""
+    hint = re.sub(r"_(\d+)$", r"\1", label.replace(".", "_").replace("-", "_"))
     return hint if hint and (hint[0].isalpha() or hint[0] == "_") else None
 
 
@@ -368,8 +381,10 @@ class BlockOp(IRDLOperation):
                 f'block "{self.label}" has an init region but no reduce iteration variable; '
                 "only reduction blocks may have an init"
             )
-        if len(inits) > 1 or self.body.block.first_op is not inits[0]:
-            raise VerifyException(f'block "{self.label}": block.init must be the first op of the block, and unique')
+        if len(inits) > 1:
+            raise VerifyException(f'block "{self.label}" has {len(inits)} block.init ops; a block has at most one')
+        if self.body.block.first_op is not inits[0]:
+            raise VerifyException(f'block "{self.label}": block.init must be the first op of the block')
 
     def _verify_reduce_writes(self) -> None:
         reduce = set(self.reduce_vars)
@@ -407,7 +422,7 @@ class BlockOp(IRDLOperation):
                 printer.print_string(f" < {bound}")
             printer.print_string(")")
         printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=True)
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
         printer.print_op_attributes(self.attributes, print_keyword=True)
 
     @classmethod
@@ -466,11 +481,14 @@ class InitOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=True)
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
 
     @classmethod
     def parse(cls, parser: Parser) -> InitOp:
-        return cls(parser.parse_region())
+        body = parser.parse_region()
+        if not body.blocks:  # `block.init {}`: an empty body is one empty block
+            body.add_block(Block())
+        return cls(body)
 
 
 # Buffers -----------------------------------------------------------------------
@@ -624,7 +642,15 @@ class StoreOp(AccessOp):
         parser.parse_punctuation(":")
         buffer_value = _resolve_buffer(parser, buffer)
         assert isinstance(buffer_value.type, MemRefType)
-        op = cls(parser.resolve_operand(value, buffer_value.type.element_type), buffer_value, indices)
+        element_type = buffer_value.type.element_type
+        defined = parser.ssa_values.get(value.operand_name, ())
+        if value.index < len(defined) and defined[value.index].type != element_type:
+            parser.raise_error(
+                f"block.store of a {defined[value.index].type} value into {_name(buffer_value)}, "
+                f"which holds {element_type}",
+                value.span,
+            )
+        op = cls(parser.resolve_operand(value, element_type), buffer_value, indices)
         op.attributes |= attrs
         return op
 

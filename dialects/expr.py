@@ -404,6 +404,15 @@ def _parse_factor(parser: Parser) -> Expr:
     operand = parser.parse_optional_unresolved_operand()
     if operand is None:
         parser.raise_error("expected an index expression (integer, %value or parenthesis)")
+    if operand.operand_name not in parser.ssa_values:
+        # Index values are loop variables and block iteration variables, always defined
+        # before their uses; a forward reference here is a value used out of its scope.
+        parser.raise_error(
+            f"use of undefined value %{operand.operand_name}: an index expression may only use "
+            "variables of the loops and blocks around it (an iteration variable is visible only "
+            "inside its block)",
+            operand.span,
+        )
     value = parser.resolve_operand(operand, IndexType())
     if not isinstance(value.type, IndexType):
         parser.raise_error("index expressions use values of type index", start, parser.pos)

@@ -21,7 +21,10 @@ from xdsl.utils.exceptions import VerifyException
 
 def _shape(t: Attribute) -> tuple[int, ...]:
     assert isinstance(t, TensorType)
-    return tuple(t.get_shape())
+    shape = tuple(t.get_shape())
+    if any(d < 0 for d in shape):
+        raise VerifyException(f"{t} has a dynamic shape; graph ops take statically shaped tensors")
+    return shape
 
 
 def _element(t: Attribute) -> Attribute:

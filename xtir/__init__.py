@@ -20,6 +20,7 @@ __all__ = [
     "evaluate",
     "parse",
     "parse_file",
+    "transform",
 ]
 
 
@@ -31,3 +32,26 @@ def parse(text: str, name: str = "<string>") -> ModuleOp:
 def parse_file(path: str | Path) -> ModuleOp:
     path = Path(path)
     return parse(path.read_text(), str(path))
+
+
+def transform(module: ModuleOp, pipeline: str) -> ModuleOp:
+    """Apply an xtir-opt pass pipeline (`-p` syntax) to a copy of `module`; verify the result.
+
+    The input is left untouched; an illegal schedule raises XtirPassError.
+    """
+    from xdsl.passes import PassPipeline
+    from xdsl.utils.exceptions import ArgSpecParseError
+
+    from xtir.diagnostics import verify
+    from xtir.passes_registry import XTIR_PASSES
+
+    result = module.clone()
+    try:
+        passes = PassPipeline.parse_spec(XTIR_PASSES, pipeline)
+    except (ArgSpecParseError, ValueError) as e:
+        raise XtirPassError(f"bad pipeline '{pipeline}': {e}") from None
+    ctx = make_context()
+    for p in passes.passes:
+        p.apply(ctx, result)
+        verify(result)
+    return result

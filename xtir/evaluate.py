@@ -41,18 +41,20 @@ def check_arguments(f: func.FuncOp, arrays: tuple[Any, ...]) -> list[np.ndarray]
         raise XtirEvaluationError(f"function '{name}' takes {len(params)} arguments, got {len(arrays)}")
     checked = []
     for k, (array, param) in enumerate(zip(arrays, params)):
+        hint = f.body.block.args[k].name_hint if f.body.blocks else None
+        arg = f"argument {k} (%{hint})" if hint else f"argument {k}"
         if not isinstance(param, MemRefType | TensorType):
             raise XtirEvaluationError(f"function '{name}': parameter {k} has type {param}; only buffers are supported")
         if not isinstance(array, np.ndarray):
-            raise XtirEvaluationError(f"function '{name}': argument {k} must be a numpy array, got {type(array).__name__}")
+            raise XtirEvaluationError(f"function '{name}': {arg} must be a numpy array, got {type(array).__name__}")
         shape, dtype = tuple(param.get_shape()), numpy_dtype(param.element_type)
         if array.shape != shape or array.dtype != dtype:
             raise XtirEvaluationError(
-                f"function '{name}': argument {k} must be a {dtype} array of shape {shape}, "
+                f"function '{name}': {arg} must be a {dtype} array of shape {shape}, "
                 f"got {array.dtype} {array.shape}"
             )
         if isinstance(param, MemRefType) and not array.flags.writeable:
-            raise XtirEvaluationError(f"function '{name}': argument {k} must be writeable")
+            raise XtirEvaluationError(f"function '{name}': {arg} must be writeable")
         checked.append(array)
     return checked
 
@@ -64,8 +66,8 @@ def evaluate(module: ModuleOp, *arrays: Any, func: str = "main") -> tuple[Any, .
     args = check_arguments(f, arrays)
     interpreter = Interpreter(module)
     interpreter.register_implementations(FuncFunctions())
-    interpreter.register_implementations(ScalarFunctions())
     interpreter.register_implementations(ArithFunctions())
+    interpreter.register_implementations(ScalarFunctions(), override=True)
     interpreter.register_implementations(BlockFunctions())
     interpreter.register_implementations(AccelFunctions())
     interpreter.register_implementations(TensorGraphFunctions())

@@ -1,16 +1,26 @@
 """Every xtir pass by its command-line name, as lazy factories (xdsl-opt's convention)."""
 
 from collections.abc import Callable
+from importlib import import_module
 
 from xdsl.passes import ModulePass
 
 
-def _test_block_regions() -> type[ModulePass]:
-    from xtir.passes.test_block_regions import TestBlockRegionsPass
-
-    return TestBlockRegionsPass
+def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    return lambda: getattr(import_module(f"xtir.passes.{module}"), cls)
 
 
 XTIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
-    "test-block-regions": _test_block_regions,
+    "split": _lazy("split", "SplitPass"),
+    "reorder": _lazy("reorder", "ReorderPass"),
+    "fuse": _lazy("fuse", "FusePass"),
+    "blockize": _lazy("blockize", "BlockizePass"),
+    "cache-read": _lazy("cache_read", "CacheReadPass"),
+    "cache-write": _lazy("cache_write", "CacheWritePass"),
+    "decompose-reduction": _lazy("decompose_reduction", "DecomposeReductionPass"),
+    "parallel": _lazy("parallel", "ParallelPass"),
+    "vectorize": _lazy("vectorize", "VectorizePass"),
+    "unroll": _lazy("unroll", "UnrollPass"),
+    "bind": _lazy("bind", "BindPass"),
+    "test-block-regions": _lazy("test_block_regions", "TestBlockRegionsPass"),
 }

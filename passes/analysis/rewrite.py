@@ -1,0 +1,66 @@
+"""Rewriting the index expressions of ops in place of variables (the core of loop passes).
+
+Loop variables are used by block bindings and predicates (and, inside a block, by
+buffer indices); substituting a variable rebuilds each user with new expressions,
+since the expressions live in an affine map over the op's operands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from xdsl.ir import Operation, SSAValue
+
+from xtir.dialects.accel import RegionOp
+from xtir.dialects.block import BlockOp, LoadOp, StoreOp
+from xtir.dialects.expr import Expr
+from xtir.passes.analysis.regions import loop_bounds
+
+
+def _replace(old: Operation, new: Operation) -> Operation:
+    new.attributes |= old.attributes
+    new.location = old.location
+    assert old.parent is not None
+    old.parent.insert_op_before(new, old)
+    for o, n in zip(old.results, new.results):
+        n.name_hint = o.name_hint
+        o.replace_all_uses_with(n)
+    old.detach()
+    old.erase()
+    return new
+
+
+def rebuild_block(block: BlockOp, bindings: list[Expr], predicate: list[tuple[Expr, int]]) -> BlockOp:
+    """Replace `block` by a copy with new bindings and predicate; the body moves over."""
+    iters = [(it.var.name_hint or "", it.kind, it.extent, b) for it, b in zip(block.iters(), bindings)]
+    body = block.detach_region(block.body)
+    new = BlockOp(block.label, iters, body, predicate)
+    _replace(block, new)
+    return new
+
+
+def substitute_in_op(op: Operation, mapping: Mapping[SSAValue, Expr]) -> Operation:
+    """Rewrite the index expressions of one op with `mapping` applied."""
+
+    def sub(e: Expr) -> Expr:
+        return e.substitute(mapping, loop_bounds)
+
+    if isinstance(op, BlockOp):
+        return rebuild_block(op, [sub(b) for b in op.bindings()], [(sub(e), n) for e, n in op.predicate()])
+    if isinstance(op, LoadOp):
+        return _replace(op, LoadOp(op.buffer, [sub(e) for e in op.indices()]))
+    if isinstance(op, StoreOp):
+        return _replace(op, StoreOp(op.value, op.buffer, [sub(e) for e in op.indices()]))
+    if isinstance(op, RegionOp):
+        regions = [(b, [sub(e) for e in offs], sizes) for b, offs, sizes in op.regions_()]
+        return _replace(op, type(op)(*regions))
+    raise AssertionError(f"{op.name} does not use index expressions")
+
+
+def substitute_var(var: SSAValue, expr: Expr, within: Operation | None = None) -> None:
+    """Replace the uses of an index variable (those inside `within`, if given) by an expression."""
+    users = {id(use.operation): use.operation for use in list(var.uses)}
+    for user in users.values():
+        if within is not None and not within.is_ancestor(user):
+            continue
+        substitute_in_op(user, {var: expr})

@@ -1,0 +1,205 @@
+"""blockize{loop=L}: make the subtree at loop L the body of a new outer block (TVM's blockize).
+
+The single block X under L gets an outer block `X_o` whose iteration variables
+cover the loops above L. Each binding `f` of X is divided into an outer and an inner
+part, `f = o * E + i` with `i` ranging exactly over [0, E) on the loops from L down:
+the outer block takes `v_o = o` with domain extent/E, the inner block keeps
+`v_i = i` with domain E, and X's body reads `v_o * E + v_i`. A reduction's init
+moves to the outer block as a loop nest over the inner spatial loops with block
+`X_init` (variables `v_i_init`), exactly as TVM prints it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.passes import ModulePass
+
+from xtir.dialects.block import SPATIAL, BlockOp, ForOp, InitOp
+from xtir.dialects.expr import Expr, Var
+from xtir.passes.analysis.navigation import child_blocks, get_loop
+from xtir.passes.analysis.regions import loop_bounds
+from xtir.passes.analysis.rewrite import substitute_var
+from xtir.passes.utils import fail, fresh_name, target_function
+
+
+@dataclass(frozen=True)
+class Division:
+    """binding = outer * inner_extent + inner."""
+
+    outer: Expr
+    inner: Expr
+    inner_extent: int
+
+
+def divide(binding: Expr, inner_loops: set[SSAValue]) -> Division | None:
+    """Split a binding into outer and inner parts, or None when it does not divide."""
+    inner_terms, outer_terms = {}, {}
+    for atom, coef in binding.terms:
+        if not isinstance(atom, Var):
+            if any(v in inner_loops for v in atom.expr.variables()):
+                return None
+            outer_terms[atom] = coef
+        elif atom.value in inner_loops:
+            inner_terms[atom] = coef
+        else:
+            outer_terms[atom] = coef
+    inner = Expr._make(inner_terms, 0)
+    if not _is_mixed_radix(inner):
+        return None
+    rng = inner.bounds(loop_bounds)
+    assert rng is not None
+    extent = rng[1] + 1
+    outer = Expr._make(outer_terms, binding.const)
+    if any(c % extent for _, c in outer.terms) or outer.const % extent:
+        return None
+    return Division(Expr._make({a: c // extent for a, c in outer.terms}, outer.const // extent), inner, extent)
+
+
+def _is_mixed_radix(inner: Expr) -> bool:
+    """Whether the inner terms enumerate [0, E) exactly once each (c1 = 1, c(k+1) = ck * extent k)."""
+    expected = 1
+    for atom, coef in sorted(inner.terms, key=lambda t: t[1]):
+        rng = loop_bounds(atom.value)  # type: ignore[union-attr]
+        if coef != expected or rng is None:
+            return False
+        expected *= rng[1] + 1
+    return True
+
+
+def loops_between(top: ForOp, block: BlockOp) -> list[ForOp]:
+    """top and the loops below it down to block, outermost first."""
+    loops = []
+    parent = block.parent_op()
+    while parent is not None and parent is not top:
+        if isinstance(parent, ForOp):
+            loops.append(parent)
+        parent = parent.parent_op()
+    return [top, *loops[::-1]]
+
+
+def blockize(pass_name: str, loop: ForOp) -> BlockOp:
+    blocks = child_blocks(loop)
+    if len(blocks) != 1:
+        raise fail(pass_name, loop, f'loop "{loop.label}" must have exactly one child block, found {len(blocks)}')
+    (block,) = blocks
+    if block.predicate():
+        raise fail(
+            pass_name,
+            block,
+            f'block "{block.label}" has a predicate (from a non-dividing split); the bindings of the inner block '
+            f'cannot be blockized by the loops starting at "{loop.label}"',
+        )
+    inner_loops = loops_between(loop, block)
+    inner_vars = {lp.var for lp in inner_loops}
+    iters = block.iters()
+    divisions = []
+    for it in iters:
+        d = divide(it.binding, inner_vars)
+        if d is None or it.extent % d.inner_extent:
+            raise fail(
+                pass_name,
+                block,
+                f"the bindings of the inner block \"{block.label}\" cannot be blockized by the loops starting at "
+                f'"{loop.label}": %{it.var.name_hint} is not (outer) * E + (inner loops ranging over [0, E))',
+            )
+        divisions.append(d)
+
+    outer_iters = [
+        (f"{it.var.name_hint}_o", it.kind, it.extent // d.inner_extent, d.outer)
+        for it, d in zip(iters, divisions)
+        if not d.outer.is_const or d.inner_extent < it.extent
+    ]
+    outer = BlockOp(f"{block.label}_o", outer_iters, Region(Block(arg_types=[v.type for v in block.iter_vars[: len(outer_iters)]])))
+    outer_var = {}
+    k = 0
+    for it, d in zip(iters, divisions):
+        if not d.outer.is_const or d.inner_extent < it.extent:
+            outer_var[it.var] = Expr.var(outer.iter_vars[k])
+            k += 1
+        else:
+            outer_var[it.var] = d.outer
+
+    init = block.init
+    assert loop.parent is not None
+    loop.parent.insert_op_before(outer, loop)
+    loop.detach()
+    outer.body.block.add_op(loop)
+    if init is not None:
+        init.detach()
+        outer.body.block.insert_op_before(_outer_init(block, init, inner_loops, divisions, outer_var), loop)
+
+    _rebuild_inner(block, divisions, outer_var)
+    return outer
+
+
+def _rebuild_inner(block: BlockOp, divisions: list[Division], outer_var: dict) -> BlockOp:
+    iters = block.iters()
+    keep = [(it, d) for it, d in zip(iters, divisions) if not d.inner.is_const]
+    inner = BlockOp(block.label, [(f"{it.var.name_hint}_i", it.kind, d.inner_extent, d.inner) for it, d in keep])
+    mapping = {}
+    k = 0
+    for it, d in zip(iters, divisions):
+        value = outer_var[it.var] * d.inner_extent
+        if not d.inner.is_const:
+            value = value + Expr.var(inner.iter_vars[k])
+            k += 1
+        mapping[it.var] = value
+    for op in list(block.body.block.ops):
+        op.detach()
+        inner.body.block.add_op(op)
+    assert block.parent is not None
+    block.parent.insert_op_before(inner, block)
+    for old_var, value in mapping.items():
+        substitute_var(old_var, value)
+    inner.attributes |= block.attributes
+    inner.location = block.location
+    block.detach()
+    block.erase()
+    return inner
+
+
+def _outer_init(block: BlockOp, init: InitOp, inner_loops: list[ForOp], divisions: list[Division], outer_var: dict) -> InitOp:
+    """The outer block's init: loops over the inner spatial loops, around block X_init."""
+    spatial = [(it, d) for it, d in zip(block.iters(), divisions) if it.kind == SPATIAL]
+    used = [lp for lp in inner_loops if any(d.inner.uses(lp.var) for _, d in spatial)]
+    copies = [ForOp(lp.label, lp.extent) for lp in used]
+    to_copy = {lp.var: Expr.var(c.var) for lp, c in zip(used, copies)}
+    keep = [(it, d) for it, d in spatial if not d.inner.is_const]
+    init_block = BlockOp(
+        f"{block.label}_init",
+        [(f"{it.var.name_hint}_i_init", SPATIAL, d.inner_extent, d.inner.substitute(to_copy)) for it, d in keep],
+    )
+    for op in list(init.body.block.ops):
+        op.detach()
+        init_block.body.block.add_op(op)
+    k = 0
+    for it, d in spatial:
+        value = outer_var[it.var] * d.inner_extent
+        if not d.inner.is_const:
+            value = value + Expr.var(init_block.iter_vars[k])
+            k += 1
+        substitute_var(it.var, value, within=init_block)
+    nest: list = [init_block]
+    for c in reversed(copies):
+        c.body.block.add_op(nest[0])
+        nest = [c]
+    new_init = InitOp()
+    new_init.body.block.add_op(nest[0])
+    init.erase()
+    return new_init
+
+
+@dataclass(frozen=True)
+class BlockizePass(ModulePass):
+    name = "blockize"
+
+    loop: str
+    func: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        loop = get_loop(target_function(op, self.func), self.loop)
+        blockize(self.name, loop)

@@ -1,0 +1,60 @@
+"""cache-write{block=B index=N scope=S}: B writes its N-th written buffer through a cache.
+
+As TVM's cache_write: a buffer `C_S` takes every access B makes to C, and a block
+`C_S` copying the cache back into C runs right after B's outermost loop nest. No
+other block may touch C inside that nest (it would see C before the write-back).
+Shrink the write-back to what B produces with reverse-compute-at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from xtir.dialects.block import AccessOp, buffer_name, enclosing_block
+from xtir.passes.analysis.cache import (
+    alloc_cache,
+    cache_names,
+    copy_nest,
+    other_accessors,
+    redirect_accesses,
+    top_level_ancestor,
+)
+from xtir.passes.analysis.navigation import get_block
+from xtir.passes.analysis.regions import write_regions
+from xtir.passes.utils import fail, target_function
+
+
+@dataclass(frozen=True)
+class CacheWritePass(ModulePass):
+    name = "cache-write"
+
+    block: str
+    index: int
+    scope: str
+    func: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        f = target_function(op, self.func)
+        block = get_block(f, self.block)
+        writes = write_regions(block)
+        if not 0 <= self.index < len(writes):
+            listing = ", ".join(buffer_name(r.buffer) for r in writes) or "none"
+            raise fail(self.name, block, f'block "{block.label}" has {len(writes)} written buffers ({listing}); '
+                       f"index {self.index} is out of range")
+        buffer = writes[self.index].buffer
+        nest_root = top_level_ancestor(block, f)
+        for other in nest_root.walk():
+            if isinstance(other, AccessOp) and buffer in other.operands and not block.is_ancestor(other):
+                owner = enclosing_block(other)
+                raise fail(self.name, block, f'block "{owner.label if owner else "?"}" also accesses '
+                           f'{buffer_name(buffer)} in the loop nest of block "{block.label}"')
+        if other_accessors(block, buffer):
+            raise fail(self.name, block, f"{buffer_name(buffer)} is accessed by accel ops in block "
+                       f'"{block.label}"; cache before tensorize')
+        cache = alloc_cache(buffer, self.scope, f)
+        f.body.block.insert_op_after(copy_nest(cache_names(buffer, self.scope)[1], buffer, cache), nest_root)
+        redirect_accesses(block, buffer, cache, reads=True, writes=True)

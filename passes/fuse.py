@@ -1,0 +1,68 @@
+"""fuse{loops=L0,L1,...}: fuse perfectly nested consecutive loops into one (TVM's fuse).
+
+The new loop is named `L0_L1_fused` and has the product of the extents; each old
+variable becomes `fused floordiv (inner extents) mod extent`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from xtir.dialects.block import ForOp
+from xtir.dialects.expr import Expr
+from xtir.passes.analysis.navigation import get_loop
+from xtir.passes.analysis.regions import loop_bounds
+from xtir.passes.analysis.rewrite import substitute_var
+from xtir.passes.utils import fail, fresh_name, single_child, target_function
+
+
+def check_consecutive(pass_name: str, loops: list[ForOp]) -> None:
+    if len(loops) < 2:
+        raise fail(pass_name, loops[0], "fuse needs at least two loops")
+    for outer, inner in zip(loops, loops[1:]):
+        if single_child(outer) is not inner:
+            raise fail(
+                pass_name,
+                outer,
+                f'loop "{inner.label}" is not the only statement in the body of loop "{outer.label}"; '
+                "fused loops must be perfectly nested and given outermost first",
+            )
+
+
+def fuse_loops(loops: list[ForOp]) -> ForOp:
+    root = loops[0].get_toplevel_object()
+    fused = ForOp(fresh_name(root, "_".join(lp.label for lp in loops) + "_fused"), prod(lp.extent for lp in loops))
+    for op in list(loops[-1].body.block.ops):
+        op.detach()
+        fused.body.block.add_op(op)
+    assert loops[0].parent is not None
+    loops[0].parent.insert_op_before(fused, loops[0])
+    stride = 1
+    for lp in reversed(loops):
+        value = Expr.var(fused.var).floordiv(stride, loop_bounds)
+        if stride * lp.extent < fused.extent:
+            value = value.mod(lp.extent, loop_bounds)
+        substitute_var(lp.var, value)
+        stride *= lp.extent
+    loops[0].detach()
+    loops[0].erase()
+    return fused
+
+
+@dataclass(frozen=True)
+class FusePass(ModulePass):
+    name = "fuse"
+
+    loops: tuple[str, ...]
+    func: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        f = target_function(op, self.func)
+        loops = [get_loop(f, name) for name in self.loops]
+        check_consecutive(self.name, loops)
+        fuse_loops(loops)

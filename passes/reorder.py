@@ -1,0 +1,89 @@
+"""reorder{loops=L0,L1,...}: permute loops of one nest (TVM's reorder).
+
+The loops must lie on one chain: from the outermost to the innermost given loop,
+each loop's body is exactly the next loop (no block or sibling statement between).
+The given loops take the chain positions they occupy, in the order given; loops of
+the chain that are not named stay where they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from xtir.dialects.block import ForOp
+from xtir.passes.analysis.navigation import get_loop
+from xtir.passes.utils import fail, single_child, target_function
+
+
+def loop_chain(pass_name: str, loops: list[ForOp]) -> list[ForOp]:
+    """The chain of perfectly nested loops from the outermost to the innermost of `loops`."""
+    seen: set[int] = set()
+    for lp in loops:
+        if id(lp) in seen:
+            raise fail(pass_name, lp, f'loop "{lp.label}" appears more than once')
+        seen.add(id(lp))
+    outer = next((lp for lp in loops if all(lp.is_ancestor(o) for o in loops)), None)
+    if outer is None:
+        raise fail(
+            pass_name,
+            loops[0],
+            f"the loops {', '.join(lp.label for lp in loops)} are not in a chain: they are not nested in one another",
+        )
+    chain: list[ForOp] = [outer]
+    node: Operation = outer
+    while not all(any(lp is c for c in chain) for lp in loops):
+        child = single_child(node)
+        if not isinstance(child, ForOp):
+            raise fail(
+                pass_name,
+                node,
+                f'the loops are not in a chain: loop "{chain[-1].label}" holds '
+                + ("a block or several statements" if child is None or not isinstance(child, ForOp) else "")
+                + f" before reaching {', '.join(lp.label for lp in loops if not any(lp is c for c in chain))}",
+            )
+        chain.append(child)
+        node = child
+    return chain
+
+
+def rebuild_chain(chain: list[ForOp], order: list[ForOp]) -> list[ForOp]:
+    """Rebuild the chain with loop headers in `order` (same body); return the new loops."""
+    new_loops = [ForOp(lp.label, lp.extent, kind=lp.kind, thread=lp.thread) for lp in order]
+    for new, old in zip(new_loops, order):
+        new.attributes |= old.attributes
+        new.location = old.location
+    for outer, inner in zip(new_loops, new_loops[1:]):
+        outer.body.block.add_op(inner)
+    for op in list(chain[-1].body.block.ops):
+        op.detach()
+        new_loops[-1].body.block.add_op(op)
+    for new, old in zip(new_loops, order):
+        old.var.replace_all_uses_with(new.var)
+    assert chain[0].parent is not None
+    chain[0].parent.insert_op_before(new_loops[0], chain[0])
+    chain[0].detach()
+    chain[0].erase()
+    return new_loops
+
+
+@dataclass(frozen=True)
+class ReorderPass(ModulePass):
+    name = "reorder"
+
+    loops: tuple[str, ...]
+    func: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        f = target_function(op, self.func)
+        loops = [get_loop(f, name) for name in self.loops]
+        chain = loop_chain(self.name, loops)
+        positions = [i for i, lp in enumerate(chain) if any(lp is g for g in loops)]
+        order = list(chain)
+        for pos, lp in zip(positions, loops):
+            order[pos] = lp
+        rebuild_chain(chain, order)

@@ -1,0 +1,84 @@
+"""split{loop=L factors=F0,F1,...}: split a loop into nested loops L_0, L_1, ... (TVM's split).
+
+One factor may be -1 (TVM's None): it is inferred as ceil(extent / product of the
+others). When the product of the factors exceeds the extent, the blocks under the
+loop get the predicate `L_0 * F1 + L_1 < extent` (TVM's T.where), so no iteration
+runs twice or out of range.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from xtir.dialects.block import ForOp
+from xtir.dialects.expr import Expr
+from xtir.passes.analysis.navigation import child_blocks, get_loop
+from xtir.passes.analysis.rewrite import rebuild_block, substitute_var
+from xtir.passes.utils import fail, fresh_name, target_function
+
+
+def infer_factors(pass_name: str, loop: ForOp, factors: tuple[int, ...]) -> list[int]:
+    if len(factors) < 2:
+        raise fail(pass_name, loop, f'loop "{loop.label}" needs at least two factors, got {len(factors)}')
+    if factors.count(-1) > 1:
+        raise fail(pass_name, loop, "at most one factor may be -1 (inferred)")
+    if any(f <= 0 and f != -1 for f in factors):
+        raise fail(pass_name, loop, f"factors must be positive or -1, got {', '.join(map(str, factors))}")
+    known = prod(f for f in factors if f != -1)
+    result = [(loop.extent + known - 1) // known if f == -1 else f for f in factors]
+    if prod(result) < loop.extent:
+        raise fail(
+            pass_name,
+            loop,
+            f"the product of factors ({prod(result)}) is smaller than the extent of loop "
+            f'"{loop.label}" ({loop.extent})',
+        )
+    return result
+
+
+def split_loop(loop: ForOp, factors: list[int], pass_name: str = "split") -> list[ForOp]:
+    """Replace `loop` by a nest of len(factors) loops; return them outermost first."""
+    root = loop.get_toplevel_object()
+    taken = {op.label for op in root.walk() if isinstance(op, ForOp)} - {loop.label}
+    names = []
+    for k in range(len(factors)):
+        name = fresh_name(root, f"{loop.label}_{k}", taken)
+        taken.add(name)
+        names.append(name)
+    loops = [ForOp(name, f) for name, f in zip(names, factors)]
+    for outer, inner in zip(loops, loops[1:]):
+        outer.body.block.add_op(inner)
+    for op in list(loop.body.block.ops):
+        op.detach()
+        loops[-1].body.block.add_op(op)
+    assert loop.parent is not None
+    loop.parent.insert_op_before(loops[0], loop)
+
+    fused = Expr()
+    for lp, f in zip(loops, factors):
+        fused = fused * f + Expr.var(lp.var)
+    substitute_var(loop.var, fused)
+    if prod(factors) > loop.extent:
+        for block in child_blocks(loops[-1]):
+            rebuild_block(block, block.bindings(), [*block.predicate(), (fused, loop.extent)])
+    loop.detach()
+    loop.erase()
+    return loops
+
+
+@dataclass(frozen=True)
+class SplitPass(ModulePass):
+    name = "split"
+
+    loop: str
+    factors: tuple[int, ...]
+    func: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = get_loop(target_function(op, self.func), self.loop)
+        split_loop(target, infer_factors(self.name, target, self.factors), self.name)

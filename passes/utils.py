@@ -1,0 +1,41 @@
+"""What every schedule pass shares: option handling, targets and diagnostics."""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+
+from xtir.diagnostics import format_op_error
+from xtir.errors import XtirPassError
+from xtir.passes.analysis.navigation import select_function
+
+
+def fail(pass_name: str, op: Operation, message: str) -> XtirPassError:
+    """An error naming the pass and pointing at the op it refused (raise it)."""
+    return XtirPassError(format_op_error(op, f"{pass_name}: {message}"))
+
+
+def target_function(module: ModuleOp, name: str | None) -> func.FuncOp:
+    return select_function(module, name)
+
+
+def single_child(op: Operation) -> Operation | None:
+    """The only op in a single-region, single-block op's body, else None."""
+    ops = list(op.regions[0].block.ops)
+    return ops[0] if len(ops) == 1 else None
+
+
+def fresh_name(root: Operation, base: str, taken: set[str] | None = None) -> str:
+    """`base`, or `base_1`, `base_2`, ... if a loop or block of `root` already has it."""
+    from xtir.dialects.block import BlockOp, ForOp
+
+    names = taken if taken is not None else {
+        op.label for op in root.walk() if isinstance(op, ForOp | BlockOp)
+    }
+    if base not in names:
+        return base
+    k = 1
+    while f"{base}_{k}" in names:
+        k += 1
+    return f"{base}_{k}"

@@ -1,0 +1,45 @@
+// RUN: not xtir-opt %s --split-input-file -p 'cache-read{block=sum index=1 scope="shared"}' 2>&1 | filecheck %s
+
+// The block with init does not list C among its reads (as TVM), so index 1 is past A.
+// CHECK: error: 'block.block' op cache-read: block "sum" has 1 read buffers (A); index 1 is out of range
+builtin.module {
+  func.func @main(%A: memref<8x4xf32>, %C: memref<8xf32>) {
+    block.for %i = 0 to 8 "i" {
+      block.for %k = 0 to 4 "k" {
+        block.block "sum"(%vi = spatial(8, %i), %vk = reduce(4, %k)) {
+          block.init {
+            %zero = arith.constant 0.000000e+00 : f32
+            block.store %zero, %C[%vi] : memref<8xf32>
+          }
+          %c = block.load %C[%vi] : memref<8xf32>
+          %a = block.load %A[%vi, %vk] : memref<8x4xf32>
+          %s = arith.addf %c, %a : f32
+          block.store %s, %C[%vi] : memref<8xf32>
+        }
+      }
+    }
+    func.return
+  }
+}
+
+// -----
+
+// A buffer that the same nest writes cannot be copied before the nest.
+// CHECK: error: 'block.block' op cache-read: B is written in the loop nest of block "sum"; a copy made before the nest would be stale
+builtin.module {
+  func.func @main(%A: memref<8xf32>, %B: memref<8xf32>) {
+    block.for %i = 0 to 8 "i" {
+      block.block "copy"(%vi = spatial(8, %i)) {
+        %a = block.load %A[%vi] : memref<8xf32>
+        block.store %a, %B[%vi] : memref<8xf32>
+      }
+      block.block "sum"(%vi = spatial(8, %i)) {
+        %a = block.load %A[%vi] : memref<8xf32>
+        %b = block.load %B[%vi] : memref<8xf32>
+        %s = arith.addf %a, %b : f32
+        block.store %s, %A[%vi] : memref<8xf32>
+      }
+    }
+    func.return
+  }
+}
