@@ -17,9 +17,9 @@ Buffers are memrefs whose memory space is the storage scope string.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+
 from xdsl.dialects.builtin import (
     I64,
     AffineMapAttr,
@@ -32,8 +32,8 @@ from xdsl.dialects.builtin import (
     StringAttr,
     i64,
 )
-from xdsl.ir.affine import AffineMap
 from xdsl.ir import Attribute, Block, BlockArgument, Dialect, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -49,7 +49,6 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, NoTerminator
 from xdsl.utils.exceptions import VerifyException
-
 from xtir.dialects.expr import (
     Expr,
     from_affine_map,

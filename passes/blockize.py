@@ -15,15 +15,14 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
-
 from xtir.dialects.block import SPATIAL, BlockOp, ForOp, InitOp
 from xtir.dialects.expr import Expr, Var
 from xtir.passes.analysis.navigation import child_blocks, get_loop
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import substitute_var
-from xtir.passes.utils import fail, fresh_name, target_function
+from xtir.passes.utils import fail, target_function
 
 
 @dataclass(frozen=True)
@@ -113,7 +112,7 @@ def blockize(pass_name: str, loop: ForOp) -> BlockOp:
         for it, d in zip(iters, divisions)
         if not d.outer.is_const or d.inner_extent < it.extent
     ]
-    outer = BlockOp(f"{block.label}_o", outer_iters, Region(Block(arg_types=[v.type for v in block.iter_vars[: len(outer_iters)]])))
+    outer = BlockOp(f"{block.label}_o", outer_iters)
     outer_var = {}
     k = 0
     for it, d in zip(iters, divisions):

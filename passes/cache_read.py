@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-
 from xtir.dialects.block import StoreOp, buffer_name
 from xtir.passes.analysis.cache import (
     alloc_cache,

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-
 from xtir.dialects.block import AccessOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
     alloc_cache,

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
-
 from xtir.dialects.block import REDUCE, SPATIAL, BlockOp, ForOp, loops_in_scope
 from xtir.dialects.expr import Expr
 from xtir.passes.analysis.navigation import get_block, get_loop

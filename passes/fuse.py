@@ -12,7 +12,6 @@ from math import prod
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-
 from xtir.dialects.block import ForOp
 from xtir.dialects.expr import Expr
 from xtir.passes.analysis.navigation import get_loop

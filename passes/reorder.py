@@ -14,7 +14,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-
 from xtir.dialects.block import ForOp
 from xtir.passes.analysis.navigation import get_loop
 from xtir.passes.utils import fail, single_child, target_function

@@ -5,7 +5,6 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-
 from xtir.dialects.block import VECTORIZED
 from xtir.passes.analysis.navigation import get_loop
 from xtir.passes.loop_kind import check_independent, set_kind

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import MemRefType, StringAttr
 from xdsl.ir import Operation, SSAValue
-
 from xtir.dialects.block import SPATIAL, AccessOp, AllocOp, BlockOp, ForOp, LoadOp, StoreOp, buffer_name
 from xtir.dialects.expr import Expr
 

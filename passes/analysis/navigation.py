@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
-
 from xtir.dialects.block import BlockOp, ForOp
+
 from xtir.errors import XtirPassError
 
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import BlockArgument, SSAValue
-
 from xtir.dialects.block import AccessOp, BlockOp, ForOp, InitOp
 from xtir.dialects.expr import Bounds, Expr, Var
 
@@ -138,7 +137,6 @@ def format_expr(expr: Expr) -> str:
     from io import StringIO
 
     from xdsl.printer import Printer
-
     from xtir.dialects.expr import print_expr
 
     stream = StringIO()
