@@ -33,6 +33,7 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+
 from xtir.dialects.block import Access, AccessOp, buffer_name, scope_of
 from xtir.dialects.expr import Expr, from_affine_map, parse_expr, print_expr, to_affine_map
 

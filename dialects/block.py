@@ -49,6 +49,7 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, NoTerminator
 from xdsl.utils.exceptions import VerifyException
+
 from xtir.dialects.expr import (
     Expr,
     from_affine_map,

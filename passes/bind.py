@@ -11,6 +11,7 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+
 from xtir.dialects.block import THREAD_BINDING, THREAD_TAGS, ForOp
 from xtir.passes.analysis.navigation import all_loops, get_loop
 from xtir.passes.loop_kind import check_independent, set_kind
@@ -46,6 +47,19 @@ def check_bind(pass_name: str, loop: ForOp, thread: str) -> None:
                 f'loop "{loop.label}" has extent {loop.extent} but loop "{other.label}" of the same kernel is '
                 f"bound to {thread} with extent {other.extent}; one thread axis has one extent",
             )
+    # Binding the kernel's outer loop joins the loops bound below it into one kernel.
+    first: dict[str, ForOp] = {}
+    for other in all_loops(root):
+        if other is loop or other.thread is None:
+            continue
+        prev = first.setdefault(other.thread, other)
+        if prev.extent != other.extent:
+            raise fail(
+                pass_name,
+                loop,
+                f'binding loop "{loop.label}" makes one kernel of loops "{prev.label}" (extent {prev.extent}) and '
+                f'"{other.label}" (extent {other.extent}), both bound to {other.thread}; one thread axis has one extent',
+            )
 
 
 @dataclass(frozen=True)
@@ -57,6 +71,6 @@ class BindPass(ModulePass):
     func: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        loop = get_loop(target_function(op, self.func), self.loop)
+        loop = get_loop(target_function(op, self.func), self.loop, self.name)
         check_bind(self.name, loop, self.thread)
         set_kind(loop, THREAD_BINDING, self.thread)

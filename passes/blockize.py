@@ -17,6 +17,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
+
 from xtir.dialects.block import SPATIAL, BlockOp, ForOp, InitOp
 from xtir.dialects.expr import Expr, Var
 from xtir.passes.analysis.navigation import child_blocks, get_loop
@@ -107,18 +108,18 @@ def blockize(pass_name: str, loop: ForOp) -> BlockOp:
             )
         divisions.append(d)
 
+    # Every iteration variable gets an outer one, unit ones (`spatial(1, 0)`) included, as
+    # TVM's blockize (preserve_unit_iters): a reduction stays a reduction block outside.
     outer_iters = [
         (f"{it.var.name_hint}_o", it.kind, it.extent // d.inner_extent, d.outer)
         for it, d in zip(iters, divisions)
-        if not d.outer.is_const or d.inner_extent < it.extent
     ]
     outer = BlockOp(f"{block.label}_o", outer_iters)
+    outer.location = block.location
     outer_var = {}
-    k = 0
-    for it, d in zip(iters, divisions):
+    for k, (it, d) in enumerate(zip(iters, divisions)):
         if not d.outer.is_const or d.inner_extent < it.extent:
             outer_var[it.var] = Expr.var(outer.iter_vars[k])
-            k += 1
         else:
             outer_var[it.var] = d.outer
 
@@ -172,6 +173,9 @@ def _outer_init(block: BlockOp, init: InitOp, inner_loops: list[ForOp], division
         f"{block.label}_init",
         [(f"{it.var.name_hint}_i_init", SPATIAL, d.inner_extent, d.inner.substitute(to_copy)) for it, d in keep],
     )
+    init_block.location = init.location
+    for lp, c in zip(used, copies):
+        c.location = lp.location
     for op in list(init.body.block.ops):
         op.detach()
         init_block.body.block.add_op(op)
@@ -200,5 +204,5 @@ class BlockizePass(ModulePass):
     func: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        loop = get_loop(target_function(op, self.func), self.loop)
+        loop = get_loop(target_function(op, self.func), self.loop, self.name)
         blockize(self.name, loop)

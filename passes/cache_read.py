@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+
 from xtir.dialects.block import StoreOp, buffer_name
 from xtir.passes.analysis.cache import (
     alloc_cache,
     cache_names,
     copy_nest,
-    other_accessors,
     redirect_accesses,
+    select_buffer,
     top_level_ancestor,
 )
 from xtir.passes.analysis.navigation import get_block
@@ -40,19 +41,11 @@ class CacheReadPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         f = target_function(op, self.func)
         block = get_block(f, self.block)
-        reads = read_regions(block)
-        if not 0 <= self.index < len(reads):
-            listing = ", ".join(buffer_name(r.buffer) for r in reads) or "none"
-            raise fail(self.name, block, f'block "{block.label}" has {len(reads)} read buffers ({listing}); '
-                       f"index {self.index} is out of range")
-        buffer = reads[self.index].buffer
+        buffer = select_buffer(self.name, block, read_regions(block), self.index, "read")
         nest_root = top_level_ancestor(block, f)
         if any(isinstance(o, StoreOp) and o.buffer is buffer for o in nest_root.walk()):
             raise fail(self.name, block, f"{buffer_name(buffer)} is written in the loop nest of block "
                        f'"{block.label}"; a copy made before the nest would be stale')
-        if other_accessors(block, buffer):
-            raise fail(self.name, block, f"{buffer_name(buffer)} is accessed by accel ops in block "
-                       f'"{block.label}"; cache before tensorize')
         cache = alloc_cache(buffer, self.scope, f)
         f.body.block.insert_op_before(copy_nest(cache_names(buffer, self.scope)[1], cache, buffer), nest_root)
         redirect_accesses(block, buffer, cache, reads=True, writes=False)

@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+
 from xtir.dialects.block import AccessOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
     alloc_cache,
     cache_names,
     copy_nest,
-    other_accessors,
     redirect_accesses,
+    select_buffer,
     top_level_ancestor,
 )
 from xtir.passes.analysis.navigation import get_block
@@ -39,21 +40,13 @@ class CacheWritePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         f = target_function(op, self.func)
         block = get_block(f, self.block)
-        writes = write_regions(block)
-        if not 0 <= self.index < len(writes):
-            listing = ", ".join(buffer_name(r.buffer) for r in writes) or "none"
-            raise fail(self.name, block, f'block "{block.label}" has {len(writes)} written buffers ({listing}); '
-                       f"index {self.index} is out of range")
-        buffer = writes[self.index].buffer
+        buffer = select_buffer(self.name, block, write_regions(block), self.index, "written")
         nest_root = top_level_ancestor(block, f)
         for other in nest_root.walk():
             if isinstance(other, AccessOp) and buffer in other.operands and not block.is_ancestor(other):
                 owner = enclosing_block(other)
                 raise fail(self.name, block, f'block "{owner.label if owner else "?"}" also accesses '
                            f'{buffer_name(buffer)} in the loop nest of block "{block.label}"')
-        if other_accessors(block, buffer):
-            raise fail(self.name, block, f"{buffer_name(buffer)} is accessed by accel ops in block "
-                       f'"{block.label}"; cache before tensorize')
         cache = alloc_cache(buffer, self.scope, f)
         f.body.block.insert_op_after(copy_nest(cache_names(buffer, self.scope)[1], buffer, cache), nest_root)
         redirect_accesses(block, buffer, cache, reads=True, writes=True)

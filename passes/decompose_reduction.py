@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
+
 from xtir.dialects.block import REDUCE, SPATIAL, BlockOp, ForOp, loops_in_scope
 from xtir.dialects.expr import Expr
 from xtir.passes.analysis.navigation import get_block, get_loop
@@ -61,6 +62,9 @@ def decompose(pass_name: str, block: BlockOp, loop: ForOp) -> BlockOp:
         [(it.var.name_hint or "", SPATIAL, it.extent, it.binding.substitute(to_copy)) for it in spatial],
         predicate=[(e.substitute(to_copy), n) for e, n in block.predicate()],
     )
+    init_block.location = block.location
+    for lp, c in zip(used, copies):
+        c.location = lp.location
     init = block.init
     assert init is not None
     for op in list(init.body.block.ops):
@@ -91,4 +95,4 @@ class DecomposeReductionPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         f = target_function(op, self.func)
-        decompose(self.name, get_block(f, self.block), get_loop(f, self.loop))
+        decompose(self.name, get_block(f, self.block, self.name), get_loop(f, self.loop, self.name))

@@ -12,6 +12,7 @@ from math import prod
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+
 from xtir.dialects.block import ForOp
 from xtir.dialects.expr import Expr
 from xtir.passes.analysis.navigation import get_loop
@@ -24,6 +25,15 @@ def check_consecutive(pass_name: str, loops: list[ForOp]) -> None:
     if len(loops) < 2:
         raise fail(pass_name, loops[0], "fuse needs at least two loops")
     for outer, inner in zip(loops, loops[1:]):
+        if inner is outer:
+            raise fail(pass_name, outer, f'loop "{outer.label}" appears more than once')
+        if inner.parent_op() is not outer:
+            raise fail(
+                pass_name,
+                outer,
+                f'loop "{inner.label}" is not directly inside loop "{outer.label}"; '
+                "fused loops must be perfectly nested and given outermost first",
+            )
         if single_child(outer) is not inner:
             raise fail(
                 pass_name,
@@ -36,6 +46,7 @@ def check_consecutive(pass_name: str, loops: list[ForOp]) -> None:
 def fuse_loops(loops: list[ForOp]) -> ForOp:
     root = loops[0].get_toplevel_object()
     fused = ForOp(fresh_name(root, "_".join(lp.label for lp in loops) + "_fused"), prod(lp.extent for lp in loops))
+    fused.location = loops[0].location
     for op in list(loops[-1].body.block.ops):
         op.detach()
         fused.body.block.add_op(op)
@@ -62,6 +73,6 @@ class FusePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         f = target_function(op, self.func)
-        loops = [get_loop(f, name) for name in self.loops]
+        loops = [get_loop(f, name, self.name) for name in self.loops]
         check_consecutive(self.name, loops)
         fuse_loops(loops)

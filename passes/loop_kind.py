@@ -8,6 +8,7 @@ parallel/vectorize/bind: no reduce block var may be bound to the loop).
 from __future__ import annotations
 
 from xdsl.dialects.builtin import StringAttr
+
 from xtir.dialects.block import REDUCE, ForOp
 from xtir.passes.analysis.navigation import child_blocks
 from xtir.passes.utils import fail

@@ -14,7 +14,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xtir.dialects.block import ForOp
+
+from xtir.dialects.block import BlockOp, ForOp
 from xtir.passes.analysis.navigation import get_loop
 from xtir.passes.utils import fail, single_child, target_function
 
@@ -38,12 +39,18 @@ def loop_chain(pass_name: str, loops: list[ForOp]) -> list[ForOp]:
     while not all(any(lp is c for c in chain) for lp in loops):
         child = single_child(node)
         if not isinstance(child, ForOp):
+            if isinstance(child, BlockOp):
+                what = f'block "{child.label}"'
+            elif child is None:
+                what = f"{len(node.regions[0].block.ops)} statements"
+            else:
+                what = f"a {child.name} op"
+            missing = ", ".join(f'"{lp.label}"' for lp in loops if not any(lp is c for c in chain))
             raise fail(
                 pass_name,
                 node,
-                f'the loops are not in a chain: loop "{chain[-1].label}" holds '
-                + ("a block or several statements" if child is None or not isinstance(child, ForOp) else "")
-                + f" before reaching {', '.join(lp.label for lp in loops if not any(lp is c for c in chain))}",
+                f'the loops are not in a chain: loop "{chain[-1].label}" holds {what}, not a single loop, '
+                f"before reaching {missing}",
             )
         chain.append(child)
         node = child
@@ -79,7 +86,7 @@ class ReorderPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         f = target_function(op, self.func)
-        loops = [get_loop(f, name) for name in self.loops]
+        loops = [get_loop(f, name, self.name) for name in self.loops]
         chain = loop_chain(self.name, loops)
         positions = [i for i, lp in enumerate(chain) if any(lp is g for g in loops)]
         order = list(chain)

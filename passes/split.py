@@ -14,6 +14,7 @@ from math import prod
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+
 from xtir.dialects.block import ForOp
 from xtir.dialects.expr import Expr
 from xtir.passes.analysis.navigation import child_blocks, get_loop
@@ -50,6 +51,8 @@ def split_loop(loop: ForOp, factors: list[int], pass_name: str = "split") -> lis
         taken.add(name)
         names.append(name)
     loops = [ForOp(name, f) for name, f in zip(names, factors)]
+    for lp in loops:
+        lp.location = loop.location  # diagnostics on the new loops point at the split loop
     for outer, inner in zip(loops, loops[1:]):
         outer.body.block.add_op(inner)
     for op in list(loop.body.block.ops):
@@ -79,5 +82,5 @@ class SplitPass(ModulePass):
     func: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        target = get_loop(target_function(op, self.func), self.loop)
+        target = get_loop(target_function(op, self.func), self.loop, self.name)
         split_loop(target, infer_factors(self.name, target, self.factors), self.name)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.passes import ModulePass
+
 from xtir.passes.analysis.navigation import all_blocks
 from xtir.passes.analysis.regions import format_regions, read_regions, write_regions
 

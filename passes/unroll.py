@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+
 from xtir.dialects.block import UNROLLED
 from xtir.passes.analysis.navigation import get_loop
 from xtir.passes.loop_kind import set_kind
@@ -19,4 +20,4 @@ class UnrollPass(ModulePass):
     func: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        set_kind(get_loop(target_function(op, self.func), self.loop), UNROLLED)
+        set_kind(get_loop(target_function(op, self.func), self.loop, self.name), UNROLLED)

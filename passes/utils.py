@@ -5,10 +5,10 @@ from __future__ import annotations
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
-from xtir.passes.analysis.navigation import select_function
 
 from xtir.diagnostics import format_op_error
 from xtir.errors import XtirPassError
+from xtir.passes.analysis.navigation import select_function
 
 
 def fail(pass_name: str, op: Operation, message: str) -> XtirPassError:

@@ -6,6 +6,7 @@ import pytest
 from xdsl.dialects.builtin import AffineMapAttr, IndexType
 from xdsl.ir import Block, SSAValue
 from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineExpr, AffineMap
+
 from xtir.dialects.expr import (
     Div,
     Expr,

@@ -12,8 +12,9 @@ from collections.abc import Iterable
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
-from xtir.dialects.block import BlockOp, ForOp
 
+from xtir.diagnostics import format_op_error
+from xtir.dialects.block import BlockOp, ForOp
 from xtir.errors import XtirPassError
 
 
@@ -48,20 +49,27 @@ def _listing(names: Iterable[str]) -> str:
     return ", ".join(unique) if unique else "none"
 
 
-def get_block(root: Operation, name: str) -> BlockOp:
+def _handle_error(root: Operation, pass_name: str | None, message: str) -> XtirPassError:
+    """A bad loop/block handle, reported at `root` (the function) and naming the pass."""
+    return XtirPassError(format_op_error(root, f"{pass_name}: {message}" if pass_name else message))
+
+
+def get_block(root: Operation, name: str, pass_name: str | None = None) -> BlockOp:
     matches = [b for b in all_blocks(root) if b.label == name]
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise XtirPassError(f'no block named "{name}"; blocks: {_listing(b.label for b in all_blocks(root))}')
-    raise XtirPassError(f'block name "{name}" is ambiguous: {len(matches)} blocks have it')
+        raise _handle_error(
+            root, pass_name, f'no block named "{name}"; blocks: {_listing(b.label for b in all_blocks(root))}'
+        )
+    raise _handle_error(root, pass_name, f'block name "{name}" is ambiguous: {len(matches)} blocks have it')
 
 
 def blocks_under(loop: Operation) -> list[BlockOp]:
     return [op for op in loop.walk() if isinstance(op, BlockOp)]
 
 
-def get_loop(root: Operation, handle: str) -> ForOp:
+def get_loop(root: Operation, handle: str, pass_name: str | None = None) -> ForOp:
     """A loop by name, or by `BLOCK/LOOP` when several loops share the name."""
     block_name, _, loop_name = handle.rpartition("/")
     loops = all_loops(root)
@@ -71,11 +79,13 @@ def get_loop(root: Operation, handle: str) -> ForOp:
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise XtirPassError(f'no loop named "{handle}"; loops: {_listing(lp.label for lp in loops)}')
+        raise _handle_error(root, pass_name, f'no loop named "{handle}"; loops: {_listing(lp.label for lp in loops)}')
     hints = [f"{blocks_under(lp)[0].label}/{loop_name}" for lp in matches if blocks_under(lp)]
-    raise XtirPassError(
+    raise _handle_error(
+        root,
+        pass_name,
         f'loop name "{handle}" is ambiguous: {len(matches)} loops have it; '
-        f"name one by a block it encloses: {_listing(hints)}"
+        f"name one by a block it encloses: {_listing(hints)}",
     )
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import BlockArgument, SSAValue
+
 from xtir.dialects.block import AccessOp, BlockOp, ForOp, InitOp
 from xtir.dialects.expr import Bounds, Expr, Var
 
@@ -137,6 +138,7 @@ def format_expr(expr: Expr) -> str:
     from io import StringIO
 
     from xdsl.printer import Printer
+
     from xtir.dialects.expr import print_expr
 
     stream = StringIO()

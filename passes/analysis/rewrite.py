@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from xdsl.ir import Operation, SSAValue
+
 from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import BlockOp, LoadOp, StoreOp
 from xtir.dialects.expr import Expr
