@@ -19,7 +19,7 @@ from xtir.dialects.block import REDUCE, SPATIAL, BlockOp, ForOp, loops_in_scope
 from xtir.dialects.expr import Expr
 from xtir.passes.analysis.navigation import get_block, get_loop
 from xtir.passes.analysis.rewrite import substitute_var
-from xtir.passes.utils import fail, fresh_name, target_function
+from xtir.passes.utils import fail, fresh_name, function_of, target_function
 
 
 def check(pass_name: str, block: BlockOp, loop: ForOp) -> list[ForOp]:
@@ -50,7 +50,7 @@ def decompose(pass_name: str, block: BlockOp, loop: ForOp) -> BlockOp:
     below = check(pass_name, block, loop)
     spatial = [it for it in block.iters() if it.kind == SPATIAL]
     used = [lp for lp in below if any(it.binding.uses(lp.var) for it in spatial)]
-    root = block.get_toplevel_object()
+    root = function_of(block)
     copies = [ForOp(fresh_name(root, f"{lp.label}_init"), lp.extent) for lp in used]
     to_copy = {lp.var: Expr.var(c.var) for lp, c in zip(used, copies)}
     below_vars = {lp.var for lp in below}

@@ -18,7 +18,7 @@ from xtir.dialects.expr import Expr
 from xtir.passes.analysis.navigation import get_loop
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import substitute_var
-from xtir.passes.utils import fail, fresh_name, single_child, target_function
+from xtir.passes.utils import fail, fresh_name, function_of, single_child, target_function
 
 
 def check_consecutive(pass_name: str, loops: list[ForOp]) -> None:
@@ -44,7 +44,7 @@ def check_consecutive(pass_name: str, loops: list[ForOp]) -> None:
 
 
 def fuse_loops(loops: list[ForOp]) -> ForOp:
-    root = loops[0].get_toplevel_object()
+    root = function_of(loops[0])
     fused = ForOp(fresh_name(root, "_".join(lp.label for lp in loops) + "_fused"), prod(lp.extent for lp in loops))
     fused.location = loops[0].location
     for op in list(loops[-1].body.block.ops):

@@ -19,7 +19,7 @@ from xtir.dialects.block import ForOp
 from xtir.dialects.expr import Expr
 from xtir.passes.analysis.navigation import child_blocks, get_loop
 from xtir.passes.analysis.rewrite import rebuild_block, substitute_var
-from xtir.passes.utils import fail, fresh_name, target_function
+from xtir.passes.utils import fail, fresh_name, function_of, target_function
 
 
 def infer_factors(pass_name: str, loop: ForOp, factors: tuple[int, ...]) -> list[int]:
@@ -43,7 +43,7 @@ def infer_factors(pass_name: str, loop: ForOp, factors: tuple[int, ...]) -> list
 
 def split_loop(loop: ForOp, factors: list[int], pass_name: str = "split") -> list[ForOp]:
     """Replace `loop` by a nest of len(factors) loops; return them outermost first."""
-    root = loop.get_toplevel_object()
+    root = function_of(loop)
     taken = {op.label for op in root.walk() if isinstance(op, ForOp)} - {loop.label}
     names = []
     for k in range(len(factors)):

@@ -20,6 +20,14 @@ def target_function(module: ModuleOp, name: str | None) -> func.FuncOp:
     return select_function(module, name)
 
 
+def function_of(op: Operation) -> Operation:
+    """The func.func around `op`: loop and block names are unique per function, as in a TVM PrimFunc."""
+    parent: Operation | None = op
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        parent = parent.parent_op()
+    return parent or op.get_toplevel_object()
+
+
 def single_child(op: Operation) -> Operation | None:
     """The only op in a single-region, single-block op's body, else None."""
     ops = list(op.regions[0].block.ops)

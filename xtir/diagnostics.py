@@ -26,8 +26,12 @@ class LocatingParser(Parser):
         self._line_offset = line_offset
 
     def parse_operation(self) -> Operation:
-        location = self._current_token.span.get_location()
-        op = super().parse_operation()
+        start = self._current_token.span
+        location = start.get_location()
+        try:
+            op = super().parse_operation()
+        except (VerifyException, DiagnosticException) as e:  # constraints checked while building the op
+            raise ParseError(start, str(e).strip()) from None
         if not isinstance(op.location, FileLineColLoc):
             op.location = FileLineColLoc(
                 StringAttr(self._file), IntAttr(location.line + self._line_offset), IntAttr(location.col)

@@ -1,0 +1,100 @@
+// RUN: not xtir-opt %s --split-input-file -p 'reorder{loops=j,i}' 2>&1 | filecheck %s
+// What reorder refuses (a duplicated loop: reorder_invalid_duplicate.mlir). The loops
+// must lie on one chain of perfectly nested loops (TVM: "The loops are not in a chain").
+
+// Loops of two sibling nests (TVM: "not under the same scope").
+func.func @sibling_nests(%A: memref<8xf32>, %B: memref<8xf32>) {
+  block.for %i = 0 to 8 "i" {
+    block.block "P"(%vi = spatial(8, %i)) {
+      %a = block.load %A[%vi] : memref<8xf32>
+      block.store %a, %B[%vi] : memref<8xf32>
+    }
+  }
+  // CHECK: {{.*}}reorder_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op reorder: the loops j, i are not in a chain: they are not nested in one another
+  block.for %j = 0 to 8 "j" {
+    block.block "Q"(%vj = spatial(8, %j)) {
+      %b = block.load %B[%vj] : memref<8xf32>
+      block.store %b, %A[%vj] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A block between the loops: j is in the scope of block "outer", i outside it.
+func.func @block_between(%A: memref<8x8xf32>) {
+  // CHECK: {{.*}}reorder_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op reorder: the loops are not in a chain: loop "i" holds block "outer", not a single loop, before reaching "j"
+  block.for %i = 0 to 8 "i" {
+    block.block "outer"(%vi = spatial(8, %i)) {
+      block.for %j = 0 to 8 "j" {
+        block.block "inner"(%vj = spatial(8, %j)) {
+          %a = block.load %A[%vi, %vj] : memref<8x8xf32>
+          block.store %a, %A[%vi, %vj] : memref<8x8xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Another statement between: loop i holds the j nest and a sibling loop k (TVM: "there
+// is a non-single-branch stmt in between").
+func.func @statement_between(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
+  // CHECK: {{.*}}reorder_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op reorder: the loops are not in a chain: loop "i" holds 2 statements, not a single loop, before reaching "j"
+  block.for %i = 0 to 8 "i" {
+    block.for %j = 0 to 8 "j" {
+      block.block "P"(%vi = spatial(8, %i), %vj = spatial(8, %j)) {
+        %a = block.load %A[%vi, %vj] : memref<8x8xf32>
+        block.store %a, %B[%vi, %vj] : memref<8x8xf32>
+      }
+    }
+    block.for %k = 0 to 8 "k" {
+      block.block "Q"(%vi = spatial(8, %i), %vk = spatial(8, %k)) {
+        %b = block.load %B[%vi, %vk] : memref<8x8xf32>
+        block.store %b, %A[%vi, %vk] : memref<8x8xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// An unknown loop name lists the loops there are.
+// CHECK: {{.*}}reorder_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op reorder: no loop named "j"; loops: i, k
+func.func @unknown_loop(%A: memref<8x8xf32>) {
+  block.for %i = 0 to 8 "i" {
+    block.for %k = 0 to 8 "k" {
+      block.block "P"(%vi = spatial(8, %i), %vk = spatial(8, %k)) {
+        %a = block.load %A[%vi, %vk] : memref<8x8xf32>
+        block.store %a, %A[%vi, %vk] : memref<8x8xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Two loops named "j" (as after blockize, which copies the inner loops into the init).
+// CHECK: {{.*}}reorder_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op reorder: loop name "j" is ambiguous: 2 loops have it; name one by a block it encloses: P/j, Q/j
+func.func @ambiguous_loop(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
+  block.for %i = 0 to 8 "i" {
+    block.for %j = 0 to 8 "j" {
+      block.block "P"(%vi = spatial(8, %i), %vj = spatial(8, %j)) {
+        %a = block.load %A[%vi, %vj] : memref<8x8xf32>
+        block.store %a, %B[%vi, %vj] : memref<8x8xf32>
+      }
+    }
+    block.for %j2 = 0 to 8 "j" {
+      block.block "Q"(%vi = spatial(8, %i), %vj = spatial(8, %j2)) {
+        %b = block.load %B[%vi, %vj] : memref<8x8xf32>
+        block.store %b, %A[%vi, %vj] : memref<8x8xf32>
+      }
+    }
+  }
+  func.return
+}
