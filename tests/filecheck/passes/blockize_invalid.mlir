@@ -1,0 +1,68 @@
+// RUN: not xtir-opt %s --split-input-file -p 'blockize{loop=i_1}' 2>&1 | filecheck %s
+// What blockize refuses.
+
+// A loop with two child blocks (TVM: "The loop ... is required to have only one child block").
+func.func @two_child_blocks(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
+  block.for %i0 = 0 to 8 "i_0" {
+    // CHECK: {{.*}}blockize_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.for' op blockize: loop "i_1" must have exactly one child block, found 2
+    block.for %i1 = 0 to 8 "i_1" {
+      block.block "P"(%vi = spatial(8, %i0), %vj = spatial(8, %i1)) {
+        %a = block.load %A[%vi, %vj] : memref<8x8xf32>
+        block.store %a, %B[%vi, %vj] : memref<8x8xf32>
+      }
+      block.block "Q"(%vi = spatial(8, %i0), %vj = spatial(8, %i1)) {
+        %b = block.load %B[%vi, %vj] : memref<8x8xf32>
+        block.store %b, %A[%vi, %vj] : memref<8x8xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// The inner loop of a non-dividing split: the block's predicate (T.where) cannot be
+// divided (TVM: "The bindings of the inner block ... can not be blockized by the loops
+// starting at ...").
+func.func @predicate(%A: memref<1000xf32>, %B: memref<1000xf32>) {
+  block.for %i0 = 0 to 63 "i_0" {
+    block.for %i1 = 0 to 16 "i_1" {
+      // CHECK: {{.*}}blockize_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.block' op blockize: block "B" has a predicate (from a non-dividing split); the bindings of the inner block cannot be blockized by the loops starting at "i_1"
+      block.block "B"(%vi = spatial(1000, %i0 * 16 + %i1)) where(%i0 * 16 + %i1 < 1000) {
+        %a = block.load %A[%vi] : memref<1000xf32>
+        block.store %a, %B[%vi] : memref<1000xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A binding that is not (outer) * E + (inner loops): fused loops split again. (TVM's
+// iterator analysis can divide this one; xtir's is stricter and refuses it.)
+func.func @not_divisible(%A: memref<16x16xf32>) {
+  block.for %i0 = 0 to 32 "i_0" {
+    block.for %i1 = 0 to 8 "i_1" {
+      // CHECK: {{.*}}blockize_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.block' op blockize: the bindings of the inner block "B" cannot be blockized by the loops starting at "i_1": %vi is not (outer) * E + (inner loops ranging over [0, E))
+      block.block "B"(%vi = spatial(16, (%i0 * 8 + %i1) floordiv 16), %vj = spatial(16, (%i0 * 8 + %i1) mod 16)) {
+        %a = block.load %A[%vi, %vj] : memref<16x16xf32>
+        block.store %a, %A[%vi, %vj] : memref<16x16xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// CHECK: {{.*}}blockize_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op blockize: no loop named "i_1"; loops: i
+func.func @unknown_loop(%A: memref<8xf32>) {
+  block.for %i = 0 to 8 "i" {
+    block.block "P"(%vi = spatial(8, %i)) {
+      %a = block.load %A[%vi] : memref<8xf32>
+      block.store %a, %A[%vi] : memref<8xf32>
+    }
+  }
+  func.return
+}

@@ -1,0 +1,131 @@
+// RUN: not xtir-opt %s --split-input-file -p 'decompose-reduction{block=matmul loop=k}' 2>&1 | filecheck %s
+// What decompose-reduction refuses.
+
+// A block without init has nothing to decompose.
+func.func @no_init(%A: memref<4x16xf32>, %C: memref<4xf32>) {
+  block.for %i = 0 to 4 "i" {
+    block.for %k = 0 to 16 "k" {
+      // CHECK: {{.*}}decompose_reduction_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.block' op decompose-reduction: block "matmul" has no init to decompose
+      block.block "matmul"(%vi = spatial(4, %i), %vk = reduce(16, %k)) {
+        %c = block.load %C[%vi] : memref<4xf32>
+        %a = block.load %A[%vi, %vk] : memref<4x16xf32>
+        %s = arith.addf %c, %a : f32
+        block.store %s, %C[%vi] : memref<4xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// The loop must enclose the block: here k is in a sibling nest.
+func.func @loop_not_enclosing(%A: memref<4x16xf32>, %C: memref<4xf32>, %D: memref<16xf32>) {
+  block.for %i = 0 to 4 "i" {
+    block.for %r = 0 to 16 "r" {
+      block.block "matmul"(%vi = spatial(4, %i), %vr = reduce(16, %r)) {
+        block.init {
+          %zero = arith.constant 0.000000e+00 : f32
+          block.store %zero, %C[%vi] : memref<4xf32>
+        }
+        %c = block.load %C[%vi] : memref<4xf32>
+        %a = block.load %A[%vi, %vr] : memref<4x16xf32>
+        %s = arith.addf %c, %a : f32
+        block.store %s, %C[%vi] : memref<4xf32>
+      }
+    }
+  }
+  // CHECK: {{.*}}decompose_reduction_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op decompose-reduction: loop "k" does not enclose block "matmul" within the block's scope
+  block.for %k = 0 to 16 "k" {
+    block.block "copy"(%vk = spatial(16, %k)) {
+      %d = block.load %D[%vk] : memref<16xf32>
+      block.store %d, %D[%vk] : memref<16xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A loop above k feeds the reduce variable (%vk = ko * 4 + k): the init, placed before k,
+// would run again on every ko iteration.
+func.func @below_reduction_loop(%A: memref<4x16xf32>, %C: memref<4xf32>) {
+  block.for %i = 0 to 4 "i" {
+    // CHECK: {{.*}}decompose_reduction_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.for' op decompose-reduction: loop "ko" is above "k" but feeds reduce variable %vk of block "matmul"; decompose the reduction at a loop above all reduction loops
+    block.for %ko = 0 to 4 "ko" {
+      block.for %k = 0 to 4 "k" {
+        block.block "matmul"(%vi = spatial(4, %i), %vk = reduce(16, %ko * 4 + %k)) {
+          block.init {
+            %zero = arith.constant 0.000000e+00 : f32
+            block.store %zero, %C[%vi] : memref<4xf32>
+          }
+          %c = block.load %C[%vi] : memref<4xf32>
+          %a = block.load %A[%vi, %vk] : memref<4x16xf32>
+          %s = arith.addf %c, %a : f32
+          block.store %s, %C[%vi] : memref<4xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// An unknown block name lists the blocks there are.
+// CHECK: {{.*}}decompose_reduction_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op decompose-reduction: no block named "matmul"; blocks: sum
+func.func @unknown_block(%A: memref<4x16xf32>, %C: memref<4xf32>) {
+  block.for %i = 0 to 4 "i" {
+    block.for %k = 0 to 16 "k" {
+      block.block "sum"(%vi = spatial(4, %i), %vk = reduce(16, %k)) {
+        %c = block.load %C[%vi] : memref<4xf32>
+        %a = block.load %A[%vi, %vk] : memref<4x16xf32>
+        %s = arith.addf %c, %a : f32
+        block.store %s, %C[%vi] : memref<4xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// An unknown loop name lists the loops there are.
+// CHECK: {{.*}}decompose_reduction_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op decompose-reduction: no loop named "k"; loops: i, r
+func.func @unknown_loop(%A: memref<4x16xf32>, %C: memref<4xf32>) {
+  block.for %i = 0 to 4 "i" {
+    block.for %r = 0 to 16 "r" {
+      block.block "matmul"(%vi = spatial(4, %i), %vr = reduce(16, %r)) {
+        block.init {
+          %zero = arith.constant 0.000000e+00 : f32
+          block.store %zero, %C[%vi] : memref<4xf32>
+        }
+        %c = block.load %C[%vi] : memref<4xf32>
+        %a = block.load %A[%vi, %vr] : memref<4x16xf32>
+        %s = arith.addf %c, %a : f32
+        block.store %s, %C[%vi] : memref<4xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Two blocks named "matmul".
+// CHECK: {{.*}}decompose_reduction_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op decompose-reduction: block name "matmul" is ambiguous: 2 blocks have it
+func.func @ambiguous_block(%A: memref<4xf32>, %B: memref<4xf32>) {
+  block.for %k = 0 to 4 "k" {
+    block.block "matmul"(%vk = spatial(4, %k)) {
+      %a = block.load %A[%vk] : memref<4xf32>
+      block.store %a, %B[%vk] : memref<4xf32>
+    }
+  }
+  block.for %j = 0 to 4 "j" {
+    block.block "matmul"(%vj = spatial(4, %j)) {
+      %b = block.load %B[%vj] : memref<4xf32>
+      block.store %b, %A[%vj] : memref<4xf32>
+    }
+  }
+  func.return
+}
