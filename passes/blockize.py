@@ -11,6 +11,7 @@ moves to the outer block as a loop nest over the inner spatial loops with block
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -136,18 +137,24 @@ def blockize(pass_name: str, loop: ForOp) -> BlockOp:
     return outer
 
 
+def _recombine(pairs: list, outer_var: dict, new_inner_vars: Sequence[SSAValue]) -> dict[SSAValue, Expr]:
+    """v -> v_o * E + v_i for each (iteration variable, division); variables whose inner
+    part is constant have no inner variable and take the next of `new_inner_vars` otherwise."""
+    inner_vars = iter(new_inner_vars)
+    mapping = {}
+    for it, d in pairs:
+        value = outer_var[it.var] * d.inner_extent
+        if not d.inner.is_const:
+            value = value + Expr.var(next(inner_vars))
+        mapping[it.var] = value
+    return mapping
+
+
 def _rebuild_inner(block: BlockOp, divisions: list[Division], outer_var: dict) -> BlockOp:
     iters = block.iters()
     keep = [(it, d) for it, d in zip(iters, divisions) if not d.inner.is_const]
     inner = BlockOp(block.label, [(f"{it.var.name_hint}_i", it.kind, d.inner_extent, d.inner) for it, d in keep])
-    mapping = {}
-    k = 0
-    for it, d in zip(iters, divisions):
-        value = outer_var[it.var] * d.inner_extent
-        if not d.inner.is_const:
-            value = value + Expr.var(inner.iter_vars[k])
-            k += 1
-        mapping[it.var] = value
+    mapping = _recombine(list(zip(iters, divisions)), outer_var, inner.iter_vars)
     for op in list(block.body.block.ops):
         op.detach()
         inner.body.block.add_op(op)
@@ -179,19 +186,14 @@ def _outer_init(block: BlockOp, init: InitOp, inner_loops: list[ForOp], division
     for op in list(init.body.block.ops):
         op.detach()
         init_block.body.block.add_op(op)
-    k = 0
-    for it, d in spatial:
-        value = outer_var[it.var] * d.inner_extent
-        if not d.inner.is_const:
-            value = value + Expr.var(init_block.iter_vars[k])
-            k += 1
-        substitute_var(it.var, value, within=init_block)
-    nest: list = [init_block]
+    for var, value in _recombine(spatial, outer_var, init_block.iter_vars).items():
+        substitute_var(var, value, within=init_block)
+    nest: BlockOp | ForOp = init_block
     for c in reversed(copies):
-        c.body.block.add_op(nest[0])
-        nest = [c]
+        c.body.block.add_op(nest)
+        nest = c
     new_init = InitOp()
-    new_init.body.block.add_op(nest[0])
+    new_init.body.block.add_op(nest)
     init.erase()
     return new_init
 

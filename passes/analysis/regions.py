@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import BlockArgument, SSAValue
 
-from xtir.dialects.block import AccessOp, BlockOp, ForOp, InitOp
+from xtir.dialects.block import AccessOp, BlockOp, ForOp
 from xtir.dialects.expr import Bounds, Expr, Var
 
 
@@ -152,6 +152,3 @@ def format_expr(expr: Expr) -> str:
 def format_regions(regions: Sequence[BufferRegion]) -> list[str]:
     return [format_region(r) for r in regions]
 
-
-def init_of(block: BlockOp) -> InitOp | None:
-    return block.init
