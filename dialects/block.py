@@ -17,7 +17,7 @@ Buffers are memrefs whose memory space is the storage scope string.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import (
@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     DenseArrayBase,
+    DictionaryAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -112,6 +113,7 @@ class ForOp(IRDLOperation):
     extent_attr = prop_def(IntegerAttr[I64], prop_name="extent")
     kind_attr = prop_def(StringAttr, prop_name="kind")
     thread_attr = opt_prop_def(StringAttr, prop_name="thread")
+    annotations_attr = opt_prop_def(DictionaryAttr, prop_name="annotations")
     body = region_def("single_block")
 
     traits = traits_def(NoTerminator())
@@ -123,6 +125,7 @@ class ForOp(IRDLOperation):
         body: Region | None = None,
         kind: str = SERIAL,
         thread: str | None = None,
+        annotations: Mapping[str, Attribute] | None = None,
     ):
         if body is None:
             body = Region(Block(arg_types=[IndexType()]))
@@ -134,6 +137,7 @@ class ForOp(IRDLOperation):
                 "extent": IntegerAttr(extent, i64),
                 "kind": StringAttr(kind),
                 **({"thread": StringAttr(thread)} if thread else {}),
+                **_annotation_props(annotations),
             },
         )
 
@@ -156,6 +160,10 @@ class ForOp(IRDLOperation):
     @property
     def label(self) -> str:
         return self.loop_name.data
+
+    @property
+    def annotations(self) -> dict[str, Attribute]:
+        return _annotations_of(self.annotations_attr)
 
     def verify_(self) -> None:
         block = self.body.block
@@ -186,6 +194,7 @@ class ForOp(IRDLOperation):
             printer.print_string(")")
         elif self.kind != SERIAL:
             printer.print_string(f" {self.kind}")
+        _print_annotations(printer, self.annotations_attr)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
         printer.print_op_attributes(self.attributes, print_keyword=True)
@@ -209,24 +218,50 @@ class ForOp(IRDLOperation):
             parser.parse_punctuation("(")
             kind, thread = THREAD_BINDING, parser.parse_str_literal(" (a thread tag)")
             parser.parse_punctuation(")")
-        else:
-            kind_pos = parser.pos
-            if (k := parser.parse_optional_identifier()) is not None:
-                if k not in (PARALLEL, VECTORIZED, UNROLLED, SERIAL):
-                    parser.raise_error(
-                        f'loop "{label}" has unknown kind "{k}"; expected serial, parallel, vectorized, '
-                        'unrolled or bind("<thread tag>")',
-                        kind_pos,
-                        parser.pos,
-                    )
-                kind = k
+        elif (k := parser.parse_optional_keyword_in((PARALLEL, VECTORIZED, UNROLLED, SERIAL))) is not None:
+            kind = k
+        kind_pos = parser.pos
+        annotations = _parse_annotations(parser)
+        if annotations is None and (k := parser.parse_optional_identifier()) is not None:
+            parser.raise_error(
+                f'loop "{label}" has unknown kind "{k}"; expected serial, parallel, vectorized, '
+                'unrolled or bind("<thread tag>")',
+                kind_pos,
+                parser.pos,
+            )
         body = parser.parse_region([var])
         hint = body.block.args[0].name_hint
-        op = cls(label, extent, body, kind, thread)
+        op = cls(label, extent, body, kind, thread, annotations)
         op.body.block.args[0].name_hint = hint or _hint(label)
         if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
             op.attributes |= attrs.data
         return op
+
+
+def _annotation_props(annotations: Mapping[str, Attribute] | None) -> dict[str, Attribute]:
+    """The `annotations` property; no annotations and an empty dictionary are the same."""
+    return {"annotations": DictionaryAttr(dict(annotations))} if annotations else {}
+
+
+def _annotations_of(attr: DictionaryAttr | None) -> dict[str, Attribute]:
+    return dict(attr.data) if attr is not None else {}
+
+
+def _print_annotations(printer: Printer, attr: DictionaryAttr | None) -> None:
+    """` annotations {key = value, ...}` (TVM's loop and block annotations), when present."""
+    if attr is not None and attr.data:
+        printer.print_string(" annotations ")
+        printer.print_attr_dict(attr.data)
+
+
+def _parse_annotations(parser: Parser) -> dict[str, Attribute] | None:
+    if parser.parse_optional_keyword("annotations") is None:
+        return None
+    start = parser.pos
+    attr = parser.parse_attribute()
+    if not isinstance(attr, DictionaryAttr):
+        parser.raise_error("expected a dictionary of annotations, e.g. {pragma_unroll = 4 : i64}", start, parser.pos)
+    return dict(attr.data)
 
 
 def _hint(label: str) -> str | None:
@@ -262,6 +297,7 @@ class BlockOp(IRDLOperation):
     bindings_map = prop_def(AffineMapAttr, prop_name="bindings")
     where_map = opt_prop_def(AffineMapAttr, prop_name="where")
     where_bounds = opt_prop_def(DenseArrayBase.constr(i64), prop_name="where_bounds")
+    annotations_attr = opt_prop_def(DictionaryAttr, prop_name="annotations")
     body = region_def("single_block")
 
     traits = traits_def(NoTerminator())
@@ -272,6 +308,7 @@ class BlockOp(IRDLOperation):
         iters: Sequence[tuple[str, str, int, Expr]],
         body: Region | None = None,
         predicate: Sequence[tuple[Expr, int]] = (),
+        annotations: Mapping[str, Attribute] | None = None,
     ):
         """iters: (name hint, kind, extent, binding) per iteration variable.
 
@@ -293,12 +330,17 @@ class BlockOp(IRDLOperation):
         if predicate:
             props["where"] = AffineMapAttr(AffineMap(len(operands), 0, amap.data.results[n:]))
             props["where_bounds"] = DenseArrayBase.from_list(i64, [b for _, b in predicate])
+        props |= _annotation_props(annotations)
         super().__init__(operands=[operands], regions=[body], properties=props)
 
     # accessors ------------------------------------------------------------------
     @property
     def label(self) -> str:
         return self.block_name.data
+
+    @property
+    def annotations(self) -> dict[str, Attribute]:
+        return _annotations_of(self.annotations_attr)
 
     @property
     def iter_vars(self) -> tuple[BlockArgument, ...]:
@@ -421,6 +463,7 @@ class BlockOp(IRDLOperation):
                 print_expr(printer, e)
                 printer.print_string(f" < {bound}")
             printer.print_string(")")
+        _print_annotations(printer, self.annotations_attr)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
         printer.print_op_attributes(self.attributes, print_keyword=True)
@@ -456,9 +499,10 @@ class BlockOp(IRDLOperation):
                 return e, parser.parse_integer(allow_boolean=False)
 
             predicate = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parse_cond)
+        annotations = _parse_annotations(parser)
         body = parser.parse_region(args)
         hints = [a.name_hint or "" for a in body.block.args]
-        op = cls(label, [(h, k, e, b) for h, (_, k, e, b) in zip(hints, iters)], body, predicate)
+        op = cls(label, [(h, k, e, b) for h, (_, k, e, b) in zip(hints, iters)], body, predicate, annotations)
         if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
             op.attributes |= attrs.data
         return op

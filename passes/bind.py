@@ -1,8 +1,10 @@
 """bind{loop=L thread=TAG}: map L onto a GPU thread axis (TVM's bind).
 
-TAG is blockIdx.{x,y,z}, threadIdx.{x,y,z} or vthread.{x,y,z}. A tag may be bound
-once along any nest (no loop bound to it above or below L), and every loop bound
-to one tag in a kernel must have the same extent, since it is one hardware axis.
+TAG is blockIdx.{x,y,z}, threadIdx.{x,y,z} or vthread.{x,y,z}. Every loop bound to
+one tag in a kernel must have the same extent, since it is one hardware axis. A tag
+may be bound twice along one nest only for cooperative fetching: the inner loop's
+body must not use the outer loop's index nor reduce, because on the GPU the inner
+loop runs only where its index equals the outer one.
 """
 
 from dataclasses import dataclass
@@ -12,7 +14,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from xtir.dialects.block import THREAD_BINDING, THREAD_TAGS, ForOp
+from xtir.dialects.block import REDUCE, THREAD_BINDING, THREAD_TAGS, BlockOp, ForOp
 from xtir.passes.analysis.navigation import all_loops, get_loop
 from xtir.passes.loop_kind import check_independent, set_kind
 from xtir.passes.utils import fail, target_function
@@ -29,6 +31,19 @@ def kernel_root(loop: ForOp) -> ForOp:
     return root
 
 
+def check_nested_same_tag(pass_name: str, loop: ForOp, outer: ForOp, inner: ForOp) -> None:
+    """Nested loops on one thread axis run only their diagonal on the GPU (inner index = outer
+    index); that equals the loop nest's meaning only when the inner body ignores the outer index
+    and recomputing it is harmless (TVM's cooperative fetching)."""
+    if any(inner.is_ancestor(use.operation) for use in outer.var.uses):
+        raise fail(pass_name, loop, f'loop "{outer.label}" around "{inner.label}" is bound to {outer.thread} too, '
+                   f'and the body of "{inner.label}" uses its index; nested loops may share a thread axis only '
+                   "when the inner body does not depend on the outer one")
+    if any(isinstance(op, BlockOp) and REDUCE in (it.kind for it in op.iters()) for op in inner.walk()):
+        raise fail(pass_name, loop, f'loop "{outer.label}" around "{inner.label}" is bound to {outer.thread} too, '
+                   f'and a reduction under "{inner.label}" would run once per outer thread instead of once')
+
+
 def check_bind(pass_name: str, loop: ForOp, thread: str) -> None:
     if thread not in THREAD_TAGS:
         raise fail(pass_name, loop, f'unknown thread tag "{thread}"; expected one of {", ".join(THREAD_TAGS)}')
@@ -37,7 +52,7 @@ def check_bind(pass_name: str, loop: ForOp, thread: str) -> None:
         if other is loop or other.thread != thread:
             continue
         if other.is_ancestor(loop) or loop.is_ancestor(other):
-            raise fail(pass_name, loop, f'loop "{other.label}" in the same nest is already bound to {thread}')
+            check_nested_same_tag(pass_name, loop, *((other, loop) if other.is_ancestor(loop) else (loop, other)))
     root = kernel_root(loop)
     for other in all_loops(root):
         if other is not loop and other.thread == thread and other.extent != loop.extent:

@@ -6,7 +6,8 @@ part, `f = o * E + i` with `i` ranging exactly over [0, E) on the loops from L d
 the outer block takes `v_o = o` with domain extent/E, the inner block keeps
 `v_i = i` with domain E, and X's body reads `v_o * E + v_i`. A reduction's init
 moves to the outer block as a loop nest over the inner spatial loops with block
-`X_init` (variables `v_i_init`), exactly as TVM prints it.
+`X_init` (variables `v_i_init`), exactly as TVM prints it. X and the loops keep their
+annotations; the new outer block, init block and init loops have none.
 """
 
 from __future__ import annotations
@@ -153,7 +154,11 @@ def _recombine(pairs: list, outer_var: dict, new_inner_vars: Sequence[SSAValue])
 def _rebuild_inner(block: BlockOp, divisions: list[Division], outer_var: dict) -> BlockOp:
     iters = block.iters()
     keep = [(it, d) for it, d in zip(iters, divisions) if not d.inner.is_const]
-    inner = BlockOp(block.label, [(f"{it.var.name_hint}_i", it.kind, d.inner_extent, d.inner) for it, d in keep])
+    inner = BlockOp(
+        block.label,
+        [(f"{it.var.name_hint}_i", it.kind, d.inner_extent, d.inner) for it, d in keep],
+        annotations=block.annotations,
+    )
     mapping = _recombine(list(zip(iters, divisions)), outer_var, inner.iter_vars)
     for op in list(block.body.block.ops):
         op.detach()
@@ -206,5 +211,9 @@ class BlockizePass(ModulePass):
     func: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.run(op)
+
+    def run(self, op: ModuleOp) -> BlockOp:
+        """Apply the blockize; return the new outer block (the Schedule API's result)."""
         loop = get_loop(target_function(op, self.func), self.loop, self.name)
-        blockize(self.name, loop)
+        return blockize(self.name, loop)

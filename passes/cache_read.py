@@ -15,7 +15,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from xtir.dialects.block import StoreOp, buffer_name
+from xtir.dialects.block import BlockOp, StoreOp, buffer_name
 from xtir.passes.analysis.cache import (
     alloc_cache,
     cache_names,
@@ -24,7 +24,7 @@ from xtir.passes.analysis.cache import (
     select_buffer,
     top_level_ancestor,
 )
-from xtir.passes.analysis.navigation import get_block
+from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import read_regions
 from xtir.passes.utils import fail, target_function
 
@@ -39,6 +39,10 @@ class CacheReadPass(ModulePass):
     func: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.run(op)
+
+    def run(self, op: ModuleOp) -> BlockOp:
+        """Apply the cache read; return the copy block (the Schedule API's result)."""
         f = target_function(op, self.func)
         block = get_block(f, self.block)
         buffer = select_buffer(self.name, block, read_regions(block), self.index, "read")
@@ -47,5 +51,7 @@ class CacheReadPass(ModulePass):
             raise fail(self.name, block, f"{buffer_name(buffer)} is written in the loop nest of block "
                        f'"{block.label}"; a copy made before the nest would be stale')
         cache = alloc_cache(buffer, self.scope, f)
-        f.body.block.insert_op_before(copy_nest(cache_names(buffer, self.scope)[1], cache, buffer), nest_root)
+        copy = copy_nest(cache_names(buffer, self.scope)[1], cache, buffer)
+        f.body.block.insert_op_before(copy, nest_root)
         redirect_accesses(block, buffer, cache, reads=True, writes=False)
+        return blocks_under(copy)[0]

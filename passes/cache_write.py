@@ -14,7 +14,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from xtir.dialects.block import AccessOp, buffer_name, enclosing_block
+from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
     alloc_cache,
     cache_names,
@@ -23,7 +23,7 @@ from xtir.passes.analysis.cache import (
     select_buffer,
     top_level_ancestor,
 )
-from xtir.passes.analysis.navigation import get_block
+from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import write_regions
 from xtir.passes.utils import fail, target_function
 
@@ -38,6 +38,10 @@ class CacheWritePass(ModulePass):
     func: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.run(op)
+
+    def run(self, op: ModuleOp) -> BlockOp:
+        """Apply the cache write; return the write-back block (the Schedule API's result)."""
         f = target_function(op, self.func)
         block = get_block(f, self.block)
         buffer = select_buffer(self.name, block, write_regions(block), self.index, "written")
@@ -48,5 +52,7 @@ class CacheWritePass(ModulePass):
                 raise fail(self.name, block, f'block "{owner.label if owner else "?"}" also accesses '
                            f'{buffer_name(buffer)} in the loop nest of block "{block.label}"')
         cache = alloc_cache(buffer, self.scope, f)
-        f.body.block.insert_op_after(copy_nest(cache_names(buffer, self.scope)[1], buffer, cache), nest_root)
+        copy = copy_nest(cache_names(buffer, self.scope)[1], buffer, cache)
+        f.body.block.insert_op_after(copy, nest_root)
         redirect_accesses(block, buffer, cache, reads=True, writes=True)
+        return blocks_under(copy)[0]

@@ -4,7 +4,7 @@ B's init becomes a block `B_init` placed just before loop L, over copies (`X_ini
 of the loops from L down that its spatial bindings use; B itself, without its init,
 becomes `B_update` (TVM's decompose_reduction). L must enclose B in B's scope, and
 no loop above L may feed a reduce variable (the init would run once per reduction
-step otherwise).
+step otherwise). `B_update` keeps B's annotations; the init block and its loops have none.
 """
 
 from __future__ import annotations
@@ -94,5 +94,11 @@ class DecomposeReductionPass(ModulePass):
     func: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.run(op)
+
+    def run(self, op: ModuleOp) -> tuple[BlockOp, BlockOp]:
+        """Apply the decomposition; return the init block and the renamed update block
+        (the Schedule API returns the first and keeps handles of B on the second)."""
         f = target_function(op, self.func)
-        decompose(self.name, get_block(f, self.block, self.name), get_loop(f, self.loop, self.name))
+        block = get_block(f, self.block, self.name)
+        return decompose(self.name, block, get_loop(f, self.loop, self.name)), block

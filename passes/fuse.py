@@ -1,7 +1,8 @@
 """fuse{loops=L0,L1,...}: fuse perfectly nested consecutive loops into one (TVM's fuse).
 
 The new loop is named `L0_L1_fused` and has the product of the extents; each old
-variable becomes `fused floordiv (inner extents) mod extent`.
+variable becomes `fused floordiv (inner extents) mod extent`. The fused loops'
+annotations are dropped: they were about loops that no longer exist.
 """
 
 from __future__ import annotations
@@ -72,7 +73,11 @@ class FusePass(ModulePass):
     func: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.run(op)
+
+    def run(self, op: ModuleOp) -> ForOp:
+        """Apply the fuse; return the fused loop (the Schedule API's result)."""
         f = target_function(op, self.func)
         loops = [get_loop(f, name, self.name) for name in self.loops]
         check_consecutive(self.name, loops)
-        fuse_loops(loops)
+        return fuse_loops(loops)

@@ -59,7 +59,7 @@ def loop_chain(pass_name: str, loops: list[ForOp]) -> list[ForOp]:
 
 def rebuild_chain(chain: list[ForOp], order: list[ForOp]) -> list[ForOp]:
     """Rebuild the chain with loop headers in `order` (same body); return the new loops."""
-    new_loops = [ForOp(lp.label, lp.extent, kind=lp.kind, thread=lp.thread) for lp in order]
+    new_loops = [ForOp(lp.label, lp.extent, kind=lp.kind, thread=lp.thread, annotations=lp.annotations) for lp in order]
     for new, old in zip(new_loops, order):
         new.attributes |= old.attributes
         new.location = old.location

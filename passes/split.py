@@ -3,7 +3,7 @@
 One factor may be -1 (TVM's None): it is inferred as ceil(extent / product of the
 others). When the product of the factors exceeds the extent, the blocks under the
 loop get the predicate `L_0 * F1 + L_1 < extent` (TVM's T.where), so no iteration
-runs twice or out of range.
+runs twice or out of range. The loop's annotations move to the outermost new loop.
 """
 
 from __future__ import annotations
@@ -41,16 +41,29 @@ def infer_factors(pass_name: str, loop: ForOp, factors: tuple[int, ...]) -> list
     return result
 
 
+def _same_nest(loop: ForOp) -> list[ForOp]:
+    nest = [op for op in loop.walk() if isinstance(op, ForOp)]
+    parent = loop.parent_op()
+    while parent is not None:
+        if isinstance(parent, ForOp):
+            nest.append(parent)
+        parent = parent.parent_op()
+    return nest
+
+
 def split_loop(loop: ForOp, factors: list[int], pass_name: str = "split") -> list[ForOp]:
     """Replace `loop` by a nest of len(factors) loops; return them outermost first."""
     root = function_of(loop)
-    taken = {op.label for op in root.walk() if isinstance(op, ForOp)} - {loop.label}
+    # As TVM, names repeat across nests (two cache copies both get `ax0_0`; handles tell
+    # them apart by block); only a loop of the same nest must not be shadowed.
+    taken = {op.label for op in _same_nest(loop) if op is not loop}
     names = []
     for k in range(len(factors)):
         name = fresh_name(root, f"{loop.label}_{k}", taken)
         taken.add(name)
         names.append(name)
-    loops = [ForOp(name, f) for name, f in zip(names, factors)]
+    # The annotations stay on the outermost loop, which takes the split loop's place.
+    loops = [ForOp(name, f, annotations=loop.annotations if k == 0 else None) for k, (name, f) in enumerate(zip(names, factors))]
     for lp in loops:
         lp.location = loop.location  # diagnostics on the new loops point at the split loop
     for outer, inner in zip(loops, loops[1:]):
@@ -82,5 +95,9 @@ class SplitPass(ModulePass):
     func: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.run(op)
+
+    def run(self, op: ModuleOp) -> list[ForOp]:
+        """Apply the split; return the new loops, outermost first (the Schedule API's result)."""
         target = get_loop(target_function(op, self.func), self.loop, self.name)
-        split_loop(target, infer_factors(self.name, target, self.factors), self.name)
+        return split_loop(target, infer_factors(self.name, target, self.factors), self.name)

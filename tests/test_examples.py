@@ -339,3 +339,29 @@ def test_out_of_bounds_in_scaled_window_sum(scaled) -> None:
     module = scaled("window_sum", {"1024": "8", "1026": "9"})
     with pytest.raises(xtir.XtirEvaluationError, match="out of bounds"):
         xtir.evaluate(module, np.zeros(9, np.float32), np.zeros(8, np.float32))
+
+
+def test_seed_tensorize_script_and_pipeline_agree() -> None:
+    """examples/seed_tensorize.py (Schedule API) and .sh (xtir-opt) give the same IR, with
+    accel.tmm16 inside the k_0 loop, and the script's result matches numpy."""
+    import os
+    import subprocess
+    import sys
+
+    script = subprocess.run([sys.executable, str(ROOT / "examples" / "seed_tensorize.py"), "32"],
+                            capture_output=True, text=True)
+    assert script.returncode == 0, script.stderr
+    assert "max |C - A·Bᵀ|" in script.stdout
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    pipeline = subprocess.run(["sh", str(ROOT / "examples" / "seed_tensorize.sh")], capture_output=True, text=True,
+                              env=env)
+    assert pipeline.returncode == 0, pipeline.stderr
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        import seed_tensorize
+    finally:
+        sys.path.pop(0)
+    sch = seed_tensorize.schedule(xtir.parse_file(ROOT / "examples" / "matmul.mlir"))
+    assert str(sch.mod).strip() == pipeline.stdout.strip()
+    k_0 = pipeline.stdout[pipeline.stdout.index('"k_0"'):]
+    assert "accel.tmm16" in k_0[: k_0.index('"C_global.accumulator"')]

@@ -49,6 +49,15 @@ PIPELINES = {
         'cache-read{block=matmul_o index=0 scope="global.A_reg"},cache-read{block=matmul_o index=1 scope="global.B_reg"},'
         'cache-write{block=matmul_o index=0 scope="global.accumulator"},decompose-reduction{block=matmul_o loop=k_0}',
     ),
+    "seed_walkthrough": (
+        32,
+        "split{loop=i factors=-1,16},split{loop=j factors=-1,16},split{loop=k factors=-1,16},"
+        "reorder{loops=i_0,j_0,k_0,i_1,j_1,k_1},blockize{loop=i_1},"
+        'cache-read{block=matmul_o index=0 scope="global.A_reg"},cache-read{block=matmul_o index=1 scope="global.B_reg"},'
+        'compute-at{block="A_global.A_reg" loop=k_0},compute-at{block="B_global.B_reg" loop=k_0},'
+        'cache-write{block=matmul_o index=0 scope="global.accumulator"},'
+        'reverse-compute-at{block="C_global.accumulator" loop=j_0},decompose-reduction{block=matmul_o loop=k_0}',
+    ),
     "cache_write_unscheduled": (16, 'cache-write{block=matmul index=0 scope="local"}'),
     "decompose_at_inner_loop": (16, "decompose-reduction{block=matmul loop=k}"),
     "kinds": (16, "vectorize{loop=j},unroll{loop=k},parallel{loop=i}"),

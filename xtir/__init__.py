@@ -10,8 +10,12 @@ from xtir.context import make_context
 from xtir.diagnostics import parse_module
 from xtir.errors import XtirError, XtirEvaluationError, XtirParseError, XtirPassError, XtirVerifyError
 from xtir.evaluate import evaluate
+from xtir.schedule import BlockRV, LoopRV, Schedule
 
 __all__ = [
+    "BlockRV",
+    "LoopRV",
+    "Schedule",
     "XtirError",
     "XtirEvaluationError",
     "XtirParseError",

@@ -8,6 +8,7 @@ the flag). Set XTIR_TRACEBACK=1 to see the Python traceback of an internal error
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import traceback
@@ -20,6 +21,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from xtir import intrinsics
 from xtir.context import register_dialects
 from xtir.diagnostics import format_parse_error, parse_module, verify
 from xtir.errors import XtirError
@@ -32,6 +34,17 @@ class XtirOptMain(xDSLOptMain):
 
     def register_all_dialects(self) -> None:
         register_dialects(self.ctx)
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--intrinsics",
+            action="append",
+            default=[],
+            metavar="FILE",
+            help="register the tensor intrinsics (@NAME_desc / @NAME_impl function pairs) of an IR file "
+            "for tensorize; may be repeated",
+        )
 
     def register_all_passes(self) -> None:
         super().register_all_passes()
@@ -61,6 +74,8 @@ class XtirOptMain(xDSLOptMain):
         PassPipeline(self.pipeline.passes, None if self.args.disable_verify else check).apply(self.ctx, prog)
 
     def run(self) -> None:
+        for path in self.args.intrinsics:
+            intrinsics.register_file(path, override=True)
         chunks, file_extension = self.prepare_input()
         output = self.prepare_output()
         try:
@@ -99,7 +114,7 @@ def main(args: Sequence[str] | None = None) -> int:
     except (ArgSpecParseError, ValueError) as e:  # bad -p pipelines and pass options
         print(f"xtir-opt: error: {e}", file=sys.stderr)
         return 1
-    except OSError as e:
+    except (OSError, XtirError) as e:  # e.g. an unreadable or invalid --intrinsics file
         print(f"xtir-opt: error: {e}", file=sys.stderr)
         return 1
     except Exception as e:

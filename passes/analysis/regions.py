@@ -76,7 +76,8 @@ def _inner_substitution(block: BlockOp, op: AccessOp) -> tuple[dict[SSAValue, Ex
     return mapping, relaxed
 
 
-def _union(buffer: SSAValue, a: tuple[Range, ...], b: tuple[Range, ...]) -> tuple[Range, ...]:
+def union_ranges(buffer: SSAValue, a: tuple[Range, ...], b: tuple[Range, ...]) -> tuple[Range, ...]:
+    """The smallest box holding both; a dimension whose starts differ by a non-constant is the whole buffer."""
     result = []
     for d, (x, y) in enumerate(zip(a, b)):
         diff = y.start - x.start
@@ -107,7 +108,7 @@ def _accesses(block: BlockOp, writes: bool) -> list[BufferRegion]:
                     r = Range(Expr(), access.buffer.type.get_shape()[len(ranges)])
                 ranges.append(Range(r.start, r.extent + size - 1))
             prev = regions.get(access.buffer)
-            regions[access.buffer] = tuple(ranges) if prev is None else _union(access.buffer, prev, tuple(ranges))
+            regions[access.buffer] = tuple(ranges) if prev is None else union_ranges(access.buffer, prev, tuple(ranges))
     return [BufferRegion(b, r) for b, r in regions.items()]
 
 

@@ -31,10 +31,11 @@ def _replace(old: Operation, new: Operation) -> Operation:
 
 
 def rebuild_block(block: BlockOp, bindings: list[Expr], predicate: list[tuple[Expr, int]]) -> BlockOp:
-    """Replace `block` by a copy with new bindings and predicate; the body moves over."""
+    """Replace `block` by a copy with new bindings and predicate; the body and the
+    annotations move over."""
     iters = [(it.var.name_hint or "", it.kind, it.extent, b) for it, b in zip(block.iters(), bindings)]
     body = block.detach_region(block.body)
-    new = BlockOp(block.label, iters, body, predicate)
+    new = BlockOp(block.label, iters, body, predicate, block.annotations)
     _replace(block, new)
     return new
 
@@ -55,6 +56,13 @@ def substitute_in_op(op: Operation, mapping: Mapping[SSAValue, Expr]) -> Operati
         regions = [(b, [sub(e) for e in offs], sizes) for b, offs, sizes in op.regions_()]
         return _replace(op, type(op)(*regions))
     raise AssertionError(f"{op.name} does not use index expressions")
+
+
+def reindex(op: LoadOp | StoreOp, indices: list[Expr]) -> Operation:
+    """Replace an access by the same access at other indices."""
+    if isinstance(op, LoadOp):
+        return _replace(op, LoadOp(op.buffer, indices))
+    return _replace(op, StoreOp(op.value, op.buffer, indices))
 
 
 def substitute_var(var: SSAValue, expr: Expr, within: Operation | None = None) -> None:

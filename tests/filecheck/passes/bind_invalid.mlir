@@ -1,14 +1,40 @@
 // RUN: not xtir-opt %s --split-input-file -p 'bind{loop=i thread="threadIdx.x"}' 2>&1 | filecheck %s
 // What bind refuses (an unknown thread tag: bind_invalid_tag.mlir).
 
-// The same tag twice along one nest: j, around i, is already bound to threadIdx.x.
+// The same tag twice along one nest: j, around i, is already bound to threadIdx.x,
+// and the body under i uses j (on the GPU only the diagonal i == j would run).
 func.func @same_tag_in_nest(%A: memref<8x8xf32>) {
   block.for %j = 0 to 8 "j" bind("threadIdx.x") {
-    // CHECK: {{.*}}bind_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.for' op bind: loop "j" in the same nest is already bound to threadIdx.x
+    // CHECK: {{.*}}bind_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.for' op bind: loop "j" around "i" is bound to threadIdx.x too, and the body of "i" uses its index; nested loops may share a thread axis only when the inner body does not depend on the outer one
     block.for %i = 0 to 8 "i" {
       block.block "P"(%vi = spatial(8, %i), %vj = spatial(8, %j)) {
         %a = block.load %A[%vi, %vj] : memref<8x8xf32>
         block.store %a, %A[%vi, %vj] : memref<8x8xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Cooperative fetching with a reduction under the inner loop: each outer thread
+// would add its share again.
+func.func @same_tag_over_reduction(%A: memref<8x8xf32>, %S: memref<8xf32>) {
+  block.for %t = 0 to 8 "t" bind("threadIdx.x") {
+    block.for %r = 0 to 8 "r" {
+      // CHECK: {{.*}}bind_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.for' op bind: loop "t" around "i" is bound to threadIdx.x too, and a reduction under "i" would run once per outer thread instead of once
+      block.for %i = 0 to 8 "i" {
+        block.block "sum"(%vi = spatial(8, %i), %vr = reduce(8, %r)) {
+          block.init {
+            %zero = arith.constant 0.000000e+00 : f32
+            block.store %zero, %S[%vi] : memref<8xf32>
+          }
+          %s = block.load %S[%vi] : memref<8xf32>
+          %a = block.load %A[%vi, %vr] : memref<8x8xf32>
+          %n = arith.addf %s, %a : f32
+          block.store %n, %S[%vi] : memref<8xf32>
+        }
       }
     }
   }

@@ -1,0 +1,264 @@
+"""What compute-at and reverse-compute-at share: moving a block under a loop.
+
+The moved block gets a fresh loop nest `ax0, ax1, ...` under the target loop that
+covers, per iteration of the loops above, only the part of its iteration domain
+that the blocks on the other side of the dataflow (its consumers, or its
+producers) touch there. That part is found in three steps:
+
+1. region inference: the other blocks' regions of the shared buffer, written in
+   the loop variables through their bindings, with the loops below the target
+   relaxed over their ranges (and the thread-bound loops whose threads share the
+   buffer's storage scope, as TVM does: `shared` is shared by a thread block);
+2. inversion: each dimension of the moved block's own region of that buffer is
+   one iteration variable times a stride plus a constant, so a buffer range gives
+   a range of that variable; variables no dimension names keep their domain;
+3. clipping: a range that can leave the variable's domain gets TVM's `where`
+   predicate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import product
+
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Operation, SSAValue
+
+from xtir.dialects.block import (
+    THREAD_BINDING,
+    AccessOp,
+    BlockOp,
+    ForOp,
+    buffer_name,
+    enclosing_block,
+    loops_in_scope,
+    scope_of,
+)
+from xtir.dialects.expr import Expr, Var
+from xtir.passes.analysis.navigation import child_blocks
+from xtir.passes.analysis.regions import BufferRegion, Range, loop_bounds, relax, union_ranges
+from xtir.passes.analysis.rewrite import rebuild_block
+from xtir.passes.utils import fail, function_of
+
+RegionsOf = Callable[[BlockOp], list[BufferRegion]]
+
+
+@dataclass(frozen=True)
+class VarRange:
+    """The values an iteration variable takes under the target loop: [start, start + extent)."""
+
+    start: Expr
+    extent: int
+
+
+def scope_root(op: Operation) -> Operation:
+    """The block (or function) whose body holds `op` as a statement: TVM's block scope."""
+    return enclosing_block(op) or function_of(op)
+
+
+def buffers_touched(block: BlockOp, writes: bool) -> list[SSAValue]:
+    """Buffers `block` (nested blocks included) writes, or reads, in order of appearance."""
+    found: dict[SSAValue, None] = {}
+    for op in block.walk():
+        if isinstance(op, AccessOp):
+            for access in op.accesses():
+                if access.is_write == writes:
+                    found[access.buffer] = None
+    return list(found)
+
+
+def blocks_touching(scope: Operation, buffer: SSAValue, writes: bool, exclude: BlockOp) -> list[BlockOp]:
+    """The blocks of `scope` (other than `exclude`) that write, or read, `buffer`."""
+    return [b for b in child_blocks(scope) if b is not exclude and buffer in buffers_touched(b, writes)]
+
+
+def check_target(pass_name: str, block: BlockOp, loop: ForOp) -> Operation:
+    """TVM's rule: block and loop in one block scope, loop not around the block. Returns the scope."""
+    scope = scope_root(block)
+    if loop.is_ancestor(block) or scope_root(loop) is not scope:
+        raise fail(pass_name, loop, f'block "{block.label}" and loop "{loop.label}" must be under the same block '
+                   f'scope, and the loop must not enclose the block')
+    return scope
+
+
+def single_written_buffer(pass_name: str, block: BlockOp) -> SSAValue:
+    written = buffers_touched(block, writes=True)
+    if len(written) != 1:
+        names = ", ".join(buffer_name(b) for b in written) or "none"
+        raise fail(pass_name, block, f'block "{block.label}" writes {len(written)} buffers ({names}); '
+                   "it must write exactly one")
+    return written[0]
+
+
+def child_index(loop: ForOp, op: Operation) -> int | None:
+    """Index of the statement of `loop`'s body that holds `op`, or None when `op` is not under `loop`."""
+    for index, child in enumerate(loop.body.block.ops):
+        if child is op or child.is_ancestor(op):
+            return index
+    return None
+
+
+def program_order(root: Operation) -> dict[int, int]:
+    return {id(op): n for n, op in enumerate(root.walk())}
+
+
+def _relaxable_under(scope: str, thread: str) -> bool:
+    """Whether the threads of `thread`'s kind see one buffer of `scope`, so a copy made under one
+    of them serves them all (TVM's CanRelaxStorageUnderThread; global memory is never relaxed)."""
+    if scope.startswith("shared"):
+        return thread.startswith("threadIdx")
+    if scope == "warp":
+        return thread == "threadIdx.x"
+    return False
+
+
+def _relaxed_loops(loop: ForOp, buffer: SSAValue) -> set[SSAValue]:
+    """The target loop and loops above it that run as threads sharing `buffer`."""
+    scope = scope_of(buffer.type)
+    chain = [loop, *loops_in_scope(loop)]
+    return {lp.var for lp in chain if lp.kind == THREAD_BINDING and _relaxable_under(scope, lp.thread or "")}
+
+
+def required_region(loop: ForOp, blocks: Sequence[BlockOp], buffer: SSAValue,
+                    regions_of: RegionsOf, relax_threads: bool) -> tuple[Range, ...]:
+    """The part of `buffer` that `blocks` (all under `loop`) touch in one iteration of `loop`,
+    in the variables of the loops around `loop`; with relax_threads, for all the threads that
+    share `buffer` at once."""
+    outer_relaxed = _relaxed_loops(loop, buffer) if relax_threads else set()
+    result: tuple[Range, ...] | None = None
+    for block in blocks:
+        region = next(r for r in regions_of(block) if r.buffer is buffer)
+        mapping = {it.var: it.binding for it in block.iters()}
+        below = loops_in_scope(block)
+        below = below[next(i for i, lp in enumerate(below) if lp is loop) + 1:]
+        relaxed = outer_relaxed | {lp.var for lp in below}
+        ranges = tuple(_relax_range(buffer, d, r, mapping, relaxed) for d, r in enumerate(region.ranges))
+        result = ranges if result is None else union_ranges(buffer, result, ranges)
+    assert result is not None
+    return result
+
+
+def _relax_range(buffer: SSAValue, dim: int, r: Range, mapping: dict[SSAValue, Expr],
+                 relaxed: set[SSAValue]) -> Range:
+    relaxed_start = relax(r.start.substitute(mapping, loop_bounds), relaxed)
+    if relaxed_start is None:
+        assert isinstance(buffer.type, MemRefType)
+        return Range(Expr(), buffer.type.get_shape()[dim])
+    return Range(relaxed_start.start, relaxed_start.extent + r.extent - 1)
+
+
+def invert_region(pass_name: str, block: BlockOp, own: BufferRegion, needed: tuple[Range, ...]) -> list[VarRange]:
+    """The ranges of `block`'s iteration variables whose accesses `own` cover `needed`."""
+    ranges = {it.var: VarRange(Expr(), it.extent) for it in block.iters()}
+    constrained: set[SSAValue] = set()
+    for dim, (mine, want) in enumerate(zip(own.ranges, needed)):
+        if mine.start.is_const:
+            continue
+        var, stride, offset = _strided_var(pass_name, block, own, dim)
+        if var in constrained:
+            raise fail(pass_name, block, f'block "{block.label}" indexes {buffer_name(own.buffer)} with '
+                       f"%{var.name_hint} in more than one dimension; its iteration range cannot be inferred")
+        constrained.add(var)
+        start = want.start - offset
+        if any(coef % stride for _, coef in start.terms) or start.const % stride:
+            raise fail(pass_name, block, f"the region {buffer_name(own.buffer)} needs along dimension {dim} does not "
+                       f"start at a multiple of the stride {stride} of %{var.name_hint}")
+        count = -(-(want.extent - mine.extent) // stride) + 1
+        ranges[var] = VarRange(Expr._make({a: c // stride for a, c in start.terms}, start.const // stride),
+                               max(count, 1))
+    return [ranges[it.var] for it in block.iters()]
+
+
+def _strided_var(pass_name: str, block: BlockOp, own: BufferRegion, dim: int) -> tuple[SSAValue, int, int]:
+    """`block`'s index of dimension `dim` as (variable, stride, offset): index = var * stride + offset."""
+    start = own.ranges[dim].start
+    own_vars = {it.var for it in block.iters()}
+    if len(start.terms) == 1:
+        atom, coef = start.terms[0]
+        if isinstance(atom, Var) and atom.value in own_vars and coef > 0:
+            return atom.value, coef, start.const
+    raise fail(pass_name, block, f'block "{block.label}" indexes dimension {dim} of {buffer_name(own.buffer)} with '
+               "an expression that is not one iteration variable times a stride plus a constant; "
+               "its iteration range cannot be inferred")
+
+
+def clip(pass_name: str, block: BlockOp, ranges: list[VarRange]) -> tuple[list[VarRange], list[tuple[int, int]]]:
+    """Keep each range within its variable's domain. Returns the ranges and, per variable whose
+    range may still run past its domain, (variable index, domain extent) for a predicate."""
+    clipped: list[VarRange] = []
+    overflow: list[tuple[int, int]] = []
+    for index, (it, r) in enumerate(zip(block.iters(), ranges)):
+        if r.extent >= it.extent:
+            clipped.append(VarRange(Expr(), it.extent))
+            continue
+        lo, hi = r.start.bounds(loop_bounds) or (0, it.extent)
+        if lo < 0:
+            raise fail(pass_name, block, f"the range of %{it.var.name_hint} of block \"{block.label}\" would start "
+                       "below 0; the required region reaches outside the block's domain")
+        if hi + r.extent > it.extent:
+            overflow.append((index, it.extent))
+        clipped.append(r)
+    return clipped, overflow
+
+
+def covers_domain(block: BlockOp, ranges: list[VarRange], limit: int = 1 << 16) -> str | None:
+    """None when, over all iterations of the loops around, the ranges cover every variable's domain;
+    otherwise which variable is left partly uncomputed."""
+    for it, r in zip(block.iters(), ranges):
+        variables = r.start.variables()
+        extents = [(loop_bounds(v) or (0, -1))[1] + 1 for v in variables]
+        count = 1
+        for e in extents:
+            count *= e
+        if count > limit:
+            return f"%{it.var.name_hint} (too many loop iterations to check its coverage)"
+        starts = sorted({r.start.evaluate(dict(zip(variables, point))) for point in product(*map(range, extents))})
+        reached = 0
+        for s in starts:
+            if s > reached:
+                break
+            reached = max(reached, s + r.extent)
+        if reached < it.extent:
+            return f"%{it.var.name_hint} (values from {reached} to {it.extent - 1} are never reached)"
+    return None
+
+
+def move_under(block: BlockOp, loop: ForOp, anchor: Operation, before: bool, ranges: list[VarRange],
+               overflow: list[tuple[int, int]], preserve_unit_loops: bool) -> BlockOp:
+    """Place `block` in a new nest `ax0, ax1, ...` next to `anchor` (a statement of `loop`'s body),
+    iterating `ranges`; remove the loops it leaves empty."""
+    loops: list[ForOp] = []
+    bindings: list[Expr] = []
+    for r in ranges:
+        if r.extent == 1 and not preserve_unit_loops:
+            bindings.append(r.start)
+            continue
+        lp = ForOp(f"ax{len(loops)}", r.extent)
+        lp.location = block.location
+        loops.append(lp)
+        bindings.append(r.start + Expr.var(lp.var))
+    predicate = [(bindings[i], extent) for i, extent in overflow]
+    old_parent = block.parent_op()
+    moved = rebuild_block(block, bindings, predicate)
+    moved.detach()
+    _remove_empty_loops(old_parent)
+    for outer, inner in zip(loops, loops[1:]):
+        outer.body.block.add_op(inner)
+    if loops:
+        loops[-1].body.block.add_op(moved)
+    nest: Operation = loops[0] if loops else moved
+    if before:
+        loop.body.block.insert_op_before(nest, anchor)
+    else:
+        loop.body.block.insert_op_after(nest, anchor)
+    return moved
+
+
+def _remove_empty_loops(op: Operation | None) -> None:
+    while isinstance(op, ForOp) and op.body.block.first_op is None:
+        parent = op.parent_op()
+        op.detach()
+        op.erase()
+        op = parent
+

@@ -1,0 +1,167 @@
+"""What compute-inline and reverse-compute-inline share.
+
+Both move one block's computation into another block, so both accept only blocks in
+TVM's inlinable form, `X[...] = f(loads...)`: loads, side-effect-free arithmetic and
+one final store, using no value from outside the block other than its iteration
+variables and buffers (so the computation can be copied anywhere its indices are
+known). Both then remove the inlined block with the loops it leaves empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.traits import is_side_effect_free
+
+from xtir.dialects.block import Access, AccessOp, BlockOp, ForOp, LoadOp, StoreOp, buffer_name, enclosing_block
+from xtir.dialects.expr import Expr
+from xtir.passes.analysis.cache import top_level_ancestor
+from xtir.passes.analysis.navigation import child_blocks
+from xtir.passes.analysis.regions import format_expr, loop_bounds
+from xtir.passes.utils import fail, function_of
+
+
+def owner_label(op: Operation) -> str:
+    """`block "NAME"` for the block around `op`, for messages."""
+    block = op if isinstance(op, BlockOp) else enclosing_block(op)
+    return f'block "{block.label}"' if block is not None else f"{op.name} outside any block"
+
+
+def format_access(buffer: SSAValue, indices: Sequence[Expr]) -> str:
+    return f"{buffer_name(buffer)}[{', '.join(format_expr(e) for e in indices)}]"
+
+
+def check_complete(pass_name: str, block: BlockOp, what: str) -> None:
+    """TVM's complete block: spatial iteration variables only (so no init either)."""
+    if block.reduce_vars:
+        raise fail(
+            pass_name,
+            block,
+            f"{what} is a reduction block (reduce variable %{block.reduce_vars[0].name_hint}); "
+            f"{pass_name} needs a complete block: spatial iteration variables only, no init",
+        )
+
+
+def check_no_predicate(pass_name: str, block: BlockOp) -> None:
+    if pred := block.predicate():
+        conds = ", ".join(f"{format_expr(e)} < {n}" for e, n in pred)
+        raise fail(
+            pass_name,
+            block,
+            f'block "{block.label}" has a predicate (where {conds}); {pass_name} needs a block that runs over its whole domain',
+        )
+
+
+def single_store(pass_name: str, block: BlockOp, what: str) -> StoreOp:
+    """The store ending `block`'s body, after checking the body is in inlinable form."""
+    ops = list(block.body.block.ops)
+    stores = [op for op in ops if isinstance(op, StoreOp)]
+    if len(stores) != 1 or ops[-1] is not stores[0]:
+        found = f"it has {len(stores)} stores" if len(stores) != 1 else f"{ops[-1].name} follows its store"
+        raise fail(pass_name, block, f"the body of {what} must end in its only block.store, `X[...] = f(...)`; {found}")
+    for op in ops[:-1]:
+        if not isinstance(op, LoadOp) and (op.regions or not is_side_effect_free(op)):
+            raise fail(
+                pass_name,
+                op,
+                f"{what} contains {op.name}; an inlinable body holds only block.load, side-effect-free "
+                "arithmetic and one final block.store",
+            )
+    for op in ops:
+        for value in op.operands:
+            if not _visible_in_copy(value, block):
+                raise fail(
+                    pass_name,
+                    op,
+                    f"{what} uses %{value.name_hint or '?'}, defined outside the block; an inlinable body may "
+                    "use only its own iteration variables, buffers and the values it computes",
+                )
+    return stores[0]
+
+
+def _visible_in_copy(value: SSAValue, block: BlockOp) -> bool:
+    """Whether a copy of the body elsewhere can use `value` (or its substitute)."""
+    body = block.body.block
+    if isinstance(value.type, MemRefType):
+        return True  # buffers are function arguments or function-level allocations
+    if isinstance(value, BlockArgument):
+        return value.owner is body
+    owner = value.owner
+    assert isinstance(owner, Operation)
+    return owner.parent is body
+
+
+def plain_vars(indices: Sequence[Expr], block: BlockOp) -> list[SSAValue] | None:
+    """The variables when `indices` are `block`'s iteration variables, each exactly once, else None."""
+    own = set(block.iter_vars)
+    found = [v for e in indices if (v := e.as_var()) is not None and v in own]
+    return found if len(found) == len(indices) == len(set(found)) == len(own) else None
+
+
+def body_loads(block: BlockOp, buffer: SSAValue) -> list[LoadOp]:
+    return [op for op in block.body.block.ops if isinstance(op, LoadOp) and op.buffer is buffer]
+
+
+def check_only_leaf(pass_name: str, block: BlockOp) -> None:
+    """Refuse to remove the only block of a scope (TVM's OnlyLeafError): the scope would be empty."""
+    scope = enclosing_block(block) or function_of(block)
+    if child_blocks(scope) == [block]:
+        where = f'block "{scope.label}"' if isinstance(scope, BlockOp) else "its function"
+        raise fail(
+            pass_name,
+            block,
+            f'block "{block.label}" is the only block in the scope of {where}; removing it would leave the scope empty',
+        )
+
+
+def nests_between(f: func.FuncOp, ops: Sequence[Operation]) -> list[Operation]:
+    """The statements of `f`'s body from the first to the last one that holds any of `ops`."""
+    body = list(f.body.block.ops)
+    tops = {top_level_ancestor(op, f) for op in ops}
+    positions = [k for k, stmt in enumerate(body) if stmt in tops]
+    return body[min(positions) : max(positions) + 1]
+
+
+def accesses_outside(stmts: Sequence[Operation], block: BlockOp) -> Iterator[Access]:
+    """The buffer accesses in `stmts` that `block` does not make itself."""
+    for stmt in stmts:
+        for op in stmt.walk():
+            if isinstance(op, AccessOp) and not block.is_ancestor(op):
+                yield from op.accesses()
+
+
+def clone_before(
+    ops: Sequence[Operation], anchor: Operation, at: Mapping[SSAValue, Expr], values: dict[SSAValue, SSAValue]
+) -> dict[SSAValue, SSAValue]:
+    """Copy `ops` before `anchor`, their loads reading with the iteration variables replaced per `at`.
+
+    `values` maps original values to their replacements (seed it to substitute some) and
+    comes back with the copies' results added.
+    """
+    assert anchor.parent is not None
+    for op in ops:
+        if isinstance(op, LoadOp):
+            load = LoadOp(op.buffer, [e.substitute(at, loop_bounds) for e in op.indices()])
+            load.attributes |= op.attributes
+            load.location = op.location
+            load.result.name_hint = op.result.name_hint
+            values[op.result] = load.result
+            anchor.parent.insert_op_before(load, anchor)
+        else:
+            anchor.parent.insert_op_before(op.clone(values), anchor)  # clone records its results in `values`
+    return values
+
+
+def remove_nest(block: BlockOp) -> None:
+    """Erase `block` and the loops its removal leaves empty (TVM's leaf block removal)."""
+    op: Operation = block
+    while True:
+        parent = op.parent_op()
+        op.detach()
+        op.erase()
+        if not isinstance(parent, ForOp) or parent.body.block.first_op is not None:
+            return
+        op = parent

@@ -1,0 +1,109 @@
+"""compute-at{block=B loop=L preserve_unit_loops=false}: compute producer B inside loop L (TVM's compute_at).
+
+B moves to the start of L's body, just before the first statement holding one of its
+consumers, in a new nest `ax0, ax1, ...` that computes, per iteration of L, only the
+region of its output those consumers read there (e.g. a 16x16 tile of a cache, or the
+130-element window a thread block of the window sum reads). Unit-extent loops are
+dropped unless preserve_unit_loops is set. A range that can run past B's domain gets
+a `where` predicate.
+
+Legality (checked before anything changes): B and L in the same block scope, L not
+around B; B is not an output block (it writes no function argument) and is the only
+writer of its buffer; every consumer of B in the scope is under L and after B; the
+producers of B's inputs all run before the insertion point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from xtir.dialects.block import BlockOp, ForOp, buffer_name
+from xtir.passes.analysis.compute_location import (
+    blocks_touching,
+    buffers_touched,
+    check_target,
+    child_index,
+    clip,
+    invert_region,
+    move_under,
+    program_order,
+    required_region,
+    single_written_buffer,
+)
+from xtir.passes.analysis.navigation import get_block, get_loop
+from xtir.passes.analysis.regions import read_regions, write_regions
+from xtir.passes.utils import fail, function_of, target_function
+
+
+def _check_not_output(pass_name: str, block: BlockOp, buffer: SSAValue) -> None:
+    if isinstance(buffer, BlockArgument) and buffer.owner.parent_op() is function_of(block):
+        raise fail(pass_name, block, f'block "{block.label}" is an output block: it writes '
+                   f"{buffer_name(buffer)}, an argument of the function")
+
+
+def _consumers_under(pass_name: str, scope: Operation, block: BlockOp, loop: ForOp,
+                     buffer: SSAValue) -> list[BlockOp]:
+    consumers = blocks_touching(scope, buffer, writes=False, exclude=block)
+    if not consumers:
+        raise fail(pass_name, block, f'block "{block.label}" has no consumer of {buffer_name(buffer)} in its scope')
+    outside = [c.label for c in consumers if not loop.is_ancestor(c)]
+    if outside:
+        raise fail(pass_name, loop, f'consumer block(s) {", ".join(outside)} of {buffer_name(buffer)} are not under '
+                   f'loop "{loop.label}"; all consumers of block "{block.label}" must be')
+    order = program_order(function_of(block))
+    if order[id(loop)] < order[id(block)]:
+        raise fail(pass_name, block, f'block "{block.label}" runs after its consumers under loop "{loop.label}"')
+    return consumers
+
+
+def _check_inputs_unchanged(pass_name: str, scope: Operation, block: BlockOp, loop: ForOp) -> None:
+    """`block` runs before the loop now; under it, it would see every write to its inputs made
+    from its old place to the end of the loop (later iterations see those of earlier ones)."""
+    order = program_order(function_of(block))
+    for buffer in buffers_touched(block, writes=False):
+        for writer in blocks_touching(scope, buffer, writes=True, exclude=block):
+            if order[id(writer)] > order[id(block)] and (order[id(writer)] < order[id(loop)]
+                                                         or loop.is_ancestor(writer)):
+                raise fail(pass_name, writer, f'block "{writer.label}" writes {buffer_name(buffer)}, which block '
+                           f'"{block.label}" reads, after "{block.label}" and before the end of loop '
+                           f'"{loop.label}"; computed under the loop, "{block.label}" would read those writes')
+
+
+def compute_at(pass_name: str, block: BlockOp, loop: ForOp, preserve_unit_loops: bool = False) -> BlockOp:
+    """Move producer `block` under `loop`; return the block at its new place."""
+    scope = check_target(pass_name, block, loop)
+    buffer = single_written_buffer(pass_name, block)
+    _check_not_output(pass_name, block, buffer)
+    others = blocks_touching(scope, buffer, writes=True, exclude=block)
+    if others:
+        raise fail(pass_name, block, f"{buffer_name(buffer)} is also written by block(s) "
+                   f'{", ".join(b.label for b in others)}; block "{block.label}" must be its only producer')
+    consumers = _consumers_under(pass_name, scope, block, loop, buffer)
+    _check_inputs_unchanged(pass_name, scope, block, loop)
+    position = min(i for c in consumers if (i := child_index(loop, c)) is not None)
+    needed = required_region(loop, consumers, buffer, read_regions, relax_threads=True)
+    own = next(r for r in write_regions(block) if r.buffer is buffer)
+    ranges, overflow = clip(pass_name, block, invert_region(pass_name, block, own, needed))
+    anchor = list(loop.body.block.ops)[position]
+    return move_under(block, loop, anchor, True, ranges, overflow, preserve_unit_loops)
+
+
+@dataclass(frozen=True)
+class ComputeAtPass(ModulePass):
+    name = "compute-at"
+    move = staticmethod(compute_at)
+
+    block: str
+    loop: str
+    preserve_unit_loops: bool = False
+    func: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        f = target_function(op, self.func)
+        self.move(self.name, get_block(f, self.block, self.name), get_loop(f, self.loop, self.name),
+                  self.preserve_unit_loops)

@@ -1,0 +1,142 @@
+"""compute-inline{block=B}: compute what B writes where it is read (TVM's compute_inline).
+
+B must be a complete block (spatial iteration variables only, no init, no predicate)
+of the form `X[v0, v1, ...] = f(v0, v1, ..., loads...)`: the store indices are B's
+iteration variables, each exactly once, and X is an intermediate buffer (block.alloc;
+a block writing a function argument is an output block) that only B writes and B
+does not read. Every read `X[e0, e1, ...]` in another block becomes a copy of f with
+each v_k replaced by e_k; then B, the loops left empty without it and X's allocation
+are removed. A B that nobody reads is simply removed, as in TVM.
+
+TVM relies on its stage-pipeline scopes for the rest; here the check is explicit:
+no block in the loop nests from B to its consumers may write a buffer f reads, since
+the copies of f would read it after that write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
+from xdsl.passes import ModulePass
+
+from xtir.dialects.block import AllocOp, BlockOp, LoadOp, StoreOp, buffer_name
+from xtir.passes.analysis.inline import (
+    accesses_outside,
+    body_loads,
+    check_complete,
+    check_no_predicate,
+    check_only_leaf,
+    clone_before,
+    format_access,
+    nests_between,
+    owner_label,
+    plain_vars,
+    remove_nest,
+    single_store,
+)
+from xtir.passes.analysis.navigation import get_block
+from xtir.passes.utils import fail, target_function
+
+
+def check_inlinable(pass_name: str, f: func.FuncOp, block: BlockOp) -> tuple[StoreOp, list[SSAValue]]:
+    """B's store `X[v0, v1, ...] = f(...)` and its index variables, after checking B can be inlined at all."""
+    what = f'block "{block.label}"'
+    check_complete(pass_name, block, what)
+    check_no_predicate(pass_name, block)
+    store = single_store(pass_name, block, what)
+    buffer = store.buffer
+    if not isinstance(buffer.owner, AllocOp):
+        raise fail(
+            pass_name,
+            block,
+            f'{what} is an output block: it writes {buffer_name(buffer)}, an argument of function "{f.sym_name.data}"; '
+            "only a block writing an intermediate buffer (block.alloc) can be inlined",
+        )
+    store_vars = plain_vars(store.indices(), block)
+    if store_vars is None:
+        names = ", ".join(f"%{v.name_hint}" for v in block.iter_vars)
+        raise fail(
+            pass_name,
+            store,
+            f"{what} stores {format_access(buffer, store.indices())}; an inlined block must store at its iteration "
+            f"variables ({names}), each exactly once and alone in its index, so that every read of "
+            f"{buffer_name(buffer)} names the iteration that computed it",
+        )
+    if body_loads(block, buffer):
+        raise fail(pass_name, block, f"{what} reads {buffer_name(buffer)}, the buffer it writes; it cannot be inlined")
+    return store, store_vars
+
+
+def consumer_loads(pass_name: str, f: func.FuncOp, store: StoreOp) -> list[LoadOp]:
+    """Every read of the stored buffer outside B, in program order; other uses are refused."""
+    buffer = store.buffer
+    loads: list[LoadOp] = []
+    for op in f.walk():
+        if op is store or not any(v is buffer for v in op.operands):
+            continue
+        if isinstance(op, LoadOp):
+            loads.append(op)
+        elif isinstance(op, StoreOp):
+            raise fail(
+                pass_name,
+                op,
+                f"{owner_label(op)} also writes {buffer_name(buffer)}; {owner_label(store)} must be its only "
+                "producer to be inlined",
+            )
+        else:
+            raise fail(
+                pass_name,
+                op,
+                f"{op.name} in {owner_label(op)} uses {buffer_name(buffer)}; only block.load reads of an inlined "
+                "buffer can be replaced by its computation",
+            )
+    return loads
+
+
+def check_reads_unchanged(pass_name: str, f: func.FuncOp, block: BlockOp, loads: list[LoadOp]) -> None:
+    """No write between B and its consumers to a buffer B reads: the inlined copies read later."""
+    read = {load.buffer for load in block.body.block.ops if isinstance(load, LoadOp)}
+    for access in accesses_outside(nests_between(f, [block, *loads]), block):
+        if access.is_write and access.buffer in read:
+            raise fail(
+                pass_name,
+                access.op,
+                f'{owner_label(access.op)} writes {buffer_name(access.buffer)}, which block "{block.label}" reads, '
+                "in the loop nests from it to its consumers; inlined, the read would move past that write",
+            )
+
+
+def inline_load(block: BlockOp, store: StoreOp, store_vars: list[SSAValue], load: LoadOp) -> None:
+    """Replace `load`, of X[e0, e1, ...], by B's computation with each v_k replaced by e_k."""
+    at = dict(zip(store_vars, load.indices()))
+    values = clone_before(list(block.body.block.ops)[:-1], load, at, {})
+    load.result.replace_all_uses_with(values[store.value])
+    load.detach()
+    load.erase()
+
+
+@dataclass(frozen=True)
+class ComputeInlinePass(ModulePass):
+    name = "compute-inline"
+
+    block: str
+    func: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        f = target_function(op, self.func)
+        block = get_block(f, self.block, self.name)
+        store, store_vars = check_inlinable(self.name, f, block)
+        loads = consumer_loads(self.name, f, store)
+        check_reads_unchanged(self.name, f, block, loads)
+        check_only_leaf(self.name, block)
+        alloc = store.buffer.owner
+        assert isinstance(alloc, AllocOp)
+        for load in loads:
+            inline_load(block, store, store_vars, load)
+        remove_nest(block)
+        alloc.detach()
+        alloc.erase()

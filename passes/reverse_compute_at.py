@@ -1,0 +1,118 @@
+"""reverse-compute-at{block=B loop=L preserve_unit_loops=false}: compute consumer B inside loop L
+(TVM's reverse_compute_at).
+
+B moves to the end of L's body (TVM's default: the last possible place), in a new
+nest `ax0, ax1, ...` that consumes, per iteration of L, the region B's producers
+write there (e.g. the 16x16 accumulator tile written back after the reduction loop).
+Unit-extent loops are dropped unless preserve_unit_loops is set.
+
+Legality (checked before anything changes): B and L in the same block scope, L not
+around B; B is a complete block (spatial variables only, no init), since it runs
+again for every iteration of L; every producer of what B reads is under L and before
+B; no block from L's start to B's old place reads or writes B's output; and over
+all iterations of the loops around, the new nest still reaches B's whole domain (otherwise some of
+B's output would never be computed, e.g. when B reads a window wider than what one
+iteration produces).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.ir import Operation, SSAValue
+
+from xtir.dialects.block import BlockOp, ForOp, buffer_name
+from xtir.passes.analysis.compute_location import (
+    VarRange,
+    blocks_touching,
+    buffers_touched,
+    check_target,
+    clip,
+    covers_domain,
+    invert_region,
+    move_under,
+    program_order,
+    required_region,
+)
+from xtir.passes.analysis.inline import check_complete
+from xtir.passes.analysis.regions import read_regions, write_regions
+from xtir.passes.compute_at import ComputeAtPass
+from xtir.passes.utils import fail, function_of
+
+
+def _producers_under(pass_name: str, scope: Operation, block: BlockOp,
+                     loop: ForOp) -> dict[SSAValue, list[BlockOp]]:
+    """The blocks writing each buffer `block` reads, checked to be under `loop` and before `block`."""
+    producers = {buffer: writers for buffer in buffers_touched(block, writes=False)
+                 if (writers := blocks_touching(scope, buffer, writes=True, exclude=block))}
+    if not producers:
+        raise fail(pass_name, block, f'block "{block.label}" reads no buffer written in its scope')
+    order = program_order(function_of(block))
+    for buffer, writers in producers.items():
+        outside = [w.label for w in writers if not loop.is_ancestor(w)]
+        if outside:
+            raise fail(pass_name, loop, f'producer block(s) {", ".join(outside)} of {buffer_name(buffer)} are not '
+                       f'under loop "{loop.label}"; all producers of block "{block.label}" must be')
+        if order[id(block)] < order[id(loop)]:
+            raise fail(pass_name, block, f'block "{block.label}" runs before its producers under loop "{loop.label}"')
+    return producers
+
+
+def _check_no_reordering(pass_name: str, scope: Operation, block: BlockOp, loop: ForOp) -> None:
+    """`block` runs after the loop now; under it, it would run before every block from the loop's
+    start to its old place that touches its output. (Its inputs are written only by its producers,
+    all under the loop, which it follows in every iteration.)"""
+    order = program_order(function_of(block))
+
+    def moved_past(other: BlockOp) -> bool:
+        return order[id(loop)] < order[id(other)] < order[id(block)]
+
+    for buffer in buffers_touched(block, writes=True):
+        for writes in (False, True):
+            for other in blocks_touching(scope, buffer, writes=writes, exclude=block):
+                if moved_past(other):
+                    raise fail(pass_name, other, f'block "{other.label}" {"writes" if writes else "reads"} '
+                               f'{buffer_name(buffer)}, which block "{block.label}" writes, after loop "{loop.label}" '
+                               f'starts and before "{block.label}"; moving "{block.label}" under the loop would '
+                               "reorder the two")
+
+
+def _consumed_ranges(pass_name: str, block: BlockOp, loop: ForOp,
+                     producers: dict[SSAValue, list[BlockOp]]) -> list[VarRange]:
+    """The ranges of `block`'s variables that read what the producers write in one iteration of `loop`;
+    every produced buffer must give the same ones."""
+    own_regions = read_regions(block)
+    result: list[VarRange] | None = None
+    for buffer, writers in producers.items():
+        needed = required_region(loop, writers, buffer, write_regions, relax_threads=False)
+        own = next(r for r in own_regions if r.buffer is buffer)
+        ranges = invert_region(pass_name, block, own, needed)
+        if result is not None and ranges != result:
+            raise fail(pass_name, block, f'block "{block.label}" reads buffers that the loop "{loop.label}" '
+                       "produces in differently shaped regions; its iteration range is ambiguous")
+        result = ranges
+    assert result is not None
+    return result
+
+
+def reverse_compute_at(pass_name: str, block: BlockOp, loop: ForOp, preserve_unit_loops: bool = False) -> BlockOp:
+    """Move consumer `block` under `loop`; return the block at its new place."""
+    scope = check_target(pass_name, block, loop)
+    check_complete(pass_name, block, f'block "{block.label}"')
+    producers = _producers_under(pass_name, scope, block, loop)
+    _check_no_reordering(pass_name, scope, block, loop)
+    ranges, overflow = clip(pass_name, block, _consumed_ranges(pass_name, block, loop, producers))
+    if (gap := covers_domain(block, ranges)) is not None:
+        raise fail(pass_name, block, f'under loop "{loop.label}", block "{block.label}" would not compute its whole '
+                   f"domain: {gap}")
+    anchor = loop.body.block.last_op
+    assert anchor is not None
+    return move_under(block, loop, anchor, False, ranges, overflow, preserve_unit_loops)
+
+
+@dataclass(frozen=True)
+class ReverseComputeAtPass(ComputeAtPass):
+    """The same options as compute-at."""
+
+    name = "reverse-compute-at"
+    move = staticmethod(reverse_compute_at)

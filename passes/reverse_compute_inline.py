@@ -1,0 +1,219 @@
+"""reverse-compute-inline{block=B}: compute B inside the block producing its input (TVM's reverse_compute_inline).
+
+B must be a complete block (spatial iteration variables only, no init, no predicate)
+of the form `Y[...] = g(X[v0, v1, ...], inputs...)`: X is the only buffer it reads
+that some block writes (its other reads are inputs no block writes), every read of X
+is at the same indices, and those are B's iteration variables, each exactly once.
+X must be an intermediate buffer (block.alloc) written by a single producer block P,
+itself complete (TVM refuses reduction producers) and of the form
+`X[p0, p1, ...] = f(...)`, whose only consumer is B.
+
+P's store becomes `Y[...] = g(f(...), inputs...)` with each v_d replaced by p_d, so B's
+other reads and its store are rewritten in P's iteration variables; where P covers
+more of X than B reads, P gets the predicate `p_d < extent of v_d` (as TVM adds).
+Then B, the loops left empty without it and X's allocation are removed.
+
+Since Y is now written while P runs, no other block in the loop nests from P to B
+may access Y.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
+from xdsl.passes import ModulePass
+
+from xtir.dialects.block import AccessOp, AllocOp, BlockOp, LoadOp, StoreOp, buffer_name, enclosing_block
+from xtir.dialects.expr import Expr
+from xtir.passes.analysis.inline import (
+    accesses_outside,
+    body_loads,
+    check_complete,
+    check_no_predicate,
+    check_only_leaf,
+    clone_before,
+    format_access,
+    nests_between,
+    owner_label,
+    plain_vars,
+    remove_nest,
+    single_store,
+)
+from xtir.passes.analysis.navigation import get_block
+from xtir.passes.analysis.regions import loop_bounds
+from xtir.passes.analysis.rewrite import rebuild_block
+from xtir.passes.utils import fail, target_function
+
+
+def check_consumer(pass_name: str, block: BlockOp) -> StoreOp:
+    what = f'block "{block.label}"'
+    check_complete(pass_name, block, what)
+    check_no_predicate(pass_name, block)
+    return single_store(pass_name, block, what)
+
+
+def written_buffers(f: func.FuncOp) -> set[SSAValue]:
+    return {a.buffer for op in f.walk() if isinstance(op, AccessOp) for a in op.accesses() if a.is_write}
+
+
+def inlined_buffer(pass_name: str, f: func.FuncOp, block: BlockOp, store: StoreOp) -> SSAValue:
+    """X: the only buffer B reads that a block writes (TVM's single-read rule), an intermediate one."""
+    written = written_buffers(f)
+    reads = dict.fromkeys(op.buffer for op in block.body.block.ops if isinstance(op, LoadOp))
+    produced = [b for b in reads if b in written]
+    what = f'block "{block.label}"'
+    if len(produced) != 1:
+        found = (
+            f"{len(produced)} buffers that blocks write ({', '.join(buffer_name(b) for b in produced)})"
+            if produced
+            else "no buffer that a block writes"
+        )
+        raise fail(
+            pass_name,
+            block,
+            f"{what} reads {found}; the inlined consumer must read exactly one produced buffer, "
+            "`Y[...] = g(X[vi, vj, ...], inputs...)`, its other reads being inputs no block writes",
+        )
+    buffer = produced[0]
+    if buffer is store.buffer:
+        raise fail(pass_name, block, f"{what} reads {buffer_name(buffer)}, the buffer it writes; it cannot be inlined")
+    if not isinstance(buffer.owner, AllocOp):
+        raise fail(
+            pass_name,
+            block,
+            f'{what} reads {buffer_name(buffer)}, an argument of function "{f.sym_name.data}": its producer\'s writes '
+            "are results of the function and cannot be replaced; only a consumer of an intermediate buffer "
+            "(block.alloc) can be inlined",
+        )
+    return buffer
+
+
+def load_vars(pass_name: str, block: BlockOp, buffer: SSAValue) -> list[SSAValue]:
+    """B's variables in the order of X's dimensions (B's reads of X all at the same indices)."""
+    loads = body_loads(block, buffer)
+    indices = loads[0].indices()
+    for load in loads[1:]:
+        if load.indices() != indices:
+            raise fail(
+                pass_name,
+                load,
+                f'block "{block.label}" reads {format_access(buffer, indices)} and '
+                f"{format_access(buffer, load.indices())}; an inlined consumer must read its input at one index only",
+            )
+    found = plain_vars(indices, block)
+    if found is None:
+        names = ", ".join(f"%{v.name_hint}" for v in block.iter_vars)
+        raise fail(
+            pass_name,
+            loads[0],
+            f'block "{block.label}" reads {format_access(buffer, indices)}; an inlined consumer must read its input '
+            f"at its iteration variables ({names}), each exactly once and alone in its index, so that they can be "
+            "expressed through the producer's",
+        )
+    return found
+
+
+def single_producer(pass_name: str, f: func.FuncOp, consumer: BlockOp, buffer: SSAValue) -> StoreOp:
+    """P's store `X[p0, p1, ...] = f(...)`, after checking P is X's only producer and B its only consumer."""
+    writers = [
+        op for op in f.walk() if isinstance(op, AccessOp) and any(a.is_write and a.buffer is buffer for a in op.accesses())
+    ]
+    producers = list(dict.fromkeys(owner_label(op) for op in writers))
+    producer = enclosing_block(writers[0])
+    if len(producers) != 1 or producer is None:
+        raise fail(
+            pass_name,
+            consumer,
+            f"{buffer_name(buffer)} is written by {' and '.join(producers)}; "
+            f'block "{consumer.label}" can only be inlined into a single producer block',
+        )
+    what = f'block "{producer.label}", the producer of {buffer_name(buffer)},'
+    check_complete(pass_name, producer, what)
+    store = single_store(pass_name, producer, what)
+    if body_loads(producer, buffer):
+        raise fail(pass_name, producer, f"{what} reads it too; it cannot take the consumer's computation")
+    for op in f.walk():
+        if any(v is buffer for v in op.operands) and op is not store and not consumer.is_ancestor(op):
+            raise fail(
+                pass_name,
+                op,
+                f'{owner_label(op)} also reads {buffer_name(buffer)}; its producer "{producer.label}" must have '
+                f'block "{consumer.label}" as its only consumer',
+            )
+    return store
+
+
+def check_output_untouched(pass_name: str, f: func.FuncOp, producer: BlockOp, consumer: BlockOp, out: SSAValue) -> None:
+    """No other access to Y from P to B: Y is to be written while P runs, earlier than B did."""
+    for access in accesses_outside(nests_between(f, [producer, consumer]), consumer):
+        if access.buffer is out:
+            verb = "writes" if access.is_write else "reads"
+            raise fail(
+                pass_name,
+                access.op,
+                f'{owner_label(access.op)} {verb} {buffer_name(out)} in the loop nests from block "{producer.label}" '
+                f'to block "{consumer.label}"; writing {buffer_name(out)} in "{producer.label}" would reorder it with '
+                "that access",
+            )
+
+
+def inline_into_producer(consumer: BlockOp, store: StoreOp, at: dict[SSAValue, Expr], producer_store: StoreOp) -> None:
+    """Replace P's store of f by B's store of g(f), B's variables replaced per `at`."""
+    inputs = set(body_loads(consumer, producer_store.buffer))
+    ops = [op for op in list(consumer.body.block.ops)[:-1] if op not in inputs]
+    values = clone_before(ops, producer_store, at, {load.result: producer_store.value for load in inputs})
+    new = StoreOp(values[store.value], store.buffer, [e.substitute(at, loop_bounds) for e in store.indices()])
+    new.attributes |= store.attributes
+    new.location = store.location
+    assert producer_store.parent is not None
+    producer_store.parent.insert_op_before(new, producer_store)
+    producer_store.detach()
+    producer_store.erase()
+
+
+def domain_predicate(producer: BlockOp, consumer: BlockOp, at: dict[SSAValue, Expr]) -> list[tuple[Expr, int]]:
+    """P's predicate, plus `p_d < extent of v_d` wherever P's iterations reach past B's domain
+    (they computed X only); a bound on an expression P already bounds tightens that one."""
+    bindings = {it.var: it.binding for it in producer.iters()}
+    extents = dict(zip(consumer.iter_vars, consumer.extents))
+    conditions = dict(producer.predicate())
+    for var, expr in at.items():
+        reach = expr.bounds(loop_bounds)
+        if reach is None or reach[1] >= extents[var]:
+            bound = expr.substitute(bindings, loop_bounds)
+            conditions[bound] = min(conditions.get(bound, extents[var]), extents[var])
+    return list(conditions.items())
+
+
+@dataclass(frozen=True)
+class ReverseComputeInlinePass(ModulePass):
+    name = "reverse-compute-inline"
+
+    block: str
+    func: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        f = target_function(op, self.func)
+        consumer = get_block(f, self.block, self.name)
+        store = check_consumer(self.name, consumer)
+        buffer = inlined_buffer(self.name, f, consumer, store)
+        consumer_vars = load_vars(self.name, consumer, buffer)
+        producer_store = single_producer(self.name, f, consumer, buffer)
+        producer = enclosing_block(producer_store)
+        assert producer is not None
+        check_output_untouched(self.name, f, producer, consumer, store.buffer)
+        check_only_leaf(self.name, consumer)
+        at = dict(zip(consumer_vars, producer_store.indices()))
+        predicate = domain_predicate(producer, consumer, at)
+        inline_into_producer(consumer, store, at, producer_store)
+        if predicate != producer.predicate():
+            rebuild_block(producer, producer.bindings(), predicate)
+        remove_nest(consumer)
+        alloc = buffer.owner
+        assert isinstance(alloc, AllocOp)
+        alloc.detach()
+        alloc.erase()

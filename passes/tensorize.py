@@ -1,0 +1,82 @@
+"""tensorize{block=B intrin=NAME} or tensorize{loop=L intrin=NAME}: compute a block with a
+tensor intrinsic (TVM's tensorize).
+
+B's body must compute what the intrinsic's description computes (see
+passes/analysis/intrin_match.py); it is replaced by the intrinsic's implementation on
+the matched buffer regions, e.g. the seed's `matmul_o_update` becomes one
+`accel.tmm16` on its 16x16 tiles. With loop=L, the subtree at L is first blockized
+(its new block is `X_o`), as TVM does. When the body does not match, nothing changes
+and the message says what differs: which loop, extent, iteration variable, index,
+element type or scope, and what the intrinsic expects instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from xtir import intrinsics
+from xtir.dialects.block import BlockOp, ForOp
+from xtir.passes.analysis.intrin_match import Binding, Mismatch, instantiate, match
+from xtir.passes.analysis.navigation import get_block, get_loop
+from xtir.passes.blockize import blockize
+from xtir.passes.utils import fail, function_of, target_function
+
+
+def _lookup(pass_name: str, at: Operation, name: str) -> intrinsics.TensorIntrin:
+    if not intrinsics.is_registered(name):
+        raise fail(pass_name, at, intrinsics.unknown_message(name))
+    return intrinsics.get(name)
+
+
+def _binding(pass_name: str, at: Operation, what: str, block: BlockOp, intrin: intrinsics.TensorIntrin) -> Binding:
+    try:
+        return match(block, intrin)
+    except Mismatch as e:
+        raise fail(pass_name, at, f'{what} does not match tensor intrinsic "{intrin.name}": {e}') from None
+
+
+def tensorize(pass_name: str, block: BlockOp, intrin_name: str) -> BlockOp:
+    """Replace `block`'s body by the implementation of intrinsic `intrin_name`; return the block."""
+    intrin = _lookup(pass_name, block, intrin_name)
+    instantiate(block, intrin, _binding(pass_name, block, f'block "{block.label}"', block, intrin))
+    return block
+
+
+def tensorize_loop(pass_name: str, loop: ForOp, intrin_name: str) -> BlockOp:
+    """Blockize `loop` and tensorize the new block; return it."""
+    intrin = _lookup(pass_name, loop, intrin_name)
+    # Try on a copy first: a mismatch must leave the IR as it was, not blockized.
+    f = function_of(loop)
+    probe_loop = list(f.clone().walk())[list(f.walk()).index(loop)]
+    assert isinstance(probe_loop, ForOp)
+    probe = blockize(pass_name, probe_loop)
+    _binding(pass_name, loop, f'loop "{loop.label}" (blockized as "{probe.label}")', probe, intrin)
+    block = blockize(pass_name, loop)
+    instantiate(block, intrin, match(block, intrin))
+    return block
+
+
+@dataclass(frozen=True)
+class TensorizePass(ModulePass):
+    name = "tensorize"
+
+    intrin: str
+    block: str | None = None
+    loop: str | None = None
+    func: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        f = target_function(op, self.func)
+        if self.block is not None and self.loop is not None:
+            raise fail(self.name, f, "got both block= and loop=; give one")
+        if self.block is not None:
+            tensorize(self.name, get_block(f, self.block, self.name), self.intrin)
+        elif self.loop is not None:
+            tensorize_loop(self.name, get_loop(f, self.loop, self.name), self.intrin)
+        else:
+            raise fail(self.name, f, "got neither block= nor loop=; give one")

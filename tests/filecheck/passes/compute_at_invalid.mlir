@@ -1,0 +1,318 @@
+// RUN: not xtir-opt %s --split-input-file -p 'compute-at{block=B loop=i}' 2>&1 | filecheck %s
+// What compute-at refuses; every check runs before the IR changes.
+
+// The loop encloses the block (TVM: "Expected the block ... and loop ... to be under
+// the same block scope, and loop not to be the ancestor of block").
+func.func @loop_encloses_block(%A: memref<8xf32>, %C: memref<8xf32>) {
+  %B = block.alloc : memref<8xf32>
+  // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op compute-at: block "B" and loop "i" must be under the same block scope, and the loop must not enclose the block
+  block.for %i = 0 to 8 "i" {
+    block.block "B"(%vi = spatial(8, %i)) {
+      %a = block.load %A[%vi] : memref<8xf32>
+      block.store %a, %B[%vi] : memref<8xf32>
+    }
+    block.block "C"(%vi = spatial(8, %i)) {
+      %b = block.load %B[%vi] : memref<8xf32>
+      block.store %b, %C[%vi] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// The loop is inside another block (the body of "C_o"): a different block scope.
+func.func @different_scope(%A: memref<8x4xf32>, %C: memref<8x4xf32>) {
+  %B = block.alloc : memref<8x4xf32>
+  block.for %i0 = 0 to 8 "i0" {
+    block.for %j0 = 0 to 4 "j0" {
+      block.block "B"(%vi = spatial(8, %i0), %vj = spatial(4, %j0)) {
+        %a = block.load %A[%vi, %vj] : memref<8x4xf32>
+        block.store %a, %B[%vi, %vj] : memref<8x4xf32>
+      }
+    }
+  }
+  block.for %io = 0 to 8 "io" {
+    block.block "C_o"(%vio = spatial(8, %io)) {
+      // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.for' op compute-at: block "B" and loop "i" must be under the same block scope, and the loop must not enclose the block
+      block.for %i = 0 to 4 "i" {
+        block.block "C"(%vj = spatial(4, %i)) {
+          %b = block.load %B[%vio, %vj] : memref<8x4xf32>
+          block.store %b, %C[%vio, %vj] : memref<8x4xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// An output block: B writes a function argument, which outlives the loop nest.
+func.func @output_block(%A: memref<8xf32>, %B: memref<8xf32>, %C: memref<8xf32>) {
+  block.for %j = 0 to 8 "j" {
+    // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op compute-at: block "B" is an output block: it writes B, an argument of the function
+    block.block "B"(%vi = spatial(8, %j)) {
+      %a = block.load %A[%vi] : memref<8xf32>
+      block.store %a, %B[%vi] : memref<8xf32>
+    }
+  }
+  block.for %i = 0 to 8 "i" {
+    block.block "C"(%vi = spatial(8, %i)) {
+      %b = block.load %B[%vi] : memref<8xf32>
+      block.store %b, %C[%vi] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Another block writes the buffer too: B is not its only producer.
+func.func @two_writers(%A: memref<8xf32>, %C: memref<8xf32>) {
+  %B = block.alloc : memref<8xf32>
+  block.for %j = 0 to 8 "j" {
+    // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op compute-at: B is also written by block(s) B2; block "B" must be its only producer
+    block.block "B"(%vi = spatial(8, %j)) {
+      %a = block.load %A[%vi] : memref<8xf32>
+      block.store %a, %B[%vi] : memref<8xf32>
+    }
+  }
+  block.for %k = 0 to 8 "k" {
+    block.block "B2"(%vi = spatial(8, %k)) {
+      %b = block.load %B[%vi] : memref<8xf32>
+      %s = arith.addf %b, %b : f32
+      block.store %s, %B[%vi] : memref<8xf32>
+    }
+  }
+  block.for %i = 0 to 8 "i" {
+    block.block "C"(%vi = spatial(8, %i)) {
+      %b = block.load %B[%vi] : memref<8xf32>
+      block.store %b, %C[%vi] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Nothing reads what B writes.
+func.func @no_consumer(%A: memref<8xf32>, %C: memref<8xf32>) {
+  %B = block.alloc : memref<8xf32>
+  block.for %j = 0 to 8 "j" {
+    // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op compute-at: block "B" has no consumer of B in its scope
+    block.block "B"(%vi = spatial(8, %j)) {
+      %a = block.load %A[%vi] : memref<8xf32>
+      block.store %a, %B[%vi] : memref<8xf32>
+    }
+  }
+  block.for %i = 0 to 8 "i" {
+    block.block "C"(%vi = spatial(8, %i)) {
+      %a = block.load %A[%vi] : memref<8xf32>
+      block.store %a, %C[%vi] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A second consumer D is outside loop i: it would read B where B is no longer computed.
+func.func @consumer_outside_loop(%A: memref<8xf32>, %C: memref<8xf32>, %D: memref<8xf32>) {
+  %B = block.alloc : memref<8xf32>
+  block.for %j = 0 to 8 "j" {
+    block.block "B"(%vi = spatial(8, %j)) {
+      %a = block.load %A[%vi] : memref<8xf32>
+      block.store %a, %B[%vi] : memref<8xf32>
+    }
+  }
+  // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op compute-at: consumer block(s) D of B are not under loop "i"; all consumers of block "B" must be
+  block.for %i = 0 to 8 "i" {
+    block.block "C"(%vi = spatial(8, %i)) {
+      %b = block.load %B[%vi] : memref<8xf32>
+      block.store %b, %C[%vi] : memref<8xf32>
+    }
+  }
+  block.for %k = 0 to 8 "k" {
+    block.block "D"(%vi = spatial(8, %k)) {
+      %b = block.load %B[%vi] : memref<8xf32>
+      block.store %b, %D[%vi] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// B comes after the loop holding its consumer: moving it would change what C reads.
+func.func @block_after_consumer(%A: memref<8xf32>, %C: memref<8xf32>) {
+  %B = block.alloc : memref<8xf32>
+  block.for %i = 0 to 8 "i" {
+    block.block "C"(%vi = spatial(8, %i)) {
+      %b = block.load %B[%vi] : memref<8xf32>
+      block.store %b, %C[%vi] : memref<8xf32>
+    }
+  }
+  block.for %j = 0 to 8 "j" {
+    // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op compute-at: block "B" runs after its consumers under loop "i"
+    block.block "B"(%vi = spatial(8, %j)) {
+      %a = block.load %A[%vi] : memref<8xf32>
+      block.store %a, %B[%vi] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// W, under loop i after the consumer, writes X, which B reads: B would see W's values.
+func.func @input_written_later(%X: memref<8xf32>, %C: memref<8xf32>) {
+  %B = block.alloc : memref<8xf32>
+  block.for %j = 0 to 8 "j" {
+    block.block "B"(%vi = spatial(8, %j)) {
+      %x = block.load %X[%vi] : memref<8xf32>
+      block.store %x, %B[%vi] : memref<8xf32>
+    }
+  }
+  block.for %i = 0 to 8 "i" {
+    block.block "C"(%vi = spatial(8, %i)) {
+      %b = block.load %B[%vi] : memref<8xf32>
+      block.store %b, %C[%vi] : memref<8xf32>
+    }
+    // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op compute-at: block "W" writes X, which block "B" reads, after "B" and before the end of loop "i"; computed under the loop, "B" would read those writes
+    block.block "W"(%vi = spatial(8, %i)) {
+      %zero = arith.constant 0.000000e+00 : f32
+      block.store %zero, %X[%vi] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// B's write index vi + vj is not one variable times a stride plus a constant, so the
+// needed region cannot be turned into ranges of vi and vj.
+func.func @not_strided(%A: memref<8x4xf32>, %C: memref<11xf32>) {
+  %B = block.alloc : memref<11xf32>
+  block.for %j0 = 0 to 8 "j0" {
+    block.for %k0 = 0 to 4 "k0" {
+      // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.block' op compute-at: block "B" indexes dimension 0 of B with an expression that is not one iteration variable times a stride plus a constant; its iteration range cannot be inferred
+      block.block "B"(%vi = spatial(8, %j0), %vj = spatial(4, %k0)) {
+        %a = block.load %A[%vi, %vj] : memref<8x4xf32>
+        block.store %a, %B[%vi + %vj] : memref<11xf32>
+      }
+    }
+  }
+  block.for %i = 0 to 11 "i" {
+    block.block "C"(%vi = spatial(11, %i)) {
+      %b = block.load %B[%vi] : memref<11xf32>
+      block.store %b, %C[%vi] : memref<11xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// One variable in two dimensions (the diagonal B[vi, vi]).
+func.func @var_in_two_dims(%A: memref<8xf32>, %C: memref<8xf32>) {
+  %B = block.alloc : memref<8x8xf32>
+  block.for %j = 0 to 8 "j" {
+    // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op compute-at: block "B" indexes B with %vi in more than one dimension; its iteration range cannot be inferred
+    block.block "B"(%vi = spatial(8, %j)) {
+      %a = block.load %A[%vi] : memref<8xf32>
+      block.store %a, %B[%vi, %vi] : memref<8x8xf32>
+    }
+  }
+  block.for %i = 0 to 8 "i" {
+    block.block "C"(%vi = spatial(8, %i)) {
+      %b = block.load %B[%vi, %vi] : memref<8x8xf32>
+      block.store %b, %C[%vi] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// B writes every other element (stride 2); C reads B[vi + 1], which starts at an odd index.
+func.func @misaligned_stride(%A: memref<8xf32>, %C: memref<7xf32>) {
+  %B = block.alloc : memref<16xf32>
+  block.for %j = 0 to 8 "j" {
+    // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op compute-at: the region B needs along dimension 0 does not start at a multiple of the stride 2 of %vi
+    block.block "B"(%vi = spatial(8, %j)) {
+      %a = block.load %A[%vi] : memref<8xf32>
+      block.store %a, %B[%vi * 2] : memref<16xf32>
+    }
+  }
+  block.for %i = 0 to 7 "i" {
+    block.block "C"(%vi = spatial(7, %i)) {
+      %b = block.load %B[%vi * 2 + 1] : memref<16xf32>
+      block.store %b, %C[%vi] : memref<7xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Handles: no block named B; the error lists the blocks.
+// CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op compute-at: no block named "B"; blocks: P, C
+func.func @no_such_block(%A: memref<8xf32>, %C: memref<8xf32>) {
+  %B = block.alloc : memref<8xf32>
+  block.for %j = 0 to 8 "j" {
+    block.block "P"(%vi = spatial(8, %j)) {
+      %a = block.load %A[%vi] : memref<8xf32>
+      block.store %a, %B[%vi] : memref<8xf32>
+    }
+  }
+  block.for %i = 0 to 8 "i" {
+    block.block "C"(%vi = spatial(8, %i)) {
+      %b = block.load %B[%vi] : memref<8xf32>
+      block.store %b, %C[%vi] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// No loop named i; the error lists the loops.
+// CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op compute-at: no loop named "i"; loops: x, y
+func.func @no_such_loop(%A: memref<8xf32>, %C: memref<8xf32>) {
+  %B = block.alloc : memref<8xf32>
+  block.for %x = 0 to 8 "x" {
+    block.block "B"(%vi = spatial(8, %x)) {
+      %a = block.load %A[%vi] : memref<8xf32>
+      block.store %a, %B[%vi] : memref<8xf32>
+    }
+  }
+  block.for %y = 0 to 8 "y" {
+    block.block "C"(%vi = spatial(8, %y)) {
+      %b = block.load %B[%vi] : memref<8xf32>
+      block.store %b, %C[%vi] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Two loops named i: the error names each by a block under it.
+// CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op compute-at: loop name "i" is ambiguous: 2 loops have it; name one by a block it encloses: B/i, C/i
+func.func @ambiguous_loop(%A: memref<8xf32>, %C: memref<8xf32>) {
+  %B = block.alloc : memref<8xf32>
+  block.for %i = 0 to 8 "i" {
+    block.block "B"(%vi = spatial(8, %i)) {
+      %a = block.load %A[%vi] : memref<8xf32>
+      block.store %a, %B[%vi] : memref<8xf32>
+    }
+  }
+  block.for %i2 = 0 to 8 "i" {
+    block.block "C"(%vi = spatial(8, %i2)) {
+      %b = block.load %B[%vi] : memref<8xf32>
+      block.store %b, %C[%vi] : memref<8xf32>
+    }
+  }
+  func.return
+}

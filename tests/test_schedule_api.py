@@ -1,0 +1,364 @@
+"""The Python Schedule API (xtir.Schedule, TVM's tvm.tir.Schedule).
+
+Each primitive runs the pass of the same name, so the checks here are about what the
+API adds: handles and the names they resolve to, the trace (which must replay to the
+same IR through xtir.transform and xtir-opt), and that a refused primitive changes
+nothing. The passes' own behaviour is tested by the lit tests.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+
+import xtir
+from xtir import BlockRV, LoopRV, Schedule
+
+ROOT = Path(__file__).resolve().parent.parent
+MATMUL = ROOT / "examples" / "matmul.mlir"
+HAS_COMPUTE_AT = all((ROOT / "passes" / f).exists() for f in ("compute_at.py", "reverse_compute_at.py"))
+HAS_COMPUTE_INLINE = (ROOT / "passes" / "compute_inline.py").exists()
+
+TILE_PIPELINE = (
+    "split{loop=i factors=-1,16},split{loop=j factors=-1,16},split{loop=k factors=-1,16},"
+    "reorder{loops=i_0,j_0,k_0,i_1,j_1,k_1},blockize{loop=i_1},"
+    'cache-read{block=matmul_o index=0 scope="global.A_reg"},cache-read{block=matmul_o index=1 scope="global.B_reg"}'
+)
+SEED_PIPELINE = (
+    TILE_PIPELINE + ',cache-write{block=matmul_o index=0 scope="global.accumulator"},decompose-reduction{block=matmul_o loop=k_0}'
+)
+
+
+def tile_matmul(sch: Schedule) -> tuple[BlockRV, list[LoopRV]]:
+    """The seed's tiling: 16x16x16 tiles, tile loops outside; returns the blockized block."""
+    i, j, k = sch.get_loops(sch.get_block("matmul"))
+    i0, i1 = sch.split(i, factors=[None, 16])
+    j0, j1 = sch.split(j, factors=[None, 16])
+    k0, k1 = sch.split(k, factors=[None, 16])
+    sch.reorder(i0, j0, k0, i1, j1, k1)
+    return sch.blockize(i1), [i0, j0, k0, i1, j1, k1]
+
+
+def seed_schedule(sch: Schedule) -> dict[str, BlockRV | LoopRV]:
+    """Seed 001's walkthrough without compute_at (the handles it returns, by TVM's names)."""
+    mm, (i0, j0, k0, i1, j1, k1) = tile_matmul(sch)
+    a_reg = sch.cache_read(mm, 0, "global.A_reg")
+    b_reg = sch.cache_read(mm, 1, "global.B_reg")
+    c_acc = sch.cache_write(mm, 0, "global.accumulator")
+    init = sch.decompose_reduction(mm, k0)
+    return {"mm": mm, "i0": i0, "i1": i1, "k0": k0, "a_reg": a_reg, "b_reg": b_reg, "c_acc": c_acc, "init": init}
+
+
+def xtir_opt(path: Path, pipeline: str) -> str:
+    opt = Path(sys.executable).parent / "xtir-opt"
+    result = subprocess.run([str(opt), str(path), "-p", pipeline], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def run_matmul(module: ModuleOp, n: int) -> None:
+    """Evaluate C = A · Bᵀ on random data and compare with numpy."""
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((n, n), dtype=np.float32)
+    b = rng.standard_normal((n, n), dtype=np.float32)
+    c = np.full((n, n), np.nan, dtype=np.float32)
+    xtir.evaluate(module, a, b, c)
+    np.testing.assert_allclose(c, a @ b.T, rtol=1e-4, atol=1e-4)
+
+
+def assert_replays(original: ModuleOp, sch: Schedule) -> None:
+    assert str(xtir.transform(original, sch.trace)) == str(sch.mod)
+
+
+# The seed walkthrough ------------------------------------------------------------------
+
+
+def test_seed_walkthrough_matches_xtir_opt() -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    seed_schedule(sch)
+    assert sch.trace == SEED_PIPELINE
+    assert str(sch.mod).strip() == xtir_opt(MATMUL, SEED_PIPELINE).strip()
+
+
+def test_seed_walkthrough_handles() -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    rv = seed_schedule(sch)
+    assert (rv["i0"], rv["i1"]) == (LoopRV("i_0", "matmul"), LoopRV("i_1", "matmul"))
+    assert rv["mm"] == BlockRV("matmul_o")
+    assert (rv["a_reg"], rv["b_reg"], rv["c_acc"]) == (
+        BlockRV("A_global.A_reg"),
+        BlockRV("B_global.B_reg"),
+        BlockRV("C_global.accumulator"),
+    )
+    assert rv["init"] == BlockRV("matmul_o_init")
+    # As in TVM, the decomposed block's handle now means the update block.
+    assert [lp.name for lp in sch.get_loops(rv["mm"])] == ["i_0", "j_0", "k_0"]
+    assert sch.get_child_blocks(rv["k0"]) == [BlockRV("matmul_o_update")]
+
+
+def test_seed_walkthrough_numerics(scaled: Callable[..., ModuleOp]) -> None:
+    module = scaled("matmul", {"1024": "32"})
+    sch = Schedule(module)
+    seed_schedule(sch)
+    run_matmul(sch.mod, 32)
+
+
+@pytest.mark.skipif(not HAS_COMPUTE_AT, reason="passes/compute_at.py or reverse_compute_at.py is not written yet")
+def test_full_seed_walkthrough_with_compute_at(scaled: Callable[..., ModuleOp]) -> None:
+    module = scaled("matmul", {"1024": "32"})
+    sch = Schedule(module)
+    mm, (i0, j0, k0, *_) = tile_matmul(sch)
+    a_reg = sch.cache_read(mm, 0, "global.A_reg")
+    b_reg = sch.cache_read(mm, 1, "global.B_reg")
+    sch.compute_at(a_reg, k0)
+    sch.compute_at(b_reg, k0)
+    c_acc = sch.cache_write(mm, 0, "global.accumulator")
+    sch.reverse_compute_at(c_acc, j0)
+    sch.decompose_reduction(mm, k0)
+    assert sch.trace.endswith(
+        'compute-at{block="A_global.A_reg" loop=k_0},compute-at{block="B_global.B_reg" loop=k_0},'
+        'cache-write{block=matmul_o index=0 scope="global.accumulator"},'
+        'reverse-compute-at{block="C_global.accumulator" loop=j_0},decompose-reduction{block=matmul_o loop=k_0}'
+    )
+    assert [lp.name for lp in sch.get_loops(a_reg)] == ["i_0", "j_0", "k_0", "ax0", "ax1"]
+    assert_replays(module, sch)
+    run_matmul(sch.mod, 32)
+
+
+@pytest.mark.skipif(not HAS_COMPUTE_INLINE, reason="passes/compute_inline.py is not written yet")
+def test_compute_inline() -> None:
+    module = xtir.parse(
+        """
+        func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
+          %B = block.alloc : memref<8xf32>
+          block.for %i = 0 to 8 "i" {
+            block.block "B"(%vi = spatial(8, %i)) {
+              %a = block.load %A[%vi] : memref<8xf32>
+              %b = arith.addf %a, %a : f32
+              block.store %b, %B[%vi] : memref<8xf32>
+            }
+          }
+          block.for %i2 = 0 to 8 "i" {
+            block.block "C"(%vi = spatial(8, %i2)) {
+              %b = block.load %B[%vi] : memref<8xf32>
+              %c = arith.mulf %b, %b : f32
+              block.store %c, %C[%vi] : memref<8xf32>
+            }
+          }
+          func.return
+        }
+        """
+    )
+    sch = Schedule(module)
+    assert sch.get_consumers(sch.get_block("B")) == [BlockRV("C")]
+    sch.compute_inline(sch.get_block("B"))
+    assert sch.trace == "compute-inline{block=B}"
+    assert sch.get_producers(sch.get_block("C")) == []
+    assert_replays(module, sch)
+    a = np.arange(8, dtype=np.float32)
+    c = np.zeros(8, dtype=np.float32)
+    xtir.evaluate(sch.mod, a, c)
+    np.testing.assert_allclose(c, (2 * a) ** 2)
+
+
+# Traces replay -------------------------------------------------------------------------
+
+
+def fuse_split_parallel(sch: Schedule) -> str:
+    i, j, _ = sch.get_loops(sch.get_block("matmul"))
+    fused = sch.fuse(i, j)
+    outer, _ = sch.split(fused, [None, 7])
+    sch.parallel(outer)
+    return "fuse{loops=i,j},split{loop=i_j_fused factors=-1,7},parallel{loop=i_j_fused_0}"
+
+
+def loop_kinds(sch: Schedule) -> str:
+    i, j, k = sch.get_loops(sch.get_block("matmul"))
+    sch.vectorize(j)
+    sch.unroll(k)
+    sch.bind(i, "blockIdx.x")
+    return 'vectorize{loop=j},unroll{loop=k},bind{loop=i thread="blockIdx.x"}'
+
+
+def shared_loop_names(sch: Schedule) -> str:
+    """Two cache copies each have loops ax0, ax1: their handles become BLOCK/LOOP."""
+    mm, _ = tile_matmul(sch)
+    a_reg = sch.cache_read(mm, 0, "global.A_reg")
+    b_reg = sch.cache_read(mm, 1, "global.B_reg")
+    _, a_ax1 = sch.get_loops(a_reg)
+    b_ax0, _ = sch.get_loops(b_reg)
+    sch.vectorize(a_ax1)
+    sch.annotate(b_ax0, "pragma_unroll_explicit", 2)
+    return (
+        TILE_PIPELINE
+        + ',vectorize{loop="A_global.A_reg/ax1"},annotate{loop="B_global.B_reg/ax0" key=pragma_unroll_explicit value=2}'
+    )
+
+
+def decompose_unscheduled(sch: Schedule) -> str:
+    mm = sch.get_block("matmul")
+    assert sch.cache_write(mm, 0, "local") == BlockRV("C_local")
+    assert sch.decompose_reduction(mm, sch.get_loops(mm)[2]) == BlockRV("matmul_init")
+    sch.annotate(mm, "decomposed", True)  # the handle follows the block to its new name
+    return (
+        "cache-write{block=matmul index=0 scope=local},decompose-reduction{block=matmul loop=k},"
+        "annotate{block=matmul_update key=decomposed value=true}"
+    )
+
+
+def annotations(sch: Schedule) -> str:
+    mm = sch.get_block("matmul")
+    i, _, k = sch.get_loops(mm)
+    sch.annotate(k, "meta_schedule.unroll_explicit", 16)
+    sch.annotate(mm, "note", "4")
+    sch.split(i, [2, None])
+    return (
+        'annotate{loop=k key="meta_schedule.unroll_explicit" value=16},annotate{block=matmul key=note value="4"},'
+        "split{loop=i factors=2,-1}"
+    )
+
+
+SCHEDULES = [fuse_split_parallel, loop_kinds, shared_loop_names, decompose_unscheduled, annotations]
+
+
+@pytest.mark.parametrize("schedule", SCHEDULES, ids=[s.__name__ for s in SCHEDULES])
+def test_trace_replays(schedule: Callable[[Schedule], str], scaled: Callable[..., ModuleOp]) -> None:
+    module = scaled("matmul", {"1024": "32"})
+    sch = Schedule(module)
+    expected_trace = schedule(sch)
+    assert sch.trace == expected_trace
+    assert_replays(module, sch)
+
+
+def test_annotations_in_ir() -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    annotations(sch)
+    text = str(sch.mod)
+    assert 'block.for %i0 = 0 to 2 "i_0" {' in text  # split moved nothing: i had no annotations
+    assert '"k" annotations {meta_schedule.unroll_explicit = 16 : i64} {' in text
+    assert 'reduce(1024, %k)) annotations {note = "4"} {' in text
+
+
+def test_any_string_survives_the_trace() -> None:
+    """Strings the pipeline syntax cannot take bare are quoted and escaped."""
+    module = xtir.parse_file(MATMUL)
+    sch = Schedule(module)
+    mm = sch.get_block("matmul")
+    sch.annotate(mm, "note", 'say "hi"\\' + "\n")  # quotes, a backslash, a newline
+    sch.annotate(mm, "has space", "true")
+    assert sch.trace == (
+        r'annotate{block=matmul key=note value="say \"hi\"\\\n"},annotate{block=matmul key="has space" value="true"}'
+    )
+    assert_replays(module, sch)
+    assert xtir.parse(str(sch.mod)).is_structurally_equivalent(sch.mod)
+
+
+def test_func_name_goes_into_the_trace() -> None:
+    module = xtir.parse_file(MATMUL)
+    sch = Schedule(module, func_name="main")
+    sch.split(sch.get_loops(sch.get_block("matmul"))[0], [None, 16])
+    assert sch.trace == "split{loop=i factors=-1,16 func=main}"
+    assert_replays(module, sch)
+
+
+# Queries -----------------------------------------------------------------------------
+
+
+def test_producers_consumers_and_children() -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    rv = seed_schedule(sch)
+    update = rv["mm"]
+    assert sch.get_producers(update) == [BlockRV("A_global.A_reg"), BlockRV("B_global.B_reg"), BlockRV("matmul_o_init")]
+    assert sch.get_consumers(update) == [BlockRV("C_global.accumulator")]
+    assert sch.get_consumers(rv["a_reg"]) == [BlockRV("matmul_o_update")]
+    assert sch.get_producers(rv["a_reg"]) == []
+    assert sch.get_child_blocks(update) == [BlockRV("matmul")]
+    assert sch.get_child_blocks(rv["i0"]) == [BlockRV("matmul_o_init"), BlockRV("matmul_o_update")]
+
+
+def test_get_loops_stops_at_the_enclosing_block() -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    tile_matmul(sch)
+    loops = sch.get_loops(sch.get_block("matmul"))
+    assert loops == [LoopRV("i_1", "matmul"), LoopRV("j_1", "matmul"), LoopRV("k_1", "matmul")]
+
+
+def test_handles_print_what_they_name() -> None:
+    assert repr(BlockRV("A_global.A_reg")) == "BlockRV('A_global.A_reg')"
+    assert repr(LoopRV("ax0", "A_global.A_reg")) == "LoopRV('ax0' above block 'A_global.A_reg')"
+
+
+def test_show_prints_the_module(capsys: pytest.CaptureFixture[str]) -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    sch.show()
+    assert capsys.readouterr().out.strip() == str(sch).strip() == str(sch.mod).strip()
+    assert sch.trace == ""
+
+
+def test_schedule_copies_its_module() -> None:
+    module = xtir.parse_file(MATMUL)
+    text = str(module)
+    sch = Schedule(module)
+    before = sch.mod
+    sch.split(sch.get_loops(sch.get_block("matmul"))[0], [None, 16])
+    assert str(module) == text
+    assert str(before) == text  # a module handed out earlier is a snapshot
+
+
+# Errors ------------------------------------------------------------------------------
+
+
+def test_unknown_block_lists_the_blocks() -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    with pytest.raises(xtir.XtirPassError, match='no block named "mm"; blocks: matmul'):
+        sch.get_block("mm")
+
+
+def test_consumed_loop_handle_is_refused() -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    i = sch.get_loops(sch.get_block("matmul"))[0]
+    sch.split(i, [None, 16])
+    with pytest.raises(xtir.XtirPassError, match='split: no loop named "i"; loops: i_0, i_1, j, k'):
+        sch.split(i, [None, 4])
+    with pytest.raises(xtir.XtirPassError, match='no loop named "i"'):
+        sch.get_child_blocks(i)
+
+
+def test_refused_primitive_changes_nothing() -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    mm = sch.get_block("matmul")
+    i, _, k = sch.get_loops(mm)
+    sch.split(i, [None, 16])
+    before, trace = sch.mod, sch.trace
+    text = str(before)
+    with pytest.raises(xtir.XtirPassError, match='parallel: loop "k" feeds reduce iteration variable'):
+        sch.parallel(k)
+    with pytest.raises(xtir.XtirPassError, match="cache-read: block \"matmul\" has 2 read buffers"):
+        sch.cache_read(mm, 5, "shared")
+    assert sch.mod is before and str(sch.mod) == text
+    assert sch.trace == trace
+
+
+def test_bad_arguments_are_pass_errors() -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    mm = sch.get_block("matmul")
+    i = sch.get_loops(mm)[0]
+    with pytest.raises(xtir.XtirPassError, match="expected a loop handle"):
+        sch.split(mm, [None, 16])  # type: ignore[arg-type]
+    with pytest.raises(xtir.XtirPassError, match="split: factors takes integers, booleans or strings, got 1.5"):
+        sch.split(i, [None, 1.5])  # type: ignore[list-item]
+    with pytest.raises(xtir.XtirPassError, match="bad options for split"):
+        sch.split(i, [None, "x"])  # type: ignore[list-item]
+    with pytest.raises(xtir.XtirPassError, match="annotate: value takes integers, booleans or strings, got 0.5"):
+        sch.annotate(i, "ratio", 0.5)  # type: ignore[arg-type]
+    with pytest.raises(xtir.XtirPassError, match="reorder: no loops given"):
+        sch.reorder()
+    with pytest.raises(xtir.XtirPassError, match='no function named "f"; functions: main'):
+        Schedule(xtir.parse_file(MATMUL), func_name="f")
+    assert sch.trace == ""
