@@ -1,10 +1,13 @@
-"""cache-read{block=B index=N scope=S}: read B's N-th read buffer through a cache in scope S.
+"""cache-read{block=B index=N scope=S consumers=C1,C2,...}: read B's N-th read buffer through
+a cache in scope S.
 
 As TVM's cache_read: a buffer `A_S` and a block `A_S` copying the whole of A into it
-are created, the copy runs just before B's outermost loop nest, and B reads the
-cache. N counts B's read regions as TVM prints them (T.reads). Only B is redirected;
-other consumers keep reading A (TVM's consumer_blocks=[B]). Shrink the copy to what
-B needs with compute-at.
+are created, and the consumers read the cache. N counts B's read regions as TVM prints
+them (T.reads). The consumers are every block of B's scope that reads A (TVM's
+default), or those listed in `consumers` (TVM's consumer_blocks). The copy runs just
+before the outermost loop nest of the first consumer; A must not be written from
+there to the last consumer, or the copy would be stale. Shrink the copy to what B
+needs with compute-at.
 """
 
 from __future__ import annotations
@@ -13,17 +16,18 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from xtir.dialects.block import BlockOp, StoreOp, buffer_name
+from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
     alloc_cache,
     cache_names,
     copy_nest,
     redirect_accesses,
     select_buffer,
-    top_level_ancestor,
 )
+from xtir.passes.analysis.compute_location import blocks_touching, buffers_touched, scope_root
 from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import read_regions
 from xtir.passes.utils import fail, target_function
@@ -36,6 +40,7 @@ class CacheReadPass(ModulePass):
     block: str
     index: int
     scope: str
+    consumers: tuple[str, ...] = ()
     func: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -44,14 +49,42 @@ class CacheReadPass(ModulePass):
     def run(self, op: ModuleOp) -> BlockOp:
         """Apply the cache read; return the copy block (the Schedule API's result)."""
         f = target_function(op, self.func)
-        block = get_block(f, self.block)
+        block = get_block(f, self.block, self.name)
         buffer = select_buffer(self.name, block, read_regions(block), self.index, "read")
-        nest_root = top_level_ancestor(block, f)
-        if any(isinstance(o, StoreOp) and o.buffer is buffer for o in nest_root.walk()):
-            raise fail(self.name, block, f"{buffer_name(buffer)} is written in the loop nest of block "
-                       f'"{block.label}"; a copy made before the nest would be stale')
+        consumers = self._consumers(f, block, buffer)
+        nests = [op for op in f.body.block.ops if any(op is c or op.is_ancestor(c) for c in consumers)]
+        _check_not_written(self.name, block, buffer, f, nests[0], nests[-1])
         cache = alloc_cache(buffer, self.scope, f)
-        copy = copy_nest(cache_names(buffer, self.scope)[1], cache, buffer)
-        f.body.block.insert_op_before(copy, nest_root)
-        redirect_accesses(block, buffer, cache, reads=True, writes=False)
+        copy = copy_nest(cache_names(buffer, self.scope)[1], cache, buffer, block)
+        f.body.block.insert_op_before(copy, nests[0])
+        for consumer in consumers:
+            redirect_accesses(consumer, buffer, cache, reads=True, writes=False)
         return blocks_under(copy)[0]
+
+    def _consumers(self, f: Operation, block: BlockOp, buffer: SSAValue) -> list[BlockOp]:
+        """The blocks to redirect: those named, or every reader of `buffer` in `block`'s scope."""
+        if not self.consumers:
+            readers = blocks_touching(scope_root(block), buffer, writes=False, exclude=block)
+            return [block, *readers]
+        named = [get_block(f, name, self.name) for name in self.consumers]
+        for consumer in named:
+            if buffer not in buffers_touched(consumer, writes=False):
+                raise fail(self.name, consumer, f'block "{consumer.label}" does not read {buffer_name(buffer)}; '
+                           "it cannot be a consumer of its cache")
+        return named
+
+
+def _check_not_written(pass_name: str, block: BlockOp, buffer: SSAValue, f: Operation, first: Operation,
+                       last: Operation) -> None:
+    ops = list(f.body.block.ops)
+    for nest in ops[ops.index(first):ops.index(last) + 1]:
+        for writer in (o for o in nest.walk() if isinstance(o, AccessOp)):
+            if any(a.is_write and a.buffer is buffer for a in writer.accesses()):
+                raise fail(pass_name, block, f"{buffer_name(buffer)} is written by "
+                           f"{_writer_name(writer)} between the cache copy and the last consumer; "
+                           "a copy made before would be stale")
+
+
+def _writer_name(op: Operation) -> str:
+    owner = enclosing_block(op)
+    return f'block "{owner.label}"' if owner is not None else op.name

@@ -52,7 +52,7 @@ class CacheWritePass(ModulePass):
                 raise fail(self.name, block, f'block "{owner.label if owner else "?"}" also accesses '
                            f'{buffer_name(buffer)} in the loop nest of block "{block.label}"')
         cache = alloc_cache(buffer, self.scope, f)
-        copy = copy_nest(cache_names(buffer, self.scope)[1], buffer, cache)
+        copy = copy_nest(cache_names(buffer, self.scope)[1], buffer, cache, block)
         f.body.block.insert_op_after(copy, nest_root)
         redirect_accesses(block, buffer, cache, reads=True, writes=True)
         return blocks_under(copy)[0]

@@ -83,3 +83,26 @@ def test_transform_leaves_input_untouched() -> None:
 def test_illegal_schedule_raises_pass_error() -> None:
     with pytest.raises(xtir.XtirPassError, match='loop "k" feeds reduce iteration variable'):
         xtir.transform(small_matmul(16), "parallel{loop=k}")
+
+
+TWO_CONSUMERS = (ROOT / "tests" / "filecheck" / "passes" / "cache_read_consumers.mlir").read_text()
+
+
+@pytest.mark.parametrize("consumers", [None, ["second"]])
+def test_cache_read_consumers_keep_results(consumers) -> None:
+    """cache_read with TVM's default (every reader uses the cache) and with consumer_blocks."""
+    module = xtir.parse(TWO_CONSUMERS)
+    sch = xtir.Schedule(module)
+    blocks = None if consumers is None else [sch.get_block(name) for name in consumers]
+    sch.cache_read(sch.get_block("second"), 0, "shared", consumer_blocks=blocks)
+    assert str(xtir.transform(module, sch.trace)) == str(sch.mod)
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(8, dtype=np.float32)
+    results = []
+    for m in (module, sch.mod):
+        b, c, d = (np.full(8, np.nan, dtype=np.float32) for _ in range(3))
+        xtir.evaluate(m, a, b, c, d)
+        results.append((b, c, d))
+    for before, after in zip(*results):
+        np.testing.assert_array_equal(before, after)
+    assert ("A_shared[%vi]" in str(sch.mod).split('"other"')[0]) == (consumers is None)

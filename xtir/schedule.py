@@ -216,9 +216,15 @@ class Schedule:
         outer = self._apply("blockize", {"loop": self._loop_handle(loop)}, produces=True)
         return BlockRV(outer.label)
 
-    def cache_read(self, block: BlockRV, read_buffer_index: int, storage_scope: str) -> BlockRV:
-        """Read the block's read_buffer_index-th read buffer through a cache; return the copy block."""
-        options = {"block": self._block_handle(block), "index": read_buffer_index, "scope": storage_scope}
+    def cache_read(self, block: BlockRV, read_buffer_index: int, storage_scope: str,
+                   consumer_blocks: Sequence[BlockRV] | None = None) -> BlockRV:
+        """Read the block's read_buffer_index-th read buffer through a cache; return the copy block.
+
+        The consumers that read the cache are `consumer_blocks`, or every reader in the block's scope."""
+        options: dict[str, Any] = {"block": self._block_handle(block), "index": read_buffer_index,
+                                   "scope": storage_scope}
+        if consumer_blocks:
+            options["consumers"] = tuple(self._block_handle(b) for b in consumer_blocks)
         return BlockRV(self._apply("cache-read", options, produces=True).label)
 
     def cache_write(self, block: BlockRV, write_buffer_index: int, storage_scope: str) -> BlockRV:

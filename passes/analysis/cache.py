@@ -40,8 +40,10 @@ def alloc_cache(buffer: SSAValue, scope: str, at: Operation) -> SSAValue:
     return alloc.buffer
 
 
-def copy_nest(name: str, dst: SSAValue, src: SSAValue) -> ForOp:
-    """for ax0, ax1, ...: block name(v0, v1, ...): dst[v...] = src[v...] over the whole buffer."""
+def copy_nest(name: str, dst: SSAValue, src: SSAValue, origin: Operation) -> ForOp:
+    """for ax0, ax1, ...: block name(v0, v1, ...): dst[v...] = src[v...] over the whole buffer.
+
+    The nest takes `origin`'s location: diagnostics about it point at the block it was made for."""
     assert isinstance(src.type, MemRefType)
     shape = src.type.get_shape()
     loops = [ForOp(f"ax{d}", n) for d, n in enumerate(shape)]
@@ -52,6 +54,8 @@ def copy_nest(name: str, dst: SSAValue, src: SSAValue) -> ForOp:
     load = LoadOp(src, index)
     block.body.block.add_ops([load, StoreOp(load.result, dst, index)])
     loops[-1].body.block.add_op(block)
+    for op in loops[0].walk():
+        op.location = origin.location
     return loops[0]
 
 

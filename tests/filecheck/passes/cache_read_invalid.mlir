@@ -25,7 +25,7 @@ builtin.module {
 // -----
 
 // A buffer that the same nest writes cannot be copied before the nest.
-// CHECK: error: 'block.block' op cache-read: B is written in the loop nest of block "sum"; a copy made before the nest would be stale
+// CHECK: error: 'block.block' op cache-read: B is written by block "copy" between the cache copy and the last consumer; a copy made before would be stale
 builtin.module {
   func.func @main(%A: memref<8xf32>, %B: memref<8xf32>) {
     block.for %i = 0 to 8 "i" {

@@ -57,9 +57,9 @@ func.func @seed(%A: memref<32x32xf32>, %B: memref<32x32xf32>, %C: memref<32x32xf
   func.return
 }
 
-// The copy nest made by cache-read has no source location: the message shows it.
-// USER_SCOPE: error: 'block.for' op tensorize: loop "ax0_1" (blockized as "A_local_o") does not match tensor intrinsic "copy8": A_local is in scope "local" where the intrinsic's dst must be in "shared" (cache it there with cache-read/cache-write)
-// USER_EXTENT: error: 'block.for' op tensorize: loop "ax0_1" (blockized as "A_shared_o") does not match tensor intrinsic "copy8": loop "ax0_1" has extent 4 where the intrinsic's loop "i" has 8
+// The copy nest made by cache-read takes the location of the block it was made for.
+// USER_SCOPE: {{.*}}tensorize_invalid_operands.mlir:[[# @LINE + 5]]:5: error: 'block.for' op tensorize: loop "ax0_1" (blockized as "A_local_o") does not match tensor intrinsic "copy8": A_local is in scope "local" where the intrinsic's dst must be in "shared" (cache it there with cache-read/cache-write)
+// USER_EXTENT: {{.*}}tensorize_invalid_operands.mlir:[[# @LINE + 4]]:5: error: 'block.for' op tensorize: loop "ax0_1" (blockized as "A_shared_o") does not match tensor intrinsic "copy8": loop "ax0_1" has extent 4 where the intrinsic's loop "i" has 8
 func.func @twice(%A: memref<32xf32>, %B: memref<32xf32>) {
   // USER_BODY: {{.*}}tensorize_invalid_operands.mlir:[[# @LINE + 1]]:3: error: 'block.for' op tensorize: loop "i_1" (blockized as "twice_o") does not match tensor intrinsic "copy8": block "twice" has 3 statements where the intrinsic's has 2
   block.for %i = 0 to 32 "i" {
