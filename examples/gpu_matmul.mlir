@@ -1,5 +1,6 @@
 // MyModuleMatmul of seed 002 (the GPU matmul before scheduling): C = A · B,
 // 1024x1024x1024, float32; note B is indexed [vk, vj] here, not transposed.
+// xtir-run: numpy C = A @ B
 builtin.module {
   func.func @main(%A: memref<1024x1024xf32>, %B: memref<1024x1024xf32>, %C: memref<1024x1024xf32>) {
     block.for %i = 0 to 1024 "i" {

@@ -1,4 +1,5 @@
 // MatmulModule of seed 000/001: C = A · Bᵀ, 1024x1024x1024, float32.
+// xtir-run: numpy C = A @ B.T
 builtin.module {
   func.func @main(%A: memref<1024x1024xf32>, %B: memref<1024x1024xf32>, %C: memref<1024x1024xf32>) {
     block.for %i = 0 to 1024 "i" {

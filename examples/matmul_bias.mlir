@@ -2,6 +2,7 @@
 // 16x16 buffers; this example keeps the 1024x1024 float32 size): temp = A · Bᵀ
 // reduced into an intermediate buffer (block "matmul", init temp = 0), then
 // D = temp + C (block "add").
+// xtir-run: numpy D = A @ B.T + C
 builtin.module {
   func.func @main(%A: memref<1024x1024xf32>, %B: memref<1024x1024xf32>, %C: memref<1024x1024xf32>, %D: memref<1024x1024xf32>) {
     %temp = block.alloc : memref<1024x1024xf32>

@@ -3,6 +3,7 @@
 // all over 64 tiles) zeroes its C tile in its init through the nested block
 // "tmm_init", and accumulates through the nested block "tmm". The nested blocks
 // index with the outer block's iteration variables.
+// xtir-run: numpy C = A @ B.T
 builtin.module {
   func.func @main(%A: memref<1024x1024xf32>, %B: memref<1024x1024xf32>, %C: memref<1024x1024xf32>) {
     block.for %i0 = 0 to 64 "i0" {

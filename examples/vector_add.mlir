@@ -1,4 +1,5 @@
 // MyModuleVecAdd of seed 002: C = A + B on 1024-element float32 vectors.
+// xtir-run: numpy C = A + B
 builtin.module {
   func.func @main(%A: memref<1024xf32>, %B: memref<1024xf32>, %C: memref<1024xf32>) {
     block.for %i = 0 to 1024 "i" {

@@ -1,5 +1,6 @@
 // MyModuleWindowSun of seed 002: a window sum over 3 neighbours, float32,
 // B[vi] = A[vi] + A[vi + 1] + A[vi + 2] with A of 1026 and B of 1024 elements.
+// xtir-run: numpy B = A[:-2] + A[1:-1] + A[2:]
 builtin.module {
   func.func @main(%A: memref<1026xf32>, %B: memref<1024xf32>) {
     block.for %i = 0 to 1024 "i" {

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 
+from xtir.build import build
 from xtir.context import make_context
 from xtir.diagnostics import parse_module
 from xtir.errors import XtirError, XtirEvaluationError, XtirParseError, XtirPassError, XtirVerifyError
@@ -21,6 +22,7 @@ __all__ = [
     "XtirParseError",
     "XtirPassError",
     "XtirVerifyError",
+    "build",
     "evaluate",
     "parse",
     "parse_file",

@@ -2,7 +2,8 @@
 
 It interprets the IR with xDSL's interpreter and our implementations of the block,
 accel and tensor dialects; no code generation is involved, so it is the oracle for
-numerical tests of every pass. It is slow: use small shapes.
+numerical tests of every pass. Lowered IR (scf / memref / arith) runs too. It is
+slow: use small shapes.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
 from xdsl.interpreter import Interpreter
 from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.func import FuncFunctions
+from xdsl.interpreters.scf import ScfFunctions
 from xdsl.utils.exceptions import InterpretationError
 
 from xtir.errors import XtirEvaluationError
 from xtir.interpreters.accel import AccelFunctions
 from xtir.interpreters.block import BlockFunctions, numpy_dtype
+from xtir.interpreters.memref import MemRefNumpyFunctions
 from xtir.interpreters.scalar import ScalarFunctions
 from xtir.interpreters.tensor import TensorGraphFunctions
 
@@ -71,6 +74,9 @@ def evaluate(module: ModuleOp, *arrays: Any, func: str = "main") -> tuple[Any, .
     interpreter.register_implementations(BlockFunctions())
     interpreter.register_implementations(AccelFunctions())
     interpreter.register_implementations(TensorGraphFunctions())
+    # lowered IR (lower-blocks): scf loops and memref accesses on the same numpy arrays
+    interpreter.register_implementations(ScfFunctions())
+    interpreter.register_implementations(MemRefNumpyFunctions())
     try:
         return tuple(interpreter.call_op(func, tuple(args)))
     except InterpretationError as e:

@@ -6,8 +6,12 @@ from importlib import import_module
 from xdsl.passes import ModulePass
 
 
-def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
-    return lambda: getattr(import_module(f"xtir.passes.{module}"), cls)
+def _lazy(module: str, cls: str, package: str = "xtir.passes") -> Callable[[], type[ModulePass]]:
+    return lambda: getattr(import_module(f"{package}.{module}"), cls)
+
+
+def _lowering(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    return _lazy(module, cls, "xtir.lowering")
 
 
 XTIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
@@ -24,9 +28,14 @@ XTIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "reverse-compute-inline": _lazy("reverse_compute_inline", "ReverseComputeInlinePass"),
     "annotate": _lazy("annotate", "AnnotatePass"),
     "tensorize": _lazy("tensorize", "TensorizePass"),
+    "transform-layout": _lazy("transform_layout", "TransformLayoutPass"),
     "parallel": _lazy("parallel", "ParallelPass"),
     "vectorize": _lazy("vectorize", "VectorizePass"),
     "unroll": _lazy("unroll", "UnrollPass"),
     "bind": _lazy("bind", "BindPass"),
     "test-block-regions": _lazy("test_block_regions", "TestBlockRegionsPass"),
+    "compact-buffers": _lowering("compact_buffers", "CompactBuffersPass"),
+    "lower-accel": _lowering("accel_to_scf", "LowerAccelPass"),
+    "lower-blocks": _lowering("blocks_to_scf", "LowerBlocksPass"),
+    "convert-to-llvm": _lowering("to_llvm", "ConvertToLLVMPass"),
 }

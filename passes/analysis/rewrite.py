@@ -65,6 +65,11 @@ def reindex(op: LoadOp | StoreOp, indices: list[Expr]) -> Operation:
     return _replace(op, StoreOp(op.value, op.buffer, indices))
 
 
+def reregion(op: RegionOp, regions: list) -> Operation:
+    """Replace an accel op by the same op on other regions ((buffer, offsets, sizes) each)."""
+    return _replace(op, type(op)(*regions))
+
+
 def substitute_var(var: SSAValue, expr: Expr, within: Operation | None = None) -> None:
     """Replace the uses of an index variable (those inside `within`, if given) by an expression."""
     users = {id(use.operation): use.operation for use in list(var.uses)}

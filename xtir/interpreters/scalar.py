@@ -21,7 +21,7 @@ class ScalarFunctions(InterpreterFunctions):
     def run_constant(self, interpreter: Interpreter, op: arith.ConstantOp, args: PythonValues) -> PythonValues:
         if isinstance(op.value, FloatAttr):
             return (numpy_dtype(op.result.type).type(op.value.value.data),)
-        return ArithFunctions().run_constant(interpreter, op, args)
+        return ArithFunctions().run_constant(interpreter, op, args).values  # @impl wraps the result
 
     @impl(arith.DivfOp)
     def run_divf(self, interpreter: Interpreter, op: arith.DivfOp, args: PythonValues) -> PythonValues:

@@ -1,0 +1,261 @@
+"""lower-blocks: block-dialect IR (after any schedule) to scf / memref / arith.
+
+Output contract (what the llvm lowering relies on): only func.func / func.return,
+arith (index arithmetic included), scf.for / scf.if / scf.yield and memref.alloca /
+memref.load / memref.store remain, plus any scalar math.* ops of the input, which pass
+through; function signatures are unchanged.
+
+- `block.for %i = 0 to N "name" KIND` becomes `scf.for %i = %c0 to %cN step %c1` with
+  the discardable attributes `xtir.loop_name = "name"` (always), `xtir.loop_kind =
+  "parallel" | "vectorized" | "unrolled" | "thread_binding"` (non-serial loops only),
+  `xtir.thread = "threadIdx.x"` (thread-bound loops) and `xtir.annotations = {...}`
+  (loops with annotations). Loops made for accel ops are named `tmm16.i` etc.
+- `block.block`: its iteration variables are replaced by their bindings and its body
+  is inlined in place. A `where` predicate becomes `scf.if (e0 < b0 and ...)` around the
+  body; the init region runs first under `scf.if (every reduce binding == 0)`, marked
+  with the unit attribute `xtir.init` (TVM's lowering of T.init).
+- `block.load` / `block.store`: the index expressions become arith.muli / addi / subi,
+  arith.floordivsi (floordiv) and arith.remsi (mod; operands are non-negative in valid
+  programs) feeding memref.load / memref.store.
+- compact-buffers (on by default) shrinks each scratch buffer to what one iteration of
+  the deepest loop that does not carry data through it uses, and allocates it there; a
+  buffer still written by a parallel loop it is allocated outside of is refused (race).
+- `block.alloc` becomes `memref.alloca` (same type: the scope string stays the memory
+  space) at the start of the function, or inside the loop compact-buffers put it in;
+  accel ops become loop nests (lower-accel).
+- Index constants live in the function prologue (after the allocas), once each; the
+  pass ends with xDSL's CSE and LICM, so each index subexpression is computed once per
+  scope, in the outermost loop whose variables it uses.
+
+It runs in two steps. Inlining is a recursive walk, not a rewrite pattern: inlining a
+block rewrites the index expressions of the ops nested in it (their iteration variables
+become expressions of the loops), which rebuilds those ops outside any rewriter, and
+the outer block must be inlined before the blocks nested in it. Between the steps the
+IR is still block dialect with the blocks gone (block.for loops, block.load/store and
+accel ops indexed by loop variables, guards as scf.if), the form compact-buffers works
+on (`lower-blocks{compact=true}` runs it there). The second step is local, one op at a
+time, and uses a PatternRewriteWalker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func, memref, scf
+from xdsl.dialects.builtin import DictionaryAttr, MemRefType, ModuleOp, StringAttr, UnitAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.transforms.common_subexpression_elimination import cse
+from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
+
+from xtir.dialects import block as blk
+from xtir.dialects.accel import Accel
+from xtir.dialects.block import SERIAL, AccessOp, BlockOp
+from xtir.lowering.accel_to_scf import LOOP_NAME, LowerAccelOp
+from xtir.lowering.compact_buffers import CompactBuffersPass
+from xtir.lowering.index_expr import IndexEmitter, alloca_point, constant, entry_block, sort_prologue
+from xtir.passes.analysis.rewrite import substitute_in_op
+from xtir.passes.utils import fail
+
+LOOP_KIND = "xtir.loop_kind"
+THREAD = "xtir.thread"
+ANNOTATIONS = "xtir.annotations"
+INIT_GUARD = "xtir.init"
+
+_SCF_OPS = {scf.ForOp.name, scf.IfOp.name, scf.YieldOp.name}
+_MEMREF_OPS = {memref.AllocaOp.name, memref.LoadOp.name, memref.StoreOp.name}
+_FUNC_OPS = {func.FuncOp.name, func.ReturnOp.name}
+_INPUT_OPS = _SCF_OPS | _MEMREF_OPS | _FUNC_OPS | {op.name for op in blk.Block_.operations} | {
+    op.name for op in Accel.operations
+}
+_OUTPUT_OPS = _SCF_OPS | _MEMREF_OPS | _FUNC_OPS
+
+
+def _allowed(op: Operation, names: set[str]) -> bool:
+    return op.name in names or op.name.startswith(("arith.", "math."))
+
+
+# Step 1: inline the blocks ---------------------------------------------------------
+
+
+def _guard(emitter: IndexEmitter, conditions: list[SSAValue], point: InsertPoint, init: bool = False) -> InsertPoint:
+    """An `scf.if` on the conjunction of `conditions`, at `point`; where its body goes."""
+    cond = emitter.all_of(conditions)
+    body = Block([scf.YieldOp()])
+    guard = scf.IfOp(cond, [], Region(body))
+    if init:
+        guard.attributes[INIT_GUARD] = UnitAttr()
+    Rewriter.insert_op(guard, point)
+    return InsertPoint.before(body.last_op)  # type: ignore[arg-type]
+
+
+def inline_block(op: BlockOp) -> None:
+    """Replace a block by its body: iteration variables become their bindings, the
+    predicate and the init become scf.if guards."""
+    bindings = op.bindings()
+    mapping = dict(zip(op.iter_vars, bindings))
+    reduce_bindings = [b for b, kind in zip(bindings, op.kinds) if kind == blk.REDUCE]
+    predicate = op.predicate()
+    emitter = IndexEmitter(op)
+
+    # Ops that index with expressions get the bindings substituted (and simplified).
+    users: dict[int, Operation] = {}
+    for var in op.iter_vars:
+        for use in var.uses:
+            if isinstance(use.operation, AccessOp | BlockOp):
+                users.setdefault(id(use.operation), use.operation)
+    for user in users.values():
+        substitute_in_op(user, mapping)
+    # Any other use (ops lowered earlier, e.g. by lower-accel) gets the value computed.
+    for var, binding in mapping.items():
+        if var.uses:
+            var.replace_all_uses_with(emitter.expr(binding))
+
+    point = InsertPoint.before(op)
+    if predicate:
+        point = _guard(emitter, [emitter.cmp(emitter.expr(e), "slt", bound) for e, bound in predicate], point)
+    init = op.init
+    if init is not None:
+        inner = IndexEmitter(op, point=point)
+        init_point = _guard(inner, [inner.cmp(inner.expr(b), "eq", 0) for b in reduce_bindings], point, init=True)
+        Rewriter.inline_block(init.body.block, init_point)
+        init.detach()
+        init.erase()
+    Rewriter.inline_block(op.body.block, point)
+    op.detach()
+    op.erase()
+
+
+def inline_blocks(region: Region) -> None:
+    """Inline every block.block in `region`, outer blocks first."""
+    for block in region.blocks:
+        op = block.first_op
+        while op is not None:
+            if isinstance(op, BlockOp):
+                before = op.prev_op
+                inline_block(op)
+                # continue with what replaced the block (guards, body, nested blocks)
+                op = before.next_op if before is not None else block.first_op
+                continue
+            for r in op.regions:
+                inline_blocks(r)
+            op = op.next_op
+
+
+# Step 2: loops, accesses and buffers ----------------------------------------------------
+
+
+class LowerFor(RewritePattern):
+    """block.for -> scf.for with the loop's name, kind and thread as attributes."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.ForOp, rewriter: PatternRewriter) -> None:
+        body = rewriter.move_region_contents_to_new_regions(op.body)
+        body.block.add_op(scf.YieldOp())
+        lb, ub, step = (constant(rewriter, op, v) for v in (0, op.extent, 1))
+        loop = scf.ForOp(lb, ub, step, [], body)
+        loop.attributes[LOOP_NAME] = StringAttr(op.label)
+        if op.kind != SERIAL:
+            loop.attributes[LOOP_KIND] = StringAttr(op.kind)
+        if op.thread is not None:
+            loop.attributes[THREAD] = StringAttr(op.thread)
+        if op.annotations:
+            loop.attributes[ANNOTATIONS] = DictionaryAttr(op.annotations)
+        rewriter.replace(op, loop)
+
+
+class LowerLoad(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.LoadOp, rewriter: PatternRewriter) -> None:
+        emitter = IndexEmitter(op, rewriter)
+        rewriter.replace(op, memref.LoadOp.get(op.buffer, [emitter.expr(e) for e in op.indices()]))
+
+
+class LowerStore(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.StoreOp, rewriter: PatternRewriter) -> None:
+        emitter = IndexEmitter(op, rewriter)
+        rewriter.replace(op, memref.StoreOp.get(op.value, op.buffer, [emitter.expr(e) for e in op.indices()]))
+
+
+class LowerAlloc(RewritePattern):
+    """block.alloc -> memref.alloca of the same type: at the start of the function, or where it
+    is when compact-buffers moved it into a loop (a parallel loop's iterations each get theirs)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.AllocOp, rewriter: PatternRewriter) -> None:
+        t = op.buffer.type
+        assert isinstance(t, MemRefType)
+        alloca = memref.AllocaOp.get(t.element_type, shape=t.get_shape(), layout=t.layout, memory_space=t.memory_space)
+        entry = entry_block(op)
+        nested = not isinstance(op.parent_op(), func.FuncOp)
+        rewriter.insert(alloca, alloca_point(entry) if entry is not None and not nested else InsertPoint.before(op))
+        alloca.memref.name_hint = op.buffer.name_hint
+        rewriter.replace_all_uses_with(op.buffer, alloca.memref)
+        rewriter.erase(op)
+
+
+def _check(module: ModuleOp, names: set[str], pass_name: str, what: str) -> None:
+    for top in module.ops:
+        if not isinstance(top, func.FuncOp):
+            raise fail(pass_name, top, f"unexpected op {top.name} at the top level; it lowers functions only")
+        for op in top.walk():
+            if not _allowed(op, names):
+                raise fail(pass_name, op, f"unexpected op {op.name}; {what}")
+
+
+def _check_no_shared_scratch(pass_name: str, f: Operation) -> None:
+    """A buffer allocated outside a parallel loop and written inside it is shared by its threads."""
+    for alloc in (o for o in f.walk() if isinstance(o, blk.AllocOp)):
+        for use in alloc.buffer.uses:
+            writer = use.operation
+            if not isinstance(writer, blk.AccessOp) or not any(
+                a.is_write and a.buffer is alloc.buffer for a in writer.accesses()
+            ):
+                continue
+            loop = writer.parent_op()
+            while loop is not None and loop is not alloc.parent_op():
+                if isinstance(loop, blk.ForOp) and loop.kind == blk.PARALLEL:
+                    raise fail(pass_name, loop, f'parallel loop "{loop.label}" writes {blk.buffer_name(alloc.buffer)}, '
+                               "which is allocated outside it, so its iterations would race; the buffer carries "
+                               "data between iterations, so compact-buffers cannot give each iteration its own")
+                loop = loop.parent_op()
+
+
+@dataclass(frozen=True)
+class LowerBlocksPass(ModulePass):
+    """lower-blocks{compact=true}: see the module docstring for the output contract."""
+
+    name = "lower-blocks"
+
+    compact: bool = True
+    """Run compact-buffers after inlining the blocks (scratch buffers shrink to a tile)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        _check(op, _INPUT_OPS, self.name, "it lowers the block, accel, arith, math, scf and memref dialects only")
+        for f in op.ops:
+            if isinstance(f, func.FuncOp):
+                inline_blocks(f.body)
+        if self.compact:
+            CompactBuffersPass().apply(ctx, op)
+        for f in op.ops:
+            _check_no_shared_scratch(self.name, f)
+        patterns = [LowerFor(), LowerLoad(), LowerStore(), LowerAlloc(), LowerAccelOp()]
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
+        # each subexpression once per scope, computed in the outermost loop it depends on
+        for f in op.ops:
+            cse(f)
+        LoopInvariantCodeMotionPass().apply(ctx, op)
+        for f in op.ops:
+            cse(f)
+            sort_prologue(f)  # type: ignore[arg-type]
+        _check(op, _OUTPUT_OPS, self.name, "lowering left it behind")

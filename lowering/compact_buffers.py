@@ -1,0 +1,210 @@
+"""compact-buffers: allocate each scratch buffer at the size one loop iteration uses (TVM's
+CompactBufferAllocation).
+
+After compute-at, a cache such as `A_global_A_reg` is still declared 1024x1024 although
+each iteration of `k_0` only touches a 16x16 tile of it. This pass moves the allocation
+into the deepest loop L whose iterations do not share data through the buffer, shrinks
+it to the box that one iteration of L touches, and rebases every access by the box's
+start (an expression of the loops around L): the tile becomes `memref<16x16xf32>`.
+
+It works on IR whose blocks are already inlined (lower-blocks runs it between inlining
+and access lowering), where every index is an expression of loop variables.
+
+L is sound when no iteration of L reads what an earlier iteration wrote: every read of
+the buffer under L must be covered by an unconditional write earlier in the same
+iteration. Writes under an scf.if (a predicate) do not count, except under the init guard
+of a reduction that runs entirely inside one iteration of L.
+Otherwise the next loop out is tried; at the function level the buffer is only
+shrunk to the box its accesses can reach.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from xtir.dialects.accel import RegionOp
+from xtir.dialects.block import AccessOp, AllocOp, BlockOp, ForOp, LoadOp, StoreOp
+from xtir.dialects.expr import Expr
+from xtir.passes.analysis.regions import Range, relax, union_ranges
+from xtir.passes.analysis.rewrite import reindex, reregion
+from xtir.passes.utils import fail
+
+
+@dataclass(frozen=True)
+class _Use:
+    """One access of the buffer: the op, whether it writes, its indices and sizes."""
+
+    op: AccessOp
+    is_write: bool
+    indices: tuple[Expr, ...]
+    sizes: tuple[int, ...]
+    guards: tuple[scf.IfOp, ...]
+
+
+def _uses(buffer: SSAValue, root: Operation) -> list[_Use]:
+    uses = []
+    for op in root.walk():
+        if isinstance(op, AccessOp):
+            guards = tuple(_guards(op, root))
+            for access in op.accesses():
+                if access.buffer is buffer:
+                    uses.append(_Use(op, access.is_write, access.indices, access.extents(), guards))
+    return uses
+
+
+INIT_GUARD = "xtir.init"
+"""Marks the scf.if that lower-blocks puts around a block's init (reduce variables all 0)."""
+
+
+def _guards(op: Operation, root: Operation) -> list[scf.IfOp]:
+    found = []
+    parent = op.parent_op()
+    while parent is not None and parent is not root:
+        if isinstance(parent, scf.IfOp):
+            found.append(parent)
+        parent = parent.parent_op()
+    return found
+
+
+def _guard_loops(guard: scf.IfOp) -> set[SSAValue]:
+    """The loop variables the guard's condition is computed from."""
+    found: set[SSAValue] = set()
+    pending = [guard.cond]
+    while pending:
+        value = pending.pop()
+        if isinstance(value.owner, Operation):
+            pending.extend(value.owner.operands)
+        elif isinstance(value.owner.parent_op(), ForOp):
+            found.add(value)
+    return found
+
+
+def _unconditional_within(use: _Use, top: Operation) -> bool:
+    """Whether the write happens in every iteration of `top` before the reads that follow it: no
+    guard, or only init guards on loops inside `top` (the reduction then runs within one iteration,
+    and its init writes before its first read)."""
+    inside = _loops_between(use.op, top)
+    return all(g.attributes.get(INIT_GUARD) is not None and _guard_loops(g) <= inside for g in use.guards)
+
+
+def _loops_between(op: Operation, top: Operation) -> set[SSAValue]:
+    """Variables of the loops strictly inside `top` that enclose `op`."""
+    found = set()
+    parent = op.parent_op()
+    while parent is not None and parent is not top:
+        if isinstance(parent, ForOp):
+            found.add(parent.var)
+        parent = parent.parent_op()
+    return found
+
+
+def _region(use: _Use, top: Operation, shape: list[int]) -> tuple[Range, ...]:
+    relaxed = _loops_between(use.op, top)
+    ranges = []
+    for dim, (index, size) in enumerate(zip(use.indices, use.sizes)):
+        r = relax(index, relaxed)
+        ranges.append(Range(Expr(), shape[dim]) if r is None else Range(r.start, r.extent + size - 1))
+    return tuple(ranges)
+
+
+def _covers(outer: tuple[Range, ...], inner: tuple[Range, ...]) -> bool:
+    for a, b in zip(outer, inner):
+        diff = b.start - a.start
+        if not diff.is_const or diff.const < 0 or diff.const + b.extent > a.extent:
+            return False
+    return True
+
+
+def _iteration_private(uses: list[_Use], top: Operation, shape: list[int]) -> bool:
+    """Every read is covered by an unconditional write before it in the same iteration of `top`."""
+    written: list[tuple[Range, ...]] = []
+    for use in uses:
+        region = _region(use, top, shape)
+        if not use.is_write:
+            if not any(_covers(w, region) for w in written):
+                return False
+        elif _unconditional_within(use, top):
+            written.append(region)
+    return True
+
+
+def _candidates(uses: list[_Use], f: func.FuncOp) -> list[Operation]:
+    """The loops enclosing every use, innermost first, then the function."""
+    def chain(op: Operation) -> list[Operation]:
+        loops = []
+        parent = op.parent_op()
+        while parent is not None and parent is not f:
+            if isinstance(parent, ForOp):
+                loops.append(parent)
+            parent = parent.parent_op()
+        return loops
+
+    common = chain(uses[0].op)
+    for use in uses[1:]:
+        mine = chain(use.op)
+        common = [lp for lp in common if any(lp is m for m in mine)]
+    return [*common, f]
+
+
+def _box(uses: list[_Use], top: Operation, buffer: SSAValue, shape: list[int]) -> tuple[Range, ...]:
+    box: tuple[Range, ...] | None = None
+    for use in uses:
+        region = _region(use, top, shape)
+        box = region if box is None else union_ranges(buffer, box, region)
+    assert box is not None
+    return tuple(Range(Expr(), n) if r.extent >= n else r for r, n in zip(box, shape))
+
+
+def compact(alloc: AllocOp, f: func.FuncOp) -> None:
+    """Shrink `alloc` to what one iteration of the deepest sound loop uses, and move it there."""
+    buffer = alloc.buffer
+    assert isinstance(buffer.type, MemRefType)
+    shape = list(buffer.type.get_shape())
+    uses = _uses(buffer, f)
+    if not uses or any(u for u in buffer.uses if not isinstance(u.operation, AccessOp)):
+        return
+    top = next(c for c in _candidates(uses, f) if c is f or _iteration_private(uses, c, shape))
+    box = _box(uses, top, buffer, shape)
+    if [r.extent for r in box] == shape and all(r.start.is_const and r.start.const == 0 for r in box):
+        return
+    new_type = MemRefType(buffer.type.element_type, [r.extent for r in box], memory_space=buffer.type.memory_space)
+    new = AllocOp(new_type, buffer.name_hint)
+    body = top.body.block if isinstance(top, ForOp) else f.body.block
+    alloc.detach()
+    first = body.first_op
+    if first is None:
+        body.add_op(new)
+    else:
+        body.insert_op_before(new, first)
+    buffer.replace_all_uses_with(new.buffer)
+    alloc.erase()
+    starts = [r.start for r in box]
+    for op in {id(u.op): u.op for u in uses}.values():
+        _rebase(op, new.buffer, starts)
+
+
+def _rebase(op: AccessOp, buffer: SSAValue, starts: list[Expr]) -> None:
+    if isinstance(op, LoadOp | StoreOp):
+        reindex(op, [i - s for i, s in zip(op.indices(), starts)])
+    elif isinstance(op, RegionOp):
+        reregion(op, [(b, [o - s for o, s in zip(offs, starts)] if b is buffer else offs, sizes)
+                      for b, offs, sizes in op.regions_()])
+
+
+@dataclass(frozen=True)
+class CompactBuffersPass(ModulePass):
+    name = "compact-buffers"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for f in (o for o in op.ops if isinstance(o, func.FuncOp)):
+            if any(isinstance(o, BlockOp) for o in f.walk()):
+                raise fail(self.name, f, f"function @{f.sym_name.data} still has blocks; it runs on lowered loop "
+                           "nests (lower-blocks runs it after inlining the blocks)")
+            for alloc in [o for o in f.walk() if isinstance(o, AllocOp)]:
+                compact(alloc, f)

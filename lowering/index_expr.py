@@ -1,0 +1,207 @@
+"""Index expressions (`Expr`) as arith ops on `index` values, for the lowering passes.
+
+    %i0 * 16 + %i1        ->  %0 = arith.muli %i0, %c16 : index
+                              %1 = arith.addi %0, %i1 : index
+    %f floordiv 4         ->  arith.floordivsi %f, %c4 : index
+    %f mod 4              ->  arith.remsi %f, %c4 : index   (operands are non-negative)
+
+Constants go to the function's prologue (the leading allocas and constants of its
+entry block), each value once, so they dominate every use and stay out of loops;
+computed values go right before the op that needs them. Within one `IndexEmitter`
+each distinct subexpression is emitted once; across ops the passes run xDSL's CSE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xtir.dialects.block import AllocOp
+from xtir.dialects.expr import Atom, Div, Expr, Mod, Var
+
+INDEX = IndexType()
+
+
+def insert(rewriter: PatternRewriter | None, ops: Operation | Sequence[Operation], point: InsertPoint) -> None:
+    """Insert through the pattern rewriter when there is one (so its walker sees the ops)."""
+    if rewriter is not None:
+        rewriter.insert(ops, point)
+    else:
+        Rewriter.insert_op(ops, point)
+
+
+def entry_block(op: Operation) -> Block | None:
+    """The entry block of the func.func around `op` (None outside functions)."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        parent = parent.parent_op()
+    return parent.body.blocks.first if parent is not None else None
+
+
+def _is_alloc(op: Operation) -> bool:
+    return isinstance(op, AllocOp | memref.AllocaOp)
+
+
+def _prologue(block: Block) -> list[Operation]:
+    """The leading allocations and constants of an entry block."""
+    ops: list[Operation] = []
+    for op in block.ops:
+        if not (_is_alloc(op) or isinstance(op, arith.ConstantOp)):
+            break
+        ops.append(op)
+    return ops
+
+
+def alloca_point(block: Block) -> InsertPoint:
+    """Where a function-level allocation goes: after the leading allocations."""
+    last = None
+    for op in block.ops:
+        if not _is_alloc(op):
+            break
+        last = op
+    return InsertPoint.after(last) if last is not None else InsertPoint.at_start(block)
+
+
+def constant(rewriter: PatternRewriter | None, anchor: Operation, value: int | float, type: Attribute = INDEX) -> SSAValue:
+    """An `arith.constant` usable at `anchor`: found or created in the function prologue."""
+    attr = FloatAttr(float(value), type) if isinstance(value, float) else IntegerAttr(value, type)  # type: ignore[arg-type]
+    block = entry_block(anchor)
+    if block is None:
+        op = arith.ConstantOp(attr)
+        insert(rewriter, op, InsertPoint.before(anchor))
+        return op.result
+    prologue = _prologue(block)
+    for op in prologue:
+        if isinstance(op, arith.ConstantOp) and op.value == attr and op.result.type == type:
+            return op.result
+    op = arith.ConstantOp(attr)
+    if isinstance(value, int) and type == INDEX:
+        op.result.name_hint = f"c{value}" if value >= 0 else f"c_neg{-value}"
+    elif isinstance(value, float):
+        op.result.name_hint = "cst"
+    insert(rewriter, op, InsertPoint.after(prologue[-1]) if prologue else InsertPoint.at_start(block))
+    return op.result
+
+
+def sort_prologue(f: func.FuncOp) -> None:
+    """Order the function's leading allocas and constants: allocas, index constants by value, others."""
+    block = f.body.blocks.first
+    if block is None:
+        return
+    prologue = []
+    for op in block.ops:
+        if not (_is_alloc(op) or isinstance(op, arith.ConstantOp)):
+            break
+        prologue.append(op)
+
+    def key(op: Operation) -> tuple[int, int]:
+        if _is_alloc(op):
+            return (0, 0)
+        if isinstance(op.value, IntegerAttr) and isinstance(op.result.type, IndexType):  # type: ignore[attr-defined]
+            return (1, op.value.value.data)  # type: ignore[attr-defined]
+        return (2, 0)
+
+    ordered = sorted(prologue, key=key)  # stable: allocas keep their order
+    if ordered == prologue:
+        return
+    anchor = prologue[-1].next_op
+    for op in ordered:
+        op.detach()
+        if anchor is None:
+            block.add_op(op)
+        else:
+            block.insert_op_before(op, anchor)
+
+
+class IndexEmitter:
+    """Emits index expressions as arith ops at `point` (default: before `anchor`).
+
+    `anchor` is an op in the function (for the prologue constants); `point` may be the
+    end of a block being filled, since ops are appended in order.
+    """
+
+    def __init__(self, anchor: Operation, rewriter: PatternRewriter | None = None, point: InsertPoint | None = None):
+        self.anchor = anchor
+        self.rewriter = rewriter
+        self.point = point if point is not None else InsertPoint.before(anchor)
+        self.memo: dict[Expr, SSAValue] = {}
+        self.sums: dict[tuple[SSAValue, SSAValue], SSAValue] = {}
+
+    def const(self, value: int) -> SSAValue:
+        return constant(self.rewriter, self.anchor, value)
+
+    def emit(self, op: Operation) -> SSAValue:
+        """Insert any op at the emitter's point; its first result (the op itself has none)."""
+        insert(self.rewriter, op, self.point)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def binary(self, cls: type[arith.SignlessIntegerBinaryOperation], lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return self.emit(cls(lhs, rhs))
+
+    def add(self, lhs: SSAValue | None, rhs: SSAValue) -> SSAValue:
+        """lhs + rhs, or rhs when lhs is None (an offset of zero)."""
+        if lhs is None:
+            return rhs
+        key = (lhs, rhs)
+        if (known := self.sums.get(key)) is None:
+            known = self.sums[key] = self.binary(arith.AddiOp, lhs, rhs)
+        return known
+
+    def cmp(self, lhs: SSAValue, predicate: str, rhs: int) -> SSAValue:
+        return self.emit(arith.CmpiOp(lhs, self.const(rhs), predicate))
+
+    def all_of(self, conditions: Sequence[SSAValue]) -> SSAValue:
+        result = conditions[0]
+        for c in conditions[1:]:
+            result = self.emit(arith.AndIOp(result, c))
+        return result
+
+    def expr(self, e: Expr) -> SSAValue:
+        if (known := self.memo.get(e)) is not None:
+            return known
+        if e.is_const:
+            value = self.const(e.const)
+        elif (var := e.as_var()) is not None:
+            value = var
+        else:
+            value = self._sum(e)
+        self.memo[e] = value
+        return value
+
+    def offset(self, e: Expr) -> SSAValue | None:
+        """The value of an offset, None when it is the constant 0 (for `add`)."""
+        return None if e.is_const and e.const == 0 else self.expr(e)
+
+    def _sum(self, e: Expr) -> SSAValue:
+        acc: SSAValue | None = None
+        for atom, coef in e.terms:
+            value = self._atom(atom)
+            if acc is None:
+                acc = value if coef == 1 else self.binary(arith.MuliOp, value, self.const(coef))
+            elif coef == 1:
+                acc = self.binary(arith.AddiOp, acc, value)
+            elif coef == -1:
+                acc = self.binary(arith.SubiOp, acc, value)
+            elif coef < 0:
+                acc = self.binary(arith.SubiOp, acc, self.binary(arith.MuliOp, value, self.const(-coef)))
+            else:
+                acc = self.binary(arith.AddiOp, acc, self.binary(arith.MuliOp, value, self.const(coef)))
+        assert acc is not None
+        if e.const > 0:
+            acc = self.binary(arith.AddiOp, acc, self.const(e.const))
+        elif e.const < 0:
+            acc = self.binary(arith.SubiOp, acc, self.const(-e.const))
+        return acc
+
+    def _atom(self, atom: Atom) -> SSAValue:
+        if isinstance(atom, Var):
+            return atom.value
+        inner = self.expr(atom.expr)
+        cls = arith.FloorDivSIOp if isinstance(atom, Div) else arith.RemSIOp
+        assert isinstance(atom, Div | Mod)
+        return self.binary(cls, inner, self.const(atom.divisor))

@@ -1,0 +1,195 @@
+"""llvm dialect → LLVM IR → O3 for the host CPU → machine code in process (MCJIT).
+
+`translate` wraps `xdsl.backend.llvm.convert_module` and adds what it drops: function
+linkage, and the `xtir.loop_annotation` of a loop's back edge as `llvm.loop` metadata
+(`llvm.loop.vectorize.enable`, `llvm.loop.unroll.full`). `compile_llvm` parses and
+verifies the IR, runs LLVM's new-pass-manager O3 pipeline (loop and SLP vectorization
+on) with a target machine for the host CPU and its features, and hands the module to
+MCJIT. libgomp is loaded into the process once, for `GOMP_parallel`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+import llvmlite.binding as llvm
+import llvmlite.ir as ir
+import numpy as np
+from xdsl.backend.llvm.convert import convert_module
+from xdsl.dialects import func
+from xdsl.dialects import llvm as llvm_dialect
+from xdsl.dialects.builtin import BoolAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
+
+from xtir.errors import XtirError, XtirEvaluationError
+from xtir.evaluate import check_arguments
+from xtir.lowering.loops import LOOP_ANNOTATION
+
+
+@functools.cache
+def target_machine() -> llvm.TargetMachine:
+    """The host's target machine (CPU name and features, O3), made once per process."""
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    target = llvm.Target.from_default_triple()
+    features = llvm.get_host_cpu_features()
+    flags = features.flatten()
+    if features.get("avx512f"):
+        # LLVM tunes AVX-512 CPUs to 256-bit vectors (prefer-256-bit, for clock reasons on
+        # old parts); the micro-kernels here are FMA-bound, so use the full 512 bits.
+        flags += ",-prefer-256-bit"
+    return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=flags, opt=3, jit=True)
+
+
+@functools.cache
+def load_openmp_runtime() -> str:
+    """Load libgomp into the process so MCJIT resolves GOMP_parallel and omp_get_*."""
+    name = ctypes.util.find_library("gomp")
+    if name is None:
+        raise XtirError("parallel loops need libgomp (OpenMP's runtime), which was not found")
+    llvm.load_library_permanently(name)
+    return name
+
+
+class _DistinctMD(ir.values.MDValue):
+    """A `distinct !{...}` node that may reference itself (an llvm.loop ID)."""
+
+    def descr(self, buf: list[str]) -> None:
+        buf.append("distinct ")
+        super().descr(buf)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+def _loop_id(module: ir.Module, annotation: DictionaryAttr) -> ir.values.MDValue:
+    properties: list[ir.values.MDValue] = []
+
+    def prop(name: str, value: ir.Value | None = None) -> None:
+        operands: list[Any] = [ir.MetaDataString(module, name)]
+        if value is not None:
+            operands.append(value)
+        properties.append(module.add_metadata(operands))
+
+    entries = annotation.data
+    if entries.get("vectorize") == BoolAttr.from_bool(True):
+        prop("llvm.loop.vectorize.enable", ir.Constant(ir.IntType(1), 1))
+    if isinstance(width := entries.get("vectorize_width"), IntegerAttr):
+        prop("llvm.loop.vectorize.width", ir.Constant(ir.IntType(32), width.value.data))
+    if entries.get("unroll") == StringAttr("full"):
+        prop("llvm.loop.unroll.full")
+    loop_id = _DistinctMD(module, [], name=str(len(module.metadata)))
+    loop_id.operands = (loop_id, *properties)
+    return loop_id
+
+
+def translate(module: ModuleOp, triple: str | None = None, data_layout: str = "") -> ir.Module:
+    """LLVM IR of a module in the llvm dialect, loop annotations as `llvm.loop` metadata."""
+    llvm_module = convert_module(module, fallback_target_triple=triple, data_layout=data_layout)
+    for op in module.ops:
+        if not isinstance(op, llvm_dialect.FuncOp) or not op.body.blocks:
+            continue
+        function = llvm_module.get_global(op.sym_name.data)
+        if op.linkage.linkage.data != "external":  # convert_module drops linkage
+            function.linkage = op.linkage.linkage.data
+        # convert_module appends one basic block per block, in order
+        for block, llvm_block in zip(op.body.blocks, function.blocks):
+            annotation = block.last_op.attributes.get(LOOP_ANNOTATION) if block.last_op else None
+            if isinstance(annotation, DictionaryAttr) and llvm_block.terminator is not None:
+                llvm_block.terminator.set_metadata("llvm.loop", _loop_id(llvm_module, annotation))
+    return llvm_module
+
+
+def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pto.loop_unrolling = True
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(module, pb)
+
+
+@dataclass
+class JitModule:
+    """Machine code for a module, alive as long as this object is."""
+
+    engine: llvm.ExecutionEngine
+    llvm_ir: str
+    optimized_llvm_ir: str
+
+    def address(self, name: str) -> int:
+        return self.engine.get_function_address(name)
+
+
+def compile_llvm(module: ModuleOp) -> JitModule:
+    """Compile a module in the llvm dialect for the host; raise XtirError if LLVM rejects it."""
+    tm = target_machine()
+    if any(op.sym_name.data == "GOMP_parallel" for op in module.ops if isinstance(op, llvm_dialect.FuncOp)):
+        load_openmp_runtime()
+    text = str(translate(module, tm.triple, str(tm.target_data)))
+    try:
+        ref = llvm.parse_assembly(text)
+        ref.verify()
+    except RuntimeError as e:
+        raise XtirError(f"LLVM rejected the generated IR: {e}") from None
+    optimize(ref, tm)
+    optimized = str(ref)
+    engine = llvm.create_mcjit_compiler(ref, tm)
+    engine.finalize_object()
+    return JitModule(engine, text, optimized)
+
+
+@dataclass
+class CompiledFunction:
+    """A compiled entry function: call it with numpy arrays, written in place like a TVM module.
+
+    `llvm_ir` is the LLVM IR as generated, `optimized_llvm_ir` after O3, `compile_seconds`
+    the time `xtir.build` took (lowering included).
+    """
+
+    signature: func.FuncOp
+    jit: JitModule
+    compile_seconds: float = 0.0
+    _cfunc: Any = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        n = len(self.signature.function_type.inputs.data)
+        prototype = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * n))
+        self._cfunc = prototype(self.jit.address(self.name))
+
+    @property
+    def name(self) -> str:
+        return self.signature.sym_name.data
+
+    @property
+    def llvm_ir(self) -> str:
+        return self.jit.llvm_ir
+
+    @property
+    def optimized_llvm_ir(self) -> str:
+        return self.jit.optimized_llvm_ir
+
+    def __call__(self, *arrays: Any) -> None:
+        checked = check_arguments(self.signature, arrays)
+        for k, array in enumerate(checked):
+            if not array.flags.c_contiguous or not array.flags.aligned:
+                raise XtirEvaluationError(
+                    f"function '{self.name}': argument {k} must be a C-contiguous, aligned array (use numpy.ascontiguousarray)"
+                )
+        for k in range(len(checked)):
+            for j in range(k):
+                if np.may_share_memory(checked[j], checked[k]):
+                    raise XtirEvaluationError(
+                        f"function '{self.name}': arguments {j} and {k} overlap; the buffers of a compiled "
+                        "function must be distinct"
+                    )
+        self._cfunc(*(array.ctypes.data for array in checked))
+
+    def __repr__(self) -> str:
+        return f"<xtir.CompiledFunction @{self.name} ({self.compile_seconds:.2f} s to compile)>"

@@ -1,0 +1,142 @@
+"""Loop kinds at the scf level, before the llvm conversion.
+
+`lower-blocks` tags each `scf.for` with `xtir.loop_name` and, unless it is serial,
+`xtir.loop_kind` (parallel, vectorized, unrolled, thread_binding). Here:
+- thread-bound loops are refused (they belong to the cuda target);
+- unrolled loops with a constant trip count are fully unrolled in the IR (xDSL's
+  `scf-for-loop-unroll` pattern, restricted to them); a loop too big to unroll in
+  Python, or with dynamic bounds, keeps an `unroll = "full"` annotation for LLVM;
+- scf becomes cf with xDSL's patterns, and the back edge of a vectorized (or
+  annotated unrolled) loop carries `xtir.loop_annotation`, which the JIT turns into
+  `llvm.loop` metadata (`llvm.loop.vectorize.enable`, `llvm.loop.unroll.full`).
+Parallel loops are outlined by `lowering/openmp.py` before this runs.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import BoolAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
+from xdsl.transforms.scf_for_loop_unroll import UnrollLoopPattern
+
+from xtir.diagnostics import format_op_error
+from xtir.errors import XtirPassError
+
+LOOP_NAME = "xtir.loop_name"
+LOOP_KIND = "xtir.loop_kind"
+LOOP_ANNOTATION = "xtir.loop_annotation"
+THREAD_TAG_ATTRS = ("xtir.thread", "xtir.thread_tag", "xtir.loop_thread")
+
+PARALLEL, VECTORIZED, UNROLLED, THREAD_BINDING = "parallel", "vectorized", "unrolled", "thread_binding"
+
+UNROLL_BUDGET = 2048
+"""Most ops a full unroll may create in the IR; bigger loops are left to LLVM's unroller."""
+
+
+def _string_attr(op: Operation, name: str) -> str | None:
+    attr = op.attributes.get(name)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def loop_kind(op: scf.ForOp) -> str:
+    return _string_attr(op, LOOP_KIND) or "serial"
+
+
+def loop_name(op: scf.ForOp) -> str:
+    return _string_attr(op, LOOP_NAME) or "<unnamed>"
+
+
+def constant_int(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def trip_count(op: scf.ForOp) -> int | None:
+    lb, ub, step = constant_int(op.lb), constant_int(op.ub), constant_int(op.step)
+    if lb is None or ub is None or step is None or step <= 0:
+        return None
+    return max(0, (ub - lb + step - 1) // step)
+
+
+def unrolled_size(op: Operation) -> float:
+    """How many ops `op` becomes once its unrolled loops (and theirs) are unrolled."""
+    inner = sum(unrolled_size(child) for region in op.regions for block in region.blocks for child in block.ops)
+    if isinstance(op, scf.ForOp) and loop_kind(op) == UNROLLED:
+        trips = trip_count(op)
+        return float("inf") if trips is None else trips * inner
+    return 1 + inner
+
+
+def refuse_thread_bindings(module: ModuleOp) -> None:
+    """The llvm target runs on the CPU: a loop bound to a GPU thread axis is an error."""
+    for op in module.walk():
+        if isinstance(op, scf.ForOp) and loop_kind(op) == THREAD_BINDING:
+            tag = next((t for a in THREAD_TAG_ATTRS if (t := _string_attr(op, a))), "a GPU thread axis")
+            message = f"loop {loop_name(op)} is bound to {tag}; build it for the cuda target"
+            raise XtirPassError(format_op_error(op, f"convert-to-llvm: {message}"))
+
+
+def annotate(op: scf.ForOp, **entries: Attribute) -> None:
+    old = op.attributes.get(LOOP_ANNOTATION)
+    merged = dict(old.data) if isinstance(old, DictionaryAttr) else {"name": StringAttr(loop_name(op))}
+    op.attributes[LOOP_ANNOTATION] = DictionaryAttr({**merged, **entries})
+
+
+class UnrollTaggedLoop(RewritePattern):
+    """Fully unroll `scf.for` loops of kind "unrolled" (innermost first is not needed:
+    the clones of an inner unrolled loop are unrolled in turn)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: scf.ForOp, rewriter: PatternRewriter) -> None:
+        if loop_kind(op) != UNROLLED:
+            return
+        if unrolled_size(op) > UNROLL_BUDGET:
+            if LOOP_ANNOTATION not in op.attributes:
+                annotate(op, unroll=StringAttr("full"))
+                rewriter.notify_op_modified(op)
+            return
+        UnrollLoopPattern().match_and_rewrite(op, rewriter)
+
+
+class AnnotatedForLowering(ForLowering):
+    """xDSL's scf.for → cf lowering, keeping the loop's annotation on its back edge.
+
+    An innermost vectorized loop is annotated `vectorize = true` here (LLVM vectorizes
+    innermost loops only; an outer one is left to the cost model, and to SLP once its
+    inner loops are unrolled). The back edge is the branch from the loop body to the
+    header; it stays the same op when nested scf ops split its block later.
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, for_op: scf.ForOp, rewriter: PatternRewriter) -> None:
+        innermost = not any(isinstance(op, scf.ForOp) for op in for_op.body.walk())
+        if loop_kind(for_op) == VECTORIZED and innermost:
+            annotate(for_op, vectorize=BoolAttr.from_bool(True))
+        annotation = for_op.attributes.get(LOOP_ANNOTATION)
+        header, preheader = for_op.body.first_block, for_op.parent_block()
+        super().match_and_rewrite(for_op, rewriter)
+        if annotation is None or header is None:
+            return
+        for block in header.predecessors():
+            if block is not preheader and block.last_op is not None:
+                block.last_op.attributes[LOOP_ANNOTATION] = annotation
+
+
+def unroll_loops(module: ModuleOp) -> None:
+    PatternRewriteWalker(UnrollTaggedLoop()).rewrite_module(module)
+
+
+def scf_to_cf(module: ModuleOp) -> None:
+    PatternRewriteWalker(GreedyRewritePatternApplier([SwitchLowering(), IfLowering(), AnnotatedForLowering()])).rewrite_module(
+        module
+    )

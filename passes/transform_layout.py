@@ -1,0 +1,74 @@
+"""transform-layout{buffer=X permutation=P0,P1,...}: store a scratch buffer with its dimensions
+permuted (TVM's transform_layout with an index map `lambda *i: (i[P0], i[P1], ...)`).
+
+Dimension d of the new buffer is dimension P[d] of the old one, and every access
+`X[e0, e1, ...]` becomes `X[e_P0, e_P1, ...]`, so the program computes the same values.
+The usual use is packing: a cache of Bᵀ's panel (`cache-read` + `transform-layout`)
+makes the loop over j read contiguous memory, so it vectorizes. X must be a buffer made
+by block.alloc (an argument's layout belongs to the caller).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.passes import ModulePass
+
+from xtir.dialects.accel import RegionOp
+from xtir.dialects.block import AllocOp, LoadOp, StoreOp, buffer_name
+from xtir.passes.analysis.rewrite import reindex
+from xtir.passes.utils import fail, target_function
+
+
+def _find_alloc(pass_name: str, f, name: str) -> AllocOp:
+    allocs = [op for op in f.walk() if isinstance(op, AllocOp)]
+    matches = [a for a in allocs if buffer_name(a.buffer) == name]
+    if len(matches) != 1:
+        args = [buffer_name(a) for a in f.body.block.args]
+        what = "an argument of the function; its layout belongs to the caller" if name in args else \
+            f"{'several' if matches else 'no'} buffers allocated with that name"
+        listing = ", ".join(buffer_name(a.buffer) for a in allocs) or "none"
+        raise fail(pass_name, f, f"cannot transform the layout of {name}: {what}; allocated buffers: {listing}")
+    return matches[0]
+
+
+def transform_layout(pass_name: str, alloc: AllocOp, permutation: tuple[int, ...]) -> AllocOp:
+    buffer = alloc.buffer
+    assert isinstance(buffer.type, MemRefType)
+    shape = buffer.type.get_shape()
+    if sorted(permutation) != list(range(len(shape))):
+        raise fail(pass_name, alloc, f"permutation {','.join(map(str, permutation))} is not a permutation of the "
+                   f"{len(shape)} dimensions of {buffer_name(buffer)}")
+    users = {id(u.operation): u.operation for u in buffer.uses}.values()
+    for user in users:
+        if isinstance(user, RegionOp):
+            raise fail(pass_name, user, f"{buffer_name(buffer)} is accessed by {user.name}, whose tiles are "
+                       "row-major; transform the layout before tensorize")
+    new = AllocOp(MemRefType(buffer.type.element_type, [shape[p] for p in permutation],
+                             memory_space=buffer.type.memory_space), buffer_name(buffer))
+    new.location = alloc.location
+    assert alloc.parent is not None
+    alloc.parent.insert_op_before(new, alloc)
+    buffer.replace_all_uses_with(new.buffer)
+    alloc.detach()
+    alloc.erase()
+    for user in list(users):
+        assert isinstance(user, LoadOp | StoreOp)
+        indices = user.indices()
+        reindex(user, [indices[p] for p in permutation])
+    return new
+
+
+@dataclass(frozen=True)
+class TransformLayoutPass(ModulePass):
+    name = "transform-layout"
+
+    buffer: str
+    permutation: tuple[int, ...]
+    func: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        f = target_function(op, self.func)
+        transform_layout(self.name, _find_alloc(self.name, f, self.buffer), self.permutation)

@@ -1,0 +1,107 @@
+"""`xtir.build`: compile a module to a function callable on numpy arrays (TVM's `tvm.build`).
+
+Pipeline for target "llvm": `lower-blocks` (when the module still has block-dialect ops),
+`lower-accel` (when accel ops are left), `convert-to-llvm`, then the JIT of
+`xtir.lowering.jit` (LLVM IR, O3 for the host CPU, MCJIT). Compiled functions are cached
+in the process by the hash of the module's text, the target and the entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.ir import Block, Region
+
+from xtir.context import make_context
+from xtir.diagnostics import verify
+from xtir.errors import XtirError
+
+if TYPE_CHECKING:
+    from xtir.lowering.jit import CompiledFunction
+
+TARGETS = ("llvm",)
+_CACHE: dict[str, CompiledFunction] = {}
+
+
+def _uses_dialect(module: ModuleOp, dialect: str) -> bool:
+    prefix = dialect + "."
+    return any(op.name.startswith(prefix) for op in module.walk())
+
+
+def _run(module: ModuleOp, pass_name: str) -> None:
+    from xtir.passes_registry import XTIR_PASSES
+
+    try:
+        pass_class = XTIR_PASSES[pass_name]()
+    except ModuleNotFoundError:
+        raise XtirError(f"the module needs the '{pass_name}' pass, which is not available yet") from None
+    pass_class().apply(make_context(), module)
+    verify(module)
+
+
+def lower_to_llvm(module: ModuleOp) -> ModuleOp:
+    """A copy of `module` lowered to the llvm dialect (the input is left untouched)."""
+    result = module.clone()
+    if _uses_dialect(result, "block"):
+        _run(result, "lower-blocks")
+    if _uses_dialect(result, "accel"):
+        _run(result, "lower-accel")
+    _run(result, "convert-to-llvm")
+    return result
+
+
+def entry_function(module: ModuleOp, entry: str | None) -> func.FuncOp:
+    """The function `entry`, else `main`, else the module's only function with a body."""
+    funcs = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+    names = ", ".join(f.sym_name.data for f in funcs) or "none"
+    wanted = entry or "main"
+    for f in funcs:
+        if f.sym_name.data == wanted:
+            return f
+    if entry is None and len(funcs) == 1:
+        return funcs[0]
+    if entry is None:
+        raise XtirError(f"no function named 'main' in the module; pass entry= (functions: {names})")
+    raise XtirError(f"no function named '{entry}' in the module (functions: {names})")
+
+
+def _signature(f: func.FuncOp) -> func.FuncOp:
+    """A body-less copy of `f`'s signature that keeps the argument names (for error messages)."""
+    for k, t in enumerate(f.function_type.inputs.data):
+        if not isinstance(t, MemRefType):
+            raise XtirError(
+                f"function '{f.sym_name.data}': parameter {k} has type {t}; a built function takes buffers (memrefs) only"
+            )
+        if f.function_type.outputs.data:
+            raise XtirError(f"function '{f.sym_name.data}' returns values; a built function writes its buffers instead")
+    block = Block(arg_types=f.function_type.inputs.data)
+    for new, old in zip(block.args, f.body.block.args):
+        new.name_hint = old.name_hint
+    return func.FuncOp(f.sym_name.data, f.function_type, Region(block))
+
+
+def build(module: ModuleOp, target: str = "llvm", entry: str | None = None) -> CompiledFunction:
+    """Compile `module` for `target`; return a callable `f(*arrays)` for its entry function.
+
+    `f` takes numpy arrays in the function's argument order and writes output buffers
+    in place; shapes, dtypes and layouts are checked (XtirError). `f.llvm_ir` is the
+    generated LLVM IR, `f.compile_seconds` the time this call took.
+    """
+    if target not in TARGETS:
+        hint = " (GPU code generation is not available yet)" if target == "cuda" else ""
+        raise XtirError(f"unknown target '{target}'{hint}; targets: {', '.join(TARGETS)}")
+    start = time.perf_counter()
+    key = hashlib.sha256(f"{target}\0{entry}\0{module}".encode()).hexdigest()
+    if (cached := _CACHE.get(key)) is not None:
+        return cached
+    from xtir.lowering.jit import CompiledFunction, compile_llvm
+
+    signature = _signature(entry_function(module, entry))
+    jit = compile_llvm(lower_to_llvm(module))
+    compiled = CompiledFunction(signature, jit, time.perf_counter() - start)
+    _CACHE[key] = compiled
+    return compiled

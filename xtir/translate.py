@@ -1,0 +1,42 @@
+"""`xtir-translate FILE [-p PIPELINE] --target llvm [--entry F]`: print the code a program compiles to.
+
+`--target llvm` prints the LLVM IR that `xtir.build` hands to LLVM (before LLVM's own
+optimization), after the optional schedule pipeline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import xtir
+from xtir.errors import XtirError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="xtir-translate", description=__doc__.split("\n")[0])
+    parser.add_argument("file")
+    parser.add_argument("-p", "--pipeline", default="", help="xtir-opt pass pipeline to apply first")
+    parser.add_argument("--target", choices=["llvm"], required=True)
+    parser.add_argument("--entry", help="function to translate (default: the only one, or main)")
+    args = parser.parse_args(argv)
+    try:
+        module = xtir.parse(Path(args.file).read_text(), args.file)
+        if args.pipeline:
+            module = xtir.transform(module, args.pipeline)
+        from xtir.run import entry_function
+
+        name = entry_function(module, args.entry).sym_name.data
+        print(xtir.build(module, target=args.target, entry=name).llvm_ir)
+        return 0
+    except XtirError as e:
+        print(e, file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"xtir-translate: error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
