@@ -58,11 +58,12 @@ from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 
 from xtir.dialects import block as blk
-from xtir.dialects.accel import Accel
+from xtir.dialects.accel import Accel, TMM16Op
 from xtir.dialects.block import SERIAL, AccessOp, BlockOp
 from xtir.lowering.accel_to_scf import LOOP_NAME, LowerAccelOp
 from xtir.lowering.compact_buffers import CompactBuffersPass
 from xtir.lowering.index_expr import IndexEmitter, alloca_point, constant, entry_block, sort_prologue
+from xtir.lowering.microkernels import KERNEL_ATTR, tmm16_call
 from xtir.passes.analysis.rewrite import substitute_in_op
 from xtir.passes.utils import fail
 
@@ -81,6 +82,8 @@ _OUTPUT_OPS = _SCF_OPS | _MEMREF_OPS | _FUNC_OPS
 
 
 def _allowed(op: Operation, names: set[str]) -> bool:
+    if isinstance(op, func.CallOp) and KERNEL_ATTR in op.attributes:
+        return names is _OUTPUT_OPS  # a micro-kernel call (microkernels=true) is output, never input
     return op.name in names or op.name.startswith(("arith.", "math."))
 
 
@@ -204,6 +207,20 @@ class LowerAlloc(RewritePattern):
         rewriter.erase(op)
 
 
+def _or_zero(value: SSAValue | None, rewriter: PatternRewriter, anchor: Operation) -> SSAValue:
+    return value if value is not None else constant(rewriter, anchor, 0)
+
+
+class TMM16ToMicrokernel(RewritePattern):
+    """accel.tmm16 -> a call of the CPU micro-kernel, with each tile's start as index values."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TMM16Op, rewriter: PatternRewriter) -> None:
+        emitter = IndexEmitter(op, rewriter)
+        offsets = [[_or_zero(emitter.offset(e), rewriter, op) for e in offs] for _, offs, _ in op.regions_()]
+        rewriter.replace(op, tmm16_call(op, offsets))
+
+
 def _check(module: ModuleOp, names: set[str], pass_name: str, what: str) -> None:
     for top in module.ops:
         if not isinstance(top, func.FuncOp):
@@ -239,6 +256,9 @@ class LowerBlocksPass(ModulePass):
 
     compact: bool = True
     """Run compact-buffers after inlining the blocks (scratch buffers shrink to a tile)."""
+    microkernels: bool = False
+    """Leave accel.tmm16 as a call of the CPU micro-kernel (lowering/microkernels.py) for
+    convert-to-llvm, instead of a scalar loop nest; xtir.build sets it."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _check(op, _INPUT_OPS, self.name, "it lowers the block, accel, arith, math, scf and memref dialects only")
@@ -250,6 +270,8 @@ class LowerBlocksPass(ModulePass):
         for f in op.ops:
             _check_no_shared_scratch(self.name, f)
         patterns = [LowerFor(), LowerLoad(), LowerStore(), LowerAlloc(), LowerAccelOp()]
+        if self.microkernels:
+            patterns.insert(0, TMM16ToMicrokernel())
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
         # each subexpression once per scope, computed in the outermost loop it depends on
         for f in op.ops:

@@ -57,6 +57,7 @@ from xdsl.rewriter import InsertPoint
 from xtir.diagnostics import format_op_error
 from xtir.errors import XtirPassError
 from xtir.lowering.loops import LOOP_ANNOTATION, constant_int, refuse_thread_bindings, scf_to_cf, unroll_loops
+from xtir.lowering.microkernels import MicrokernelCallLowering, erase_declarations
 from xtir.lowering.openmp import (
     GOMP_PARALLEL_TYPE,
     OUTLINED,
@@ -538,7 +539,8 @@ class ConvertToLLVMPass(ModulePass):
         unroll_loops(op)
         scf_to_cf(op)
         # memory accesses first: they read the shapes off memref types that change below
-        _walk(op, [LoadLowering(), StoreLowering()])
+        _walk(op, [LoadLowering(), StoreLowering(), MicrokernelCallLowering(element_pointer)])
+        erase_declarations(op)
         _walk(
             op,
             [

@@ -32,14 +32,14 @@ def _uses_dialect(module: ModuleOp, dialect: str) -> bool:
     return any(op.name.startswith(prefix) for op in module.walk())
 
 
-def _run(module: ModuleOp, pass_name: str) -> None:
+def _run(module: ModuleOp, pass_name: str, **options: object) -> None:
     from xtir.passes_registry import XTIR_PASSES
 
     try:
         pass_class = XTIR_PASSES[pass_name]()
     except ModuleNotFoundError:
         raise XtirError(f"the module needs the '{pass_name}' pass, which is not available yet") from None
-    pass_class().apply(make_context(), module)
+    pass_class(**options).apply(make_context(), module)
     verify(module)
 
 
@@ -47,7 +47,8 @@ def lower_to_llvm(module: ModuleOp) -> ModuleOp:
     """A copy of `module` lowered to the llvm dialect (the input is left untouched)."""
     result = module.clone()
     if _uses_dialect(result, "block"):
-        _run(result, "lower-blocks")
+        # accel.tmm16 becomes a call of the vectorized CPU micro-kernel rather than a loop nest
+        _run(result, "lower-blocks", microkernels=True)
     if _uses_dialect(result, "accel"):
         _run(result, "lower-accel")
     _run(result, "convert-to-llvm")

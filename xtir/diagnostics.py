@@ -14,7 +14,7 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
-from xtir.errors import XtirParseError, XtirVerifyError
+from xtir.errors import LocatedText, SourceLocation, XtirParseError, XtirVerifyError
 
 
 class LocatingParser(Parser):
@@ -39,12 +39,14 @@ class LocatingParser(Parser):
         return op
 
 
-def format_parse_error(error: ParseError, line_offset: int = 0) -> str:
+def format_parse_error(error: ParseError, line_offset: int = 0) -> LocatedText:
+    """`file:line:col: error: message` plus the source line and a caret (carrying its location)."""
     span = error.span
     loc = span.get_location()
+    location = SourceLocation(loc.file, loc.line + line_offset, loc.col)
     # print_with_context starts with its own "file:line:col" line; ours replaces it
     context = span.print_with_context().rstrip("\n").split("\n", 1)[-1]
-    return f"{loc.file}:{loc.line + line_offset}:{loc.col}: error: {error.msg}\n{context}"
+    return LocatedText(f"{location}: error: {error.msg}\n{context}", error.msg, location)
 
 
 def parse_module(ctx: Context, text: str, name: str = "<string>", line_offset: int = 0) -> ModuleOp:
@@ -77,17 +79,28 @@ def _post_order(op: Operation):
     yield op
 
 
-def format_op_error(op: Operation, message: str, source: str | None = None, line_offset: int = 0) -> str:
-    """`file:line:col: error: 'op.name' op message` plus the source line and a caret."""
-    header = f"'{op.name}' op {message}"
+def op_location(op: Operation) -> SourceLocation | None:
+    """Where `op` came from in the input, if known."""
     loc = op.location
     if isinstance(loc, FileLineColLoc):
-        line, col = loc.line.data, loc.column.data
-        text = f"{loc.filename.data}:{line}:{col}: error: {header}"
+        return SourceLocation(loc.filename.data, loc.line.data, loc.column.data)
+    return None
+
+
+def format_op_error(op: Operation, message: str, source: str | None = None, line_offset: int = 0) -> LocatedText:
+    """`file:line:col: error: 'op.name' op message` plus the source line and a caret.
+
+    The result is a string that also carries the location and the message as data
+    (`LocatedText`): an XtirError made from it knows where it points."""
+    header = f"'{op.name}' op {message}"
+    location = op_location(op)
+    if location is not None:
+        line, col = location.line, location.col
+        text = f"{location}: error: {header}"
         if source is not None:
             lines = source.splitlines()
             if 0 < line - line_offset <= len(lines):
                 text += f"\n{lines[line - line_offset - 1]}\n{' ' * (col - 1)}^"
-        return text
+        return LocatedText(text, header, location)
     first_line = str(op).splitlines()[0] if op.parent is not None or not op.regions else op.name
-    return f"error: {header}\n  at: {first_line.strip()}"
+    return LocatedText(f"error: {header}\n  at: {first_line.strip()}", header, None)

@@ -29,6 +29,7 @@ XTIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "annotate": _lazy("annotate", "AnnotatePass"),
     "tensorize": _lazy("tensorize", "TensorizePass"),
     "transform-layout": _lazy("transform_layout", "TransformLayoutPass"),
+    "fuse-reduction-epilogue": _lazy("fuse_reduction_epilogue", "FuseReductionEpiloguePass"),
     "parallel": _lazy("parallel", "ParallelPass"),
     "vectorize": _lazy("vectorize", "VectorizePass"),
     "unroll": _lazy("unroll", "UnrollPass"),

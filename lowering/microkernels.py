@@ -1,0 +1,164 @@
+"""CPU micro-kernels for the accel intrinsics, written in the llvm dialect.
+
+`accel.tmm16` (C[16,16] += A[16,16] · B[16,16]ᵀ) on a CPU: both A and B are contiguous
+along k, so a row of C cannot be computed from rows of A and B directly. The kernel
+loads B's 16 rows as `<16 x float>` vectors and transposes them in registers (four
+rounds of `shufflevector` that swap off-diagonal blocks of 8, 4, 2 and 1), so that
+column k of B is one vector; then every row of C accumulates
+`fma(broadcast(A[i, k]), Bᵀ[k], C[i])` over k, 256 vector FMAs per call, and is stored
+once. On AVX-512 each vector is one register; elsewhere LLVM splits them.
+
+The kernel is reached in two steps, because its arguments are element pointers that
+only exist once memrefs become pointers:
+- `lower-blocks{microkernels=true}` (what `xtir.build` runs) turns each accel.tmm16 into
+  a `func.call` of a private declaration marked `xtir.microkernel = "tmm16"`, passing
+  each buffer with the row and column where its tile starts;
+- `convert-to-llvm` turns that call into `getelementptr`s to the three tiles and a call
+  of `@xtir_tmm16` with the row strides, and defines `@xtir_tmm16` in the module.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func, llvm
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, ModuleOp, StringAttr, VectorType, f32, i32, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from xtir.dialects.accel import TILE, TMM16Op
+
+KERNEL_ATTR = "xtir.microkernel"
+TMM16 = "xtir_tmm16"
+VECTOR = VectorType(f32, [TILE])
+PTR = llvm.LLVMPointerType()
+
+
+class _Builder:
+    """Appends llvm ops to one block."""
+
+    def __init__(self, block: Block):
+        self.block = block
+
+    def add(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0]
+
+    def emit(self, op: Operation) -> None:
+        self.block.add_op(op)
+
+    def const(self, value: int, t=i64) -> SSAValue:
+        return self.add(llvm.ConstantOp(IntegerAttr(value, t), t))
+
+    def element(self, base: SSAValue, row: int, stride: SSAValue, col: int | SSAValue = 0) -> SSAValue:
+        """Pointer to base[row * stride + col]."""
+        offset = self.add(llvm.MulOp(self.const(row), stride))
+        if isinstance(col, int):
+            col = self.const(col)
+        index = self.add(llvm.AddOp(offset, col))
+        return self.add(llvm.GEPOp.from_mixed_indices(base, [index], f32, inbounds=True))
+
+    def shuffle(self, a: SSAValue, b: SSAValue, mask: list[int]) -> SSAValue:
+        return self.add(llvm.ShuffleVectorOp(a, b, DenseArrayBase.from_list(i32, mask), VECTOR))
+
+
+def _transpose(b: _Builder, rows: list[SSAValue]) -> list[SSAValue]:
+    """Transpose 16 row vectors: for block size s = 8, 4, 2, 1, rows r and r + s (r & s == 0)
+    exchange their off-diagonal s-wide blocks."""
+    rows = list(rows)
+    size = len(rows)
+    s = size // 2
+    while s:
+        for r in range(size):
+            if r & s:
+                continue
+            x, y = rows[r], rows[r + s]
+            # lanes l of x with (l & s) set take y's lane l - s; y's lanes without it take x's l + s
+            low = [lane if not lane & s else size + lane - s for lane in range(size)]
+            high = [lane + s if not lane & s else size + lane for lane in range(size)]
+            rows[r], rows[r + s] = b.shuffle(x, y, low), b.shuffle(x, y, high)
+        s //= 2
+    return rows
+
+
+def tmm16_kernel() -> llvm.FuncOp:
+    """`void xtir_tmm16(float *C, float *A, float *B, i64 ldc, i64 lda, i64 ldb)`."""
+    block = Block(arg_types=[PTR, PTR, PTR, i64, i64, i64])
+    c_ptr, a_ptr, b_ptr, ldc, lda, ldb = block.args
+    for arg, name in zip(block.args, ["C", "A", "B", "ldc", "lda", "ldb"]):
+        arg.name_hint = name
+    b = _Builder(block)
+    b_rows = [b.add(llvm.LoadOp(b.element(b_ptr, j, ldb), VECTOR, alignment=4)) for j in range(TILE)]
+    b_cols = _transpose(b, b_rows)
+    undef = b.add(llvm.UndefOp(VECTOR))
+    zero = b.const(0, i32)
+    splat = [0] * TILE
+    c_rows = [b.add(llvm.LoadOp(b.element(c_ptr, i, ldc), VECTOR, alignment=4)) for i in range(TILE)]
+    for k in range(TILE):
+        for i in range(TILE):
+            a = b.add(llvm.LoadOp(b.element(a_ptr, i, lda, k), f32, alignment=4))
+            a_splat = b.shuffle(b.add(llvm.InsertElementOp(undef, a, zero)), undef, splat)
+            c_rows[i] = b.add(llvm.FMAOp(a_splat, b_cols[k], c_rows[i]))
+    for i in range(TILE):
+        b.emit(llvm.StoreOp(c_rows[i], b.element(c_ptr, i, ldc), alignment=4))
+    b.emit(llvm.ReturnOp())
+    return llvm.FuncOp(TMM16, llvm.LLVMFunctionType([PTR, PTR, PTR, i64, i64, i64], llvm.LLVMVoidType()),
+                       linkage=llvm.LinkageAttr("internal"), body=Region(block))
+
+
+def tmm16_call(op: TMM16Op, offsets: list[list[SSAValue]]) -> func.CallOp:
+    """The scf-level call standing for `op`: each buffer with its tile's row and column."""
+    module = op.get_toplevel_object()
+    assert isinstance(module, ModuleOp)
+    args = [v for (buffer, _, _), (row, col) in zip(op.regions_(), offsets) for v in (buffer, row, col)]
+    types = [a.type for a in args]
+    name = _declaration(module, types)
+    call = func.CallOp(name, args, [])
+    call.attributes[KERNEL_ATTR] = StringAttr("tmm16")
+    return call
+
+
+def _declaration(module: ModuleOp, types: list) -> str:
+    """A private declaration of a tmm16 call with these argument types (memref types differ
+    from call to call, so each signature gets its own)."""
+    existing = [op for op in module.ops if isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes]
+    for op in existing:
+        if list(op.function_type.inputs) == types:
+            return op.sym_name.data
+    name = f"{TMM16}_{len(existing)}"
+    decl = func.FuncOp.external(name, types, [])
+    decl.attributes[KERNEL_ATTR] = StringAttr("tmm16")
+    module.body.block.add_op(decl)
+    return name
+
+
+class MicrokernelCallLowering(RewritePattern):
+    """A tmm16 call → element pointers to the three tiles + `llvm.call @xtir_tmm16`. Runs while
+    memref types are still known (their row strides become the kernel's ld arguments)."""
+
+    def __init__(self, element_pointer):
+        self.element_pointer = element_pointer
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.CallOp, rewriter: PatternRewriter) -> None:
+        if KERNEL_ATTR not in op.attributes:
+            return
+        ops: list[Operation] = []
+        pointers, strides = [], []
+        args = list(op.arguments)
+        for buffer, row, col in zip(args[0::3], args[1::3], args[2::3]):
+            made, pointer = self.element_pointer(op, buffer, [row, col])
+            ops += made
+            pointers.append(pointer)
+            assert isinstance(buffer.type, MemRefType)
+            ops.append(stride := llvm.ConstantOp(IntegerAttr(buffer.type.get_strides()[0], i64), i64))
+            strides.append(stride.result)
+        module = op.get_toplevel_object()
+        assert isinstance(module, ModuleOp)
+        if not any(isinstance(o, llvm.FuncOp) and o.sym_name.data == TMM16 for o in module.ops):
+            module.body.block.add_op(tmm16_kernel())
+        rewriter.replace(op, [*ops, llvm.CallOp(TMM16, *pointers, *strides)])
+
+
+def erase_declarations(module: ModuleOp) -> None:
+    for op in list(module.ops):
+        if isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes:
+            module.body.block.erase_op(op)
