@@ -37,6 +37,7 @@ class _Builder:
 
     def __init__(self, block: Block):
         self.block = block
+        self.constants: dict[tuple[int, object], SSAValue] = {}
 
     def add(self, op: Operation) -> SSAValue:
         self.block.add_op(op)
@@ -46,7 +47,9 @@ class _Builder:
         self.block.add_op(op)
 
     def const(self, value: int, t=i64) -> SSAValue:
-        return self.add(llvm.ConstantOp(IntegerAttr(value, t), t))
+        if (value, t) not in self.constants:
+            self.constants[(value, t)] = self.add(llvm.ConstantOp(IntegerAttr(value, t), t))
+        return self.constants[(value, t)]
 
     def element(self, base: SSAValue, row: int, stride: SSAValue, col: int | SSAValue = 0) -> SSAValue:
         """Pointer to base[row * stride + col]."""

@@ -9,7 +9,14 @@ from xdsl.dialects.builtin import ModuleOp
 from xtir.build import build
 from xtir.context import make_context
 from xtir.diagnostics import parse_module
-from xtir.errors import XtirError, XtirEvaluationError, XtirParseError, XtirPassError, XtirVerifyError
+from xtir.errors import (
+    XtirError,
+    XtirEvaluationError,
+    XtirNumericsError,
+    XtirParseError,
+    XtirPassError,
+    XtirVerifyError,
+)
 from xtir.evaluate import evaluate
 from xtir.schedule import BlockRV, LoopRV, Schedule
 
@@ -19,6 +26,7 @@ __all__ = [
     "Schedule",
     "XtirError",
     "XtirEvaluationError",
+    "XtirNumericsError",
     "XtirParseError",
     "XtirPassError",
     "XtirVerifyError",

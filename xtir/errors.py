@@ -46,11 +46,14 @@ class LocatedText(str):
     location: SourceLocation | None
     message: str
 
-    def __new__(cls, text: str, message: str, location: SourceLocation | None) -> LocatedText:
+    def __new__(cls, text: str, message: str | None = None, location: SourceLocation | None = None) -> LocatedText:
         self = super().__new__(cls, text)
-        self.message = message
+        self.message = text if message is None else message
         self.location = location
         return self
+
+    def __reduce__(self):
+        return (LocatedText, (str(self), self.message, self.location))
 
 
 class XtirError(Exception):

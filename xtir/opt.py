@@ -1,9 +1,17 @@
 """`xtir-opt`: xdsl-opt with xtir's dialects and passes, and diagnostics instead of tracebacks.
 
 Every xdsl-opt flag works. Errors a user can cause (bad IR, an illegal schedule, a
-bad pass option) print `file:line:col: error: ...` on stderr and exit 1; with
-`--verify-diagnostics` they print on stdout and the run exits 0 (xDSL's meaning of
-the flag). Set XTIR_TRACEBACK=1 to see the Python traceback of an internal error.
+bad pass option) print `file:line:col: error: ...` on stderr and exit 1. Set
+XTIR_TRACEBACK=1 to see the Python traceback of an internal error.
+
+`--verify-diagnostics` has MLIR's meaning (not xDSL's, which prints the error and exits
+0): the diagnostics of the run must be exactly those the input's `// expected-error
+@+1 {{...}}` comments announce (see xtir/verify_diagnostics.py); a missing or an
+unexpected one is reported at its `file:line:col` and the run exits 1.
+`--parsing-diagnostics` keeps xDSL's meaning: errors go to stdout and the run exits 0.
+
+`--verify-numerics` runs the program before and after every pass on the same random
+inputs (xtir/verify_numerics.py) and stops at the first pass that changes the results.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
+from io import BytesIO
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
@@ -24,8 +33,9 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from xtir import intrinsics
 from xtir.context import register_dialects
 from xtir.diagnostics import format_parse_error, parse_module, verify
-from xtir.errors import XtirError
+from xtir.errors import Diagnostic, XtirError
 from xtir.passes_registry import XTIR_PASSES
+from xtir.verify_diagnostics import check_diagnostics, diagnostics_from_text, parse_expectations
 
 
 class XtirOptMain(xDSLOptMain):
@@ -45,6 +55,16 @@ class XtirOptMain(xDSLOptMain):
             help="register the tensor intrinsics (@NAME_desc / @NAME_impl function pairs) of an IR file "
             "for tensorize; may be repeated",
         )
+        arg_parser.add_argument(
+            "--verify-numerics",
+            action="store_true",
+            help="after every pass, run the program before and after it on the same random inputs "
+            "(reference evaluator, or the JIT for large programs) and stop at the first pass that changes the results",
+        )
+        for action in arg_parser._actions:
+            if action.dest == "verify_diagnostics":
+                action.help = ("check the diagnostics against the input's `// expected-error @+1 {{...}}` "
+                               "comments (MLIR's -verify-diagnostics); exit 1 on a missing or unexpected one")
 
     def register_all_passes(self) -> None:
         super().register_all_passes()
@@ -59,51 +79,92 @@ class XtirOptMain(xDSLOptMain):
         return parse_module(self.ctx, text, self.get_input_name(), start_offset)
 
     def apply_passes(self, prog: ModuleOp) -> None:
+        passes = self.pipeline.passes
+        checker = None
+        if self.args.verify_numerics and passes:
+            from xtir.verify_numerics import NumericsChecker
+
+            checker = NumericsChecker(prog)
+        position = 0
+
         def check(previous: ModulePass | None, module: ModuleOp, following: ModulePass | None) -> None:
+            nonlocal position
             if previous is None:
                 return
-            try:
-                verify(module, self._source, self._offset)
-            except XtirError as e:
-                raise XtirError(f"{e}\nnote: the IR no longer verifies after pass '{previous.name}'") from None
+            position += 1
+            if not self.args.disable_verify:
+                try:
+                    verify(module, self._source, self._offset)
+                except XtirError as e:
+                    note = f"the IR no longer verifies after pass '{previous.name}'"
+                    raise XtirError(f"{e}\nnote: {note}", location=e.location, message=e.message,
+                                    notes=[*e.notes, Diagnostic("note", note, e.location)]) from None
+            if checker is not None:
+                checker.check(module, str(previous.spec()), f"pass {position} of {len(passes)} in the pipeline")
             if following is not None and self.args.print_between_passes:
                 print(f"IR after {previous.name}:")
                 Printer(stream=sys.stdout).print_op(module)
                 print("\n\n\n")
 
-        PassPipeline(self.pipeline.passes, None if self.args.disable_verify else check).apply(self.ctx, prog)
+        PassPipeline(passes, check).apply(self.ctx, prog)
 
     def run(self) -> None:
         for path in self.args.intrinsics:
             intrinsics.register_file(path, override=True)
         chunks, file_extension = self.prepare_input()
         output = self.prepare_output()
+        name = self.get_input_name()
+        failures: list[str] = []
         try:
             for i, (chunk, offset) in enumerate(chunks):
                 if i > 0:
                     output.write("// -----\n")
+                data = chunk.read()
+                chunk.close()
+                self._diagnostics: list[Diagnostic] = []
                 try:
-                    module = self.parse_chunk(chunk, file_extension, offset)
+                    module = self.parse_chunk(BytesIO(data), file_extension, offset)
                     if module is not None:
                         self.apply_passes(module)
                         output.write(self.output_resulting_program(module))
                     output.flush()
-                except ParseError as e:
-                    self.report(format_parse_error(e, offset))
-                except (XtirError, DiagnosticException, VerifyException) as e:
-                    self.report(str(e))
-                finally:
-                    chunk.close()
+                except ParseError as e:  # from a frontend other than xtir's .mlir parser
+                    located = XtirError(format_parse_error(e, offset))
+                    self.report(str(located), diagnostics_of(located))
+                except XtirError as e:
+                    self.report(str(e), diagnostics_of(e))
+                except (DiagnosticException, VerifyException) as e:
+                    self.report(str(e), diagnostics_of(XtirError(str(e).strip())))
+                if self.args.verify_diagnostics:
+                    text = data.decode(errors="replace")
+                    expected, malformed = parse_expectations(text, name, offset)
+                    failures += malformed
+                    failures += check_diagnostics(self._diagnostics, expected, name, offset + 1)
         finally:
             if output is not sys.stdout:
                 output.close()
-
-    def report(self, diagnostic: str) -> None:
-        if self.args.verify_diagnostics or self.args.parsing_diagnostics:
-            print(diagnostic)
-        else:
-            print(diagnostic, file=sys.stderr)
+        if failures:
+            sys.stdout.flush()
+            for failure in failures:
+                print(failure, file=sys.stderr)
             self.had_error = True
+
+    def report(self, text: str, diagnostics: list[Diagnostic]) -> None:
+        if self.args.verify_diagnostics:
+            self._diagnostics += diagnostics
+        elif self.args.parsing_diagnostics:
+            print(text)
+        else:
+            print(text, file=sys.stderr)
+            self.had_error = True
+
+
+def diagnostics_of(error: XtirError) -> list[Diagnostic]:
+    """The diagnostics an error stands for: its own data, or read back from its text when it
+    was made from plain text that starts with a location."""
+    if error.location is None and error.message == str(error):
+        return diagnostics_from_text(str(error))
+    return error.diagnostics
 
 
 def main(args: Sequence[str] | None = None) -> int:

@@ -26,9 +26,9 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, MemRefType, ModuleOp
 
 import xtir
+from xtir.build import entry_function
 from xtir.dialects.block import BlockOp, ForOp, InitOp
 from xtir.errors import XtirError
-from xtir.evaluate import find_func
 from xtir.interpreters.block import numpy_dtype
 
 EVALUATOR_LIMIT = 200_000
@@ -38,13 +38,6 @@ FLOAT_OPS = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.Maxim
              arith.MaxnumfOp, arith.MinnumfOp)
 
 _NUMPY_LINE = re.compile(r"^//\s*xtir-run:\s*numpy\s+(\w+)\s*=\s*(.+)$", re.MULTILINE)
-
-
-def entry_function(module: ModuleOp, name: str | None) -> func.FuncOp:
-    if name is not None:
-        return find_func(module, name)
-    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
-    return funcs[0] if len(funcs) == 1 else find_func(module, "main")
 
 
 def random_arguments(f: func.FuncOp, seed: int) -> list[np.ndarray]:

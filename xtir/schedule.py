@@ -45,6 +45,7 @@ from xtir.passes.analysis.navigation import (
 )
 from xtir.passes.analysis.regions import BufferRegion, read_regions, write_regions
 from xtir.passes_registry import XTIR_PASSES
+from xtir.verify_numerics import NumericsChecker
 
 
 @dataclass(frozen=True)
@@ -119,16 +120,21 @@ class Schedule:
     `func_name` picks the function when the module has several. The module is copied;
     `sch.mod` is the current state. Each primitive replaces the state by a new module
     and never changes a module handed out before.
+
+    With `verify_numerics`, every primitive is also checked to keep the function's
+    results on random inputs (xtir.verify_numerics); one that changes them raises
+    XtirNumericsError naming it, and the schedule stays as it was.
     """
 
-    def __init__(self, module: ModuleOp, func_name: str | None = None):
-        select_function(module, func_name)  # an unknown or missing function name fails here
+    def __init__(self, module: ModuleOp, func_name: str | None = None, verify_numerics: bool = False):
+        function = select_function(module, func_name)  # an unknown or missing function name fails here
         self._mod = module.clone()
         self._func_name = func_name
         self._ctx = make_context()
         self._steps: list[str] = []
         # decompose_reduction renames its block B to B_update, which B's handles then mean (as in TVM).
         self._renamed: dict[str, str] = {}
+        self._numerics = NumericsChecker(self._mod, function.sym_name.data) if verify_numerics else None
 
     # state -------------------------------------------------------------------------------
     @property
@@ -248,6 +254,13 @@ class Schedule:
     def reverse_compute_at(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool = False) -> None:
         self._apply("reverse-compute-at", self._at_options(block, loop, preserve_unit_loops))
 
+    def fuse_reduction_epilogue(self, reduction: BlockRV, epilogue: BlockRV, mode: str | None = None) -> BlockRV:
+        """Fold `epilogue` (D = temp + C) into `reduction`'s init and update; return the fused block.
+
+        mode="per-iteration" also folds non-linear epilogues as TVM does, which changes the numbers."""
+        options = {"block": self._block_handle(reduction), "epilogue": self._block_handle(epilogue), "mode": mode}
+        return BlockRV(self._apply("fuse-reduction-epilogue", options, produces=True).label)
+
     def compute_inline(self, block: BlockRV) -> None:
         self._apply("compute-inline", {"block": self._block_handle(block)})
 
@@ -268,6 +281,8 @@ class Schedule:
             verify(module)
         except XtirVerifyError as e:
             raise XtirPassError(f"{e}\nnote: the IR no longer verifies after {spec}") from None
+        if self._numerics is not None:
+            self._numerics.check(module, spec, f"primitive {len(self._steps) + 1} of the schedule")
         self._mod = module
         self._steps.append(spec)
         return result

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import xtir
+from xtir.build import entry_function
 from xtir.errors import XtirError
 
 
@@ -25,8 +26,6 @@ def main(argv: list[str] | None = None) -> int:
         module = xtir.parse(Path(args.file).read_text(), args.file)
         if args.pipeline:
             module = xtir.transform(module, args.pipeline)
-        from xtir.run import entry_function
-
         name = entry_function(module, args.entry).sym_name.data
         print(xtir.build(module, target=args.target, entry=name).llvm_ir)
         return 0

@@ -1,11 +1,11 @@
-// RUN: not xtir-opt %s --split-input-file -p 'bind{loop=i thread="threadIdx.x"}' 2>&1 | filecheck %s
+// RUN: xtir-opt %s --split-input-file -p 'bind{loop=i thread="threadIdx.x"}' --verify-diagnostics
 // What bind refuses (an unknown thread tag: bind_invalid_tag.mlir).
 
 // The same tag twice along one nest: j, around i, is already bound to threadIdx.x,
 // and the body under i uses j (on the GPU only the diagonal i == j would run).
 func.func @same_tag_in_nest(%A: memref<8x8xf32>) {
   block.for %j = 0 to 8 "j" bind("threadIdx.x") {
-    // CHECK: {{.*}}bind_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.for' op bind: loop "j" around "i" is bound to threadIdx.x too, and the body of "i" uses its index; nested loops may share a thread axis only when the inner body does not depend on the outer one
+    // expected-error @+1 {{'block.for' op bind: loop "j" around "i" is bound to threadIdx.x too, and the body of "i" uses its index; nested loops may share a thread axis only when the inner body does not depend on the outer one}}
     block.for %i = 0 to 8 "i" {
       block.block "P"(%vi = spatial(8, %i), %vj = spatial(8, %j)) {
         %a = block.load %A[%vi, %vj] : memref<8x8xf32>
@@ -23,7 +23,7 @@ func.func @same_tag_in_nest(%A: memref<8x8xf32>) {
 func.func @same_tag_over_reduction(%A: memref<8x8xf32>, %S: memref<8xf32>) {
   block.for %t = 0 to 8 "t" bind("threadIdx.x") {
     block.for %r = 0 to 8 "r" {
-      // CHECK: {{.*}}bind_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.for' op bind: loop "t" around "i" is bound to threadIdx.x too, and a reduction under "i" would run once per outer thread instead of once
+      // expected-error @+1 {{'block.for' op bind: loop "t" around "i" is bound to threadIdx.x too, and a reduction under "i" would run once per outer thread instead of once}}
       block.for %i = 0 to 8 "i" {
         block.block "sum"(%vi = spatial(8, %i), %vr = reduce(8, %r)) {
           block.init {
@@ -53,7 +53,7 @@ func.func @same_tag_other_extent(%A: memref<4x64xf32>, %B: memref<4x64xf32>) {
         block.store %z, %A[%vb, %vj] : memref<4x64xf32>
       }
     }
-    // CHECK: {{.*}}bind_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.for' op bind: loop "i" has extent 64 but loop "j" of the same kernel is bound to threadIdx.x with extent 32; one thread axis has one extent
+    // expected-error @+1 {{'block.for' op bind: loop "i" has extent 64 but loop "j" of the same kernel is bound to threadIdx.x with extent 32; one thread axis has one extent}}
     block.for %i = 0 to 64 "i" {
       block.block "Q"(%vb = spatial(4, %b), %vi = spatial(64, %i)) {
         %a = block.load %A[%vb, %vi] : memref<4x64xf32>
@@ -69,7 +69,7 @@ func.func @same_tag_other_extent(%A: memref<4x64xf32>, %B: memref<4x64xf32>) {
 // The same, the other way around: binding the outer loop i makes one kernel of two
 // loops bound to threadIdx.y with different extents.
 func.func @kernel_joins_extents(%A: memref<4x64xf32>, %B: memref<4x64xf32>) {
-  // CHECK: {{.*}}bind_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op bind: binding loop "i" makes one kernel of loops "j" (extent 32) and "k" (extent 64), both bound to threadIdx.y; one thread axis has one extent
+  // expected-error @+1 {{'block.for' op bind: binding loop "i" makes one kernel of loops "j" (extent 32) and "k" (extent 64), both bound to threadIdx.y; one thread axis has one extent}}
   block.for %i = 0 to 4 "i" {
     block.for %j = 0 to 32 "j" bind("threadIdx.y") {
       block.block "P"(%vi = spatial(4, %i), %vj = spatial(32, %j)) {
@@ -92,7 +92,7 @@ func.func @kernel_joins_extents(%A: memref<4x64xf32>, %B: memref<4x64xf32>) {
 // A loop that feeds a reduce iteration variable.
 func.func @reduction_loop(%A: memref<8x16xf32>, %S: memref<8xf32>) {
   block.for %r = 0 to 8 "r" {
-    // CHECK: {{.*}}bind_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.for' op bind: loop "i" feeds reduce iteration variable %vk of block "sum"; its iterations are not independent
+    // expected-error @+1 {{'block.for' op bind: loop "i" feeds reduce iteration variable %vk of block "sum"; its iterations are not independent}}
     block.for %i = 0 to 16 "i" {
       block.block "sum"(%vr = spatial(8, %r), %vk = reduce(16, %i)) {
         %s = block.load %S[%vr] : memref<8xf32>
@@ -107,7 +107,7 @@ func.func @reduction_loop(%A: memref<8x16xf32>, %S: memref<8xf32>) {
 
 // -----
 
-// CHECK: {{.*}}bind_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op bind: no loop named "i"; loops: x
+// expected-error @+1 {{'func.func' op bind: no loop named "i"; loops: x}}
 func.func @unknown_loop(%A: memref<8xf32>) {
   block.for %x = 0 to 8 "x" {
     block.block "P"(%vx = spatial(8, %x)) {

@@ -1,10 +1,10 @@
-// RUN: not xtir-opt %s --split-input-file -p 'blockize{loop=i_1}' 2>&1 | filecheck %s
+// RUN: xtir-opt %s --split-input-file -p 'blockize{loop=i_1}' --verify-diagnostics
 // What blockize refuses.
 
 // A loop with two child blocks (TVM: "The loop ... is required to have only one child block").
 func.func @two_child_blocks(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
   block.for %i0 = 0 to 8 "i_0" {
-    // CHECK: {{.*}}blockize_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.for' op blockize: loop "i_1" must have exactly one child block, found 2
+    // expected-error @+1 {{'block.for' op blockize: loop "i_1" must have exactly one child block, found 2}}
     block.for %i1 = 0 to 8 "i_1" {
       block.block "P"(%vi = spatial(8, %i0), %vj = spatial(8, %i1)) {
         %a = block.load %A[%vi, %vj] : memref<8x8xf32>
@@ -27,7 +27,7 @@ func.func @two_child_blocks(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
 func.func @predicate(%A: memref<1000xf32>, %B: memref<1000xf32>) {
   block.for %i0 = 0 to 63 "i_0" {
     block.for %i1 = 0 to 16 "i_1" {
-      // CHECK: {{.*}}blockize_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.block' op blockize: block "B" has a predicate (from a non-dividing split); the bindings of the inner block cannot be blockized by the loops starting at "i_1"
+      // expected-error @+1 {{'block.block' op blockize: block "B" has a predicate (from a non-dividing split); the bindings of the inner block cannot be blockized by the loops starting at "i_1"}}
       block.block "B"(%vi = spatial(1000, %i0 * 16 + %i1)) where(%i0 * 16 + %i1 < 1000) {
         %a = block.load %A[%vi] : memref<1000xf32>
         block.store %a, %B[%vi] : memref<1000xf32>
@@ -44,7 +44,7 @@ func.func @predicate(%A: memref<1000xf32>, %B: memref<1000xf32>) {
 func.func @not_divisible(%A: memref<16x16xf32>) {
   block.for %i0 = 0 to 32 "i_0" {
     block.for %i1 = 0 to 8 "i_1" {
-      // CHECK: {{.*}}blockize_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.block' op blockize: the bindings of the inner block "B" cannot be blockized by the loops starting at "i_1": %vi is not (outer) * E + (inner loops ranging over [0, E))
+      // expected-error @+1 {{'block.block' op blockize: the bindings of the inner block "B" cannot be blockized by the loops starting at "i_1": %vi is not (outer) * E + (inner loops ranging over [0, E))}}
       block.block "B"(%vi = spatial(16, (%i0 * 8 + %i1) floordiv 16), %vj = spatial(16, (%i0 * 8 + %i1) mod 16)) {
         %a = block.load %A[%vi, %vj] : memref<16x16xf32>
         block.store %a, %A[%vi, %vj] : memref<16x16xf32>
@@ -56,7 +56,7 @@ func.func @not_divisible(%A: memref<16x16xf32>) {
 
 // -----
 
-// CHECK: {{.*}}blockize_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op blockize: no loop named "i_1"; loops: i
+// expected-error @+1 {{'func.func' op blockize: no loop named "i_1"; loops: i}}
 func.func @unknown_loop(%A: memref<8xf32>) {
   block.for %i = 0 to 8 "i" {
     block.block "P"(%vi = spatial(8, %i)) {

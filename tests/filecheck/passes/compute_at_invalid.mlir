@@ -1,11 +1,11 @@
-// RUN: not xtir-opt %s --split-input-file -p 'compute-at{block=B loop=i}' 2>&1 | filecheck %s
+// RUN: xtir-opt %s --split-input-file -p 'compute-at{block=B loop=i}' --verify-diagnostics
 // What compute-at refuses; every check runs before the IR changes.
 
 // The loop encloses the block (TVM: "Expected the block ... and loop ... to be under
 // the same block scope, and loop not to be the ancestor of block").
 func.func @loop_encloses_block(%A: memref<8xf32>, %C: memref<8xf32>) {
   %B = block.alloc : memref<8xf32>
-  // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op compute-at: block "B" and loop "i" must be under the same block scope, and the loop must not enclose the block
+  // expected-error @+1 {{'block.for' op compute-at: block "B" and loop "i" must be under the same block scope, and the loop must not enclose the block}}
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
       %a = block.load %A[%vi] : memref<8xf32>
@@ -34,7 +34,7 @@ func.func @different_scope(%A: memref<8x4xf32>, %C: memref<8x4xf32>) {
   }
   block.for %io = 0 to 8 "io" {
     block.block "C_o"(%vio = spatial(8, %io)) {
-      // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.for' op compute-at: block "B" and loop "i" must be under the same block scope, and the loop must not enclose the block
+      // expected-error @+1 {{'block.for' op compute-at: block "B" and loop "i" must be under the same block scope, and the loop must not enclose the block}}
       block.for %i = 0 to 4 "i" {
         block.block "C"(%vj = spatial(4, %i)) {
           %b = block.load %B[%vio, %vj] : memref<8x4xf32>
@@ -51,7 +51,7 @@ func.func @different_scope(%A: memref<8x4xf32>, %C: memref<8x4xf32>) {
 // An output block: B writes a function argument, which outlives the loop nest.
 func.func @output_block(%A: memref<8xf32>, %B: memref<8xf32>, %C: memref<8xf32>) {
   block.for %j = 0 to 8 "j" {
-    // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op compute-at: block "B" is an output block: it writes B, an argument of the function
+    // expected-error @+1 {{'block.block' op compute-at: block "B" is an output block: it writes B, an argument of the function}}
     block.block "B"(%vi = spatial(8, %j)) {
       %a = block.load %A[%vi] : memref<8xf32>
       block.store %a, %B[%vi] : memref<8xf32>
@@ -72,7 +72,7 @@ func.func @output_block(%A: memref<8xf32>, %B: memref<8xf32>, %C: memref<8xf32>)
 func.func @two_writers(%A: memref<8xf32>, %C: memref<8xf32>) {
   %B = block.alloc : memref<8xf32>
   block.for %j = 0 to 8 "j" {
-    // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op compute-at: B is also written by block(s) B2; block "B" must be its only producer
+    // expected-error @+1 {{'block.block' op compute-at: B is also written by block(s) B2; block "B" must be its only producer}}
     block.block "B"(%vi = spatial(8, %j)) {
       %a = block.load %A[%vi] : memref<8xf32>
       block.store %a, %B[%vi] : memref<8xf32>
@@ -100,7 +100,7 @@ func.func @two_writers(%A: memref<8xf32>, %C: memref<8xf32>) {
 func.func @no_consumer(%A: memref<8xf32>, %C: memref<8xf32>) {
   %B = block.alloc : memref<8xf32>
   block.for %j = 0 to 8 "j" {
-    // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op compute-at: block "B" has no consumer of B in its scope
+    // expected-error @+1 {{'block.block' op compute-at: block "B" has no consumer of B in its scope}}
     block.block "B"(%vi = spatial(8, %j)) {
       %a = block.load %A[%vi] : memref<8xf32>
       block.store %a, %B[%vi] : memref<8xf32>
@@ -126,7 +126,7 @@ func.func @consumer_outside_loop(%A: memref<8xf32>, %C: memref<8xf32>, %D: memre
       block.store %a, %B[%vi] : memref<8xf32>
     }
   }
-  // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op compute-at: consumer block(s) D of B are not under loop "i"; all consumers of block "B" must be
+  // expected-error @+1 {{'block.for' op compute-at: consumer block(s) D of B are not under loop "i"; all consumers of block "B" must be}}
   block.for %i = 0 to 8 "i" {
     block.block "C"(%vi = spatial(8, %i)) {
       %b = block.load %B[%vi] : memref<8xf32>
@@ -154,7 +154,7 @@ func.func @block_after_consumer(%A: memref<8xf32>, %C: memref<8xf32>) {
     }
   }
   block.for %j = 0 to 8 "j" {
-    // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op compute-at: block "B" runs after its consumers under loop "i"
+    // expected-error @+1 {{'block.block' op compute-at: block "B" runs after its consumers under loop "i"}}
     block.block "B"(%vi = spatial(8, %j)) {
       %a = block.load %A[%vi] : memref<8xf32>
       block.store %a, %B[%vi] : memref<8xf32>
@@ -179,7 +179,7 @@ func.func @input_written_later(%X: memref<8xf32>, %C: memref<8xf32>) {
       %b = block.load %B[%vi] : memref<8xf32>
       block.store %b, %C[%vi] : memref<8xf32>
     }
-    // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op compute-at: block "W" writes X, which block "B" reads, after "B" and before the end of loop "i"; computed under the loop, "B" would read those writes
+    // expected-error @+1 {{'block.block' op compute-at: block "W" writes X, which block "B" reads, after "B" and before the end of loop "i"; computed under the loop, "B" would read those writes}}
     block.block "W"(%vi = spatial(8, %i)) {
       %zero = arith.constant 0.000000e+00 : f32
       block.store %zero, %X[%vi] : memref<8xf32>
@@ -196,7 +196,7 @@ func.func @not_strided(%A: memref<8x4xf32>, %C: memref<11xf32>) {
   %B = block.alloc : memref<11xf32>
   block.for %j0 = 0 to 8 "j0" {
     block.for %k0 = 0 to 4 "k0" {
-      // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.block' op compute-at: block "B" indexes dimension 0 of B with an expression that is not one iteration variable times a stride plus a constant; its iteration range cannot be inferred
+      // expected-error @+1 {{'block.block' op compute-at: block "B" indexes dimension 0 of B with an expression that is not one iteration variable times a stride plus a constant; its iteration range cannot be inferred}}
       block.block "B"(%vi = spatial(8, %j0), %vj = spatial(4, %k0)) {
         %a = block.load %A[%vi, %vj] : memref<8x4xf32>
         block.store %a, %B[%vi + %vj] : memref<11xf32>
@@ -218,7 +218,7 @@ func.func @not_strided(%A: memref<8x4xf32>, %C: memref<11xf32>) {
 func.func @var_in_two_dims(%A: memref<8xf32>, %C: memref<8xf32>) {
   %B = block.alloc : memref<8x8xf32>
   block.for %j = 0 to 8 "j" {
-    // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op compute-at: block "B" indexes B with %vi in more than one dimension; its iteration range cannot be inferred
+    // expected-error @+1 {{'block.block' op compute-at: block "B" indexes B with %vi in more than one dimension; its iteration range cannot be inferred}}
     block.block "B"(%vi = spatial(8, %j)) {
       %a = block.load %A[%vi] : memref<8xf32>
       block.store %a, %B[%vi, %vi] : memref<8x8xf32>
@@ -239,7 +239,7 @@ func.func @var_in_two_dims(%A: memref<8xf32>, %C: memref<8xf32>) {
 func.func @misaligned_stride(%A: memref<8xf32>, %C: memref<7xf32>) {
   %B = block.alloc : memref<16xf32>
   block.for %j = 0 to 8 "j" {
-    // CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op compute-at: the region B needs along dimension 0 does not start at a multiple of the stride 2 of %vi
+    // expected-error @+1 {{'block.block' op compute-at: the region B needs along dimension 0 does not start at a multiple of the stride 2 of %vi}}
     block.block "B"(%vi = spatial(8, %j)) {
       %a = block.load %A[%vi] : memref<8xf32>
       block.store %a, %B[%vi * 2] : memref<16xf32>
@@ -257,7 +257,7 @@ func.func @misaligned_stride(%A: memref<8xf32>, %C: memref<7xf32>) {
 // -----
 
 // Handles: no block named B; the error lists the blocks.
-// CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op compute-at: no block named "B"; blocks: P, C
+// expected-error @+1 {{'func.func' op compute-at: no block named "B"; blocks: P, C}}
 func.func @no_such_block(%A: memref<8xf32>, %C: memref<8xf32>) {
   %B = block.alloc : memref<8xf32>
   block.for %j = 0 to 8 "j" {
@@ -278,7 +278,7 @@ func.func @no_such_block(%A: memref<8xf32>, %C: memref<8xf32>) {
 // -----
 
 // No loop named i; the error lists the loops.
-// CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op compute-at: no loop named "i"; loops: x, y
+// expected-error @+1 {{'func.func' op compute-at: no loop named "i"; loops: x, y}}
 func.func @no_such_loop(%A: memref<8xf32>, %C: memref<8xf32>) {
   %B = block.alloc : memref<8xf32>
   block.for %x = 0 to 8 "x" {
@@ -299,7 +299,7 @@ func.func @no_such_loop(%A: memref<8xf32>, %C: memref<8xf32>) {
 // -----
 
 // Two loops named i: the error names each by a block under it.
-// CHECK: {{.*}}compute_at_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op compute-at: loop name "i" is ambiguous: 2 loops have it; name one by a block it encloses: B/i, C/i
+// expected-error @+1 {{'func.func' op compute-at: loop name "i" is ambiguous: 2 loops have it; name one by a block it encloses: B/i, C/i}}
 func.func @ambiguous_loop(%A: memref<8xf32>, %C: memref<8xf32>) {
   %B = block.alloc : memref<8xf32>
   block.for %i = 0 to 8 "i" {

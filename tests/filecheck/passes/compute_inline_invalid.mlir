@@ -1,11 +1,11 @@
-// RUN: not xtir-opt %s --split-input-file -p 'compute-inline{block=B}' 2>&1 | filecheck %s
+// RUN: xtir-opt %s --split-input-file -p 'compute-inline{block=B}' --verify-diagnostics
 // Each refusal leaves the IR as it was; the message names the block, the buffer and why.
 
 // B writes a function argument: its result is an output of the function (TVM: "The
 // block is an output block").
-// CHECK: error: 'block.block' op compute-inline: block "B" is an output block: it writes X, an argument of function "main"; only a block writing an intermediate buffer (block.alloc) can be inlined
 func.func @main(%A: memref<8xf32>, %X: memref<8xf32>, %C: memref<8xf32>) {
   block.for %i = 0 to 8 "i" {
+    // expected-error @+1 {{'block.block' op compute-inline: block "B" is an output block: it writes X, an argument of function "main"; only a block writing an intermediate buffer (block.alloc) can be inlined}}
     block.block "B"(%vi = spatial(8, %i)) {
       %a = block.load %A[%vi] : memref<8xf32>
       block.store %a, %X[%vi] : memref<8xf32>
@@ -23,11 +23,11 @@ func.func @main(%A: memref<8xf32>, %X: memref<8xf32>, %C: memref<8xf32>) {
 // -----
 
 // A reduction block (init, reduce variable) is not complete.
-// CHECK: error: 'block.block' op compute-inline: block "B" is a reduction block (reduce variable %vk); compute-inline needs a complete block: spatial iteration variables only, no init
 func.func @main(%A: memref<8x4xf32>, %C: memref<8xf32>) {
   %X = block.alloc : memref<8xf32>
   block.for %i = 0 to 8 "i" {
     block.for %k = 0 to 4 "k" {
+      // expected-error @+1 {{'block.block' op compute-inline: block "B" is a reduction block (reduce variable %vk); compute-inline needs a complete block: spatial iteration variables only, no init}}
       block.block "B"(%vi = spatial(8, %i), %vk = reduce(4, %k)) {
         block.init {
           %zero = arith.constant 0.000000e+00 : f32
@@ -52,11 +52,11 @@ func.func @main(%A: memref<8x4xf32>, %C: memref<8xf32>) {
 // -----
 
 // A block with a predicate (here from a non-dividing split) does not run over its whole domain.
-// CHECK: error: 'block.block' op compute-inline: block "B" has a predicate (where i0 * 4 + i1 < 10); compute-inline needs a block that runs over its whole domain
 func.func @main(%A: memref<10xf32>, %C: memref<10xf32>) {
   %X = block.alloc : memref<10xf32>
   block.for %i0 = 0 to 3 "i_0" {
     block.for %i1 = 0 to 4 "i_1" {
+      // expected-error @+1 {{'block.block' op compute-inline: block "B" has a predicate (where i0 * 4 + i1 < 10); compute-inline needs a block that runs over its whole domain}}
       block.block "B"(%vi = spatial(10, %i0 * 4 + %i1)) where(%i0 * 4 + %i1 < 10) {
         %a = block.load %A[%vi] : memref<10xf32>
         block.store %a, %X[%vi] : memref<10xf32>
@@ -75,12 +75,12 @@ func.func @main(%A: memref<10xf32>, %C: memref<10xf32>) {
 // -----
 
 // Store indices must be the iteration variables themselves: X[vi + 1] is not.
-// CHECK: error: 'block.store' op compute-inline: block "B" stores X[vi + 1]; an inlined block must store at its iteration variables (%vi), each exactly once and alone in its index, so that every read of X names the iteration that computed it
 func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
   %X = block.alloc : memref<9xf32>
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
       %a = block.load %A[%vi] : memref<8xf32>
+      // expected-error @+1 {{'block.store' op compute-inline: block "B" stores X[vi + 1]; an inlined block must store at its iteration variables (%vi), each exactly once and alone in its index, so that every read of X names the iteration that computed it}}
       block.store %a, %X[%vi + 1] : memref<9xf32>
     }
   }
@@ -97,13 +97,13 @@ func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
 
 // Every iteration variable must index the store: B(vi, vj) writing X[vi] overwrites
 // X[vi] once per vj, so a read of X[vi] does not say which vj computed it.
-// CHECK: error: 'block.store' op compute-inline: block "B" stores X[vi]; an inlined block must store at its iteration variables (%vi, %vj), each exactly once and alone in its index, so that every read of X names the iteration that computed it
 func.func @main(%A: memref<8x4xf32>, %C: memref<8xf32>) {
   %X = block.alloc : memref<8xf32>
   block.for %i = 0 to 8 "i" {
     block.for %j = 0 to 4 "j" {
       block.block "B"(%vi = spatial(8, %i), %vj = spatial(4, %j)) {
         %a = block.load %A[%vi, %vj] : memref<8x4xf32>
+        // expected-error @+1 {{'block.store' op compute-inline: block "B" stores X[vi]; an inlined block must store at its iteration variables (%vi, %vj), each exactly once and alone in its index, so that every read of X names the iteration that computed it}}
         block.store %a, %X[%vi] : memref<8xf32>
       }
     }
@@ -120,12 +120,12 @@ func.func @main(%A: memref<8x4xf32>, %C: memref<8xf32>) {
 // -----
 
 // A repeated variable (a diagonal store) is not a one-to-one map either.
-// CHECK: error: 'block.store' op compute-inline: block "B" stores X[vi, vi]; an inlined block must store at its iteration variables (%vi)
 func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
   %X = block.alloc : memref<8x8xf32>
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
       %a = block.load %A[%vi] : memref<8xf32>
+      // expected-error @+1 {{'block.store' op compute-inline: block "B" stores X[vi, vi]; an inlined block must store at its iteration variables (%vi)}}
       block.store %a, %X[%vi, %vi] : memref<8x8xf32>
     }
   }
@@ -141,10 +141,10 @@ func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
 // -----
 
 // A block reading the buffer it writes (a scan) cannot be inlined.
-// CHECK: error: 'block.block' op compute-inline: block "B" reads X, the buffer it writes; it cannot be inlined
 func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
   %X = block.alloc : memref<9xf32>
   block.for %i = 0 to 8 "i" {
+    // expected-error @+1 {{'block.block' op compute-inline: block "B" reads X, the buffer it writes; it cannot be inlined}}
     block.block "B"(%vi = spatial(8, %i)) {
       %b = block.load %X[%vi] : memref<9xf32>
       %a = block.load %A[%vi] : memref<8xf32>
@@ -164,10 +164,10 @@ func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
 // -----
 
 // The body must be loads, pure arithmetic and one final store.
-// CHECK: error: 'block.block' op compute-inline: the body of block "B" must end in its only block.store, `X[...] = f(...)`; it has 2 stores
 func.func @main(%A: memref<8xf32>, %C: memref<8xf32>, %D: memref<8xf32>) {
   %X = block.alloc : memref<8xf32>
   block.for %i = 0 to 8 "i" {
+    // expected-error @+1 {{'block.block' op compute-inline: the body of block "B" must end in its only block.store, `X[...] = f(...)`; it has 2 stores}}
     block.block "B"(%vi = spatial(8, %i)) {
       %a = block.load %A[%vi] : memref<8xf32>
       block.store %a, %X[%vi] : memref<8xf32>
@@ -186,11 +186,11 @@ func.func @main(%A: memref<8xf32>, %C: memref<8xf32>, %D: memref<8xf32>) {
 // -----
 
 // A loop inside the block is not an inlinable body.
-// CHECK: error: 'block.for' op compute-inline: block "B" contains block.for; an inlinable body holds only block.load, side-effect-free arithmetic and one final block.store
 func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
   %X = block.alloc : memref<8xf32>
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
+      // expected-error @+1 {{'block.for' op compute-inline: block "B" contains block.for; an inlinable body holds only block.load, side-effect-free arithmetic and one final block.store}}
       block.for %k = 0 to 2 "k" {
         %a = block.load %A[%k] : memref<8xf32>
       }
@@ -212,13 +212,13 @@ func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
 // Only the iteration variables, buffers and values the block computes travel with a
 // copy of its body; a value from the function is not one of them (TVM: "there should
 // be no variables other than the index variables").
-// CHECK: error: 'arith.mulf' op compute-inline: block "B" uses %scale, defined outside the block; an inlinable body may use only its own iteration variables, buffers and the values it computes
 func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
   %X = block.alloc : memref<8xf32>
   %scale = arith.constant 3.000000e+00 : f32
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
       %a = block.load %A[%vi] : memref<8xf32>
+      // expected-error @+1 {{'arith.mulf' op compute-inline: block "B" uses %scale, defined outside the block; an inlinable body may use only its own iteration variables, buffers and the values it computes}}
       %b = arith.mulf %a, %scale : f32
       block.store %b, %X[%vi] : memref<8xf32>
     }
@@ -235,7 +235,6 @@ func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
 // -----
 
 // B must be the only producer of its buffer.
-// CHECK: error: 'block.store' op compute-inline: block "fix" also writes X; block "B" must be its only producer to be inlined
 func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
   %X = block.alloc : memref<8xf32>
   block.for %i = 0 to 8 "i" {
@@ -246,6 +245,7 @@ func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
   }
   block.block "fix"() {
     %zero = arith.constant 0.000000e+00 : f32
+    // expected-error @+1 {{'block.store' op compute-inline: block "fix" also writes X; block "B" must be its only producer to be inlined}}
     block.store %zero, %X[0] : memref<8xf32>
   }
   block.for %i = 0 to 8 "i" {
@@ -260,7 +260,6 @@ func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
 // -----
 
 // A is written between B and its consumer: the inlined copy would read the new A.
-// CHECK: error: 'block.store' op compute-inline: block "bump" writes A, which block "B" reads, in the loop nests from it to its consumers; inlined, the read would move past that write
 func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
   %X = block.alloc : memref<8xf32>
   block.for %i = 0 to 8 "i" {
@@ -273,6 +272,7 @@ func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
     block.block "bump"(%vi = spatial(8, %i)) {
       %a = block.load %A[%vi] : memref<8xf32>
       %s = arith.addf %a, %a : f32
+      // expected-error @+1 {{'block.store' op compute-inline: block "bump" writes A, which block "B" reads, in the loop nests from it to its consumers; inlined, the read would move past that write}}
       block.store %s, %A[%vi] : memref<8xf32>
     }
   }
@@ -288,11 +288,11 @@ func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
 // -----
 
 // The only block of a scope cannot be removed (TVM's "the only leaf in the scope").
-// CHECK: error: 'block.block' op compute-inline: block "B" is the only block in the scope of block "outer"; removing it would leave the scope empty
 func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
   %X = block.alloc : memref<8xf32>
   block.block "outer"() {
     block.for %i = 0 to 8 "i" {
+      // expected-error @+1 {{'block.block' op compute-inline: block "B" is the only block in the scope of block "outer"; removing it would leave the scope empty}}
       block.block "B"(%vi = spatial(8, %i)) {
         %a = block.load %A[%vi] : memref<8xf32>
         block.store %a, %X[%vi] : memref<8xf32>

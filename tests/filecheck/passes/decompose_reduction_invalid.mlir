@@ -1,11 +1,11 @@
-// RUN: not xtir-opt %s --split-input-file -p 'decompose-reduction{block=matmul loop=k}' 2>&1 | filecheck %s
+// RUN: xtir-opt %s --split-input-file -p 'decompose-reduction{block=matmul loop=k}' --verify-diagnostics
 // What decompose-reduction refuses.
 
 // A block without init has nothing to decompose.
 func.func @no_init(%A: memref<4x16xf32>, %C: memref<4xf32>) {
   block.for %i = 0 to 4 "i" {
     block.for %k = 0 to 16 "k" {
-      // CHECK: {{.*}}decompose_reduction_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.block' op decompose-reduction: block "matmul" has no init to decompose
+      // expected-error @+1 {{'block.block' op decompose-reduction: block "matmul" has no init to decompose}}
       block.block "matmul"(%vi = spatial(4, %i), %vk = reduce(16, %k)) {
         %c = block.load %C[%vi] : memref<4xf32>
         %a = block.load %A[%vi, %vk] : memref<4x16xf32>
@@ -35,7 +35,7 @@ func.func @loop_not_enclosing(%A: memref<4x16xf32>, %C: memref<4xf32>, %D: memre
       }
     }
   }
-  // CHECK: {{.*}}decompose_reduction_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op decompose-reduction: loop "k" does not enclose block "matmul" within the block's scope
+  // expected-error @+1 {{'block.for' op decompose-reduction: loop "k" does not enclose block "matmul" within the block's scope}}
   block.for %k = 0 to 16 "k" {
     block.block "copy"(%vk = spatial(16, %k)) {
       %d = block.load %D[%vk] : memref<16xf32>
@@ -51,7 +51,7 @@ func.func @loop_not_enclosing(%A: memref<4x16xf32>, %C: memref<4xf32>, %D: memre
 // would run again on every ko iteration.
 func.func @below_reduction_loop(%A: memref<4x16xf32>, %C: memref<4xf32>) {
   block.for %i = 0 to 4 "i" {
-    // CHECK: {{.*}}decompose_reduction_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.for' op decompose-reduction: loop "ko" is above "k" but feeds reduce variable %vk of block "matmul"; decompose the reduction at a loop above all reduction loops
+    // expected-error @+1 {{'block.for' op decompose-reduction: loop "ko" is above "k" but feeds reduce variable %vk of block "matmul"; decompose the reduction at a loop above all reduction loops}}
     block.for %ko = 0 to 4 "ko" {
       block.for %k = 0 to 4 "k" {
         block.block "matmul"(%vi = spatial(4, %i), %vk = reduce(16, %ko * 4 + %k)) {
@@ -73,7 +73,7 @@ func.func @below_reduction_loop(%A: memref<4x16xf32>, %C: memref<4xf32>) {
 // -----
 
 // An unknown block name lists the blocks there are.
-// CHECK: {{.*}}decompose_reduction_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op decompose-reduction: no block named "matmul"; blocks: sum
+// expected-error @+1 {{'func.func' op decompose-reduction: no block named "matmul"; blocks: sum}}
 func.func @unknown_block(%A: memref<4x16xf32>, %C: memref<4xf32>) {
   block.for %i = 0 to 4 "i" {
     block.for %k = 0 to 16 "k" {
@@ -91,7 +91,7 @@ func.func @unknown_block(%A: memref<4x16xf32>, %C: memref<4xf32>) {
 // -----
 
 // An unknown loop name lists the loops there are.
-// CHECK: {{.*}}decompose_reduction_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op decompose-reduction: no loop named "k"; loops: i, r
+// expected-error @+1 {{'func.func' op decompose-reduction: no loop named "k"; loops: i, r}}
 func.func @unknown_loop(%A: memref<4x16xf32>, %C: memref<4xf32>) {
   block.for %i = 0 to 4 "i" {
     block.for %r = 0 to 16 "r" {
@@ -113,7 +113,7 @@ func.func @unknown_loop(%A: memref<4x16xf32>, %C: memref<4xf32>) {
 // -----
 
 // Two blocks named "matmul".
-// CHECK: {{.*}}decompose_reduction_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op decompose-reduction: block name "matmul" is ambiguous: 2 blocks have it
+// expected-error @+1 {{'func.func' op decompose-reduction: block name "matmul" is ambiguous: 2 blocks have it}}
 func.func @ambiguous_block(%A: memref<4xf32>, %B: memref<4xf32>) {
   block.for %k = 0 to 4 "k" {
     block.block "matmul"(%vk = spatial(4, %k)) {

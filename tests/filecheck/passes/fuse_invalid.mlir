@@ -1,9 +1,9 @@
-// RUN: not xtir-opt %s --split-input-file -p 'fuse{loops=i,j}' 2>&1 | filecheck %s
+// RUN: xtir-opt %s --split-input-file -p 'fuse{loops=i,j}' --verify-diagnostics
 // What fuse refuses: the loops must be perfectly nested, given outermost first.
 
 // Loops of two sibling nests.
 func.func @not_nested(%A: memref<8xf32>, %B: memref<8xf32>) {
-  // CHECK: {{.*}}fuse_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op fuse: loop "j" is not directly inside loop "i"; fused loops must be perfectly nested and given outermost first
+  // expected-error @+1 {{'block.for' op fuse: loop "j" is not directly inside loop "i"; fused loops must be perfectly nested and given outermost first}}
   block.for %i = 0 to 8 "i" {
     block.block "P"(%vi = spatial(8, %i)) {
       %a = block.load %A[%vi] : memref<8xf32>
@@ -23,7 +23,7 @@ func.func @not_nested(%A: memref<8xf32>, %B: memref<8xf32>) {
 
 // Given innermost first.
 func.func @inner_first(%A: memref<8x8xf32>) {
-  // CHECK: {{.*}}fuse_invalid.mlir:[[# @LINE + 2]]:5: error: 'block.for' op fuse: loop "j" is not directly inside loop "i"; fused loops must be perfectly nested and given outermost first
+  // expected-error @+2 {{'block.for' op fuse: loop "j" is not directly inside loop "i"; fused loops must be perfectly nested and given outermost first}}
   block.for %j = 0 to 8 "j" {
     block.for %i = 0 to 8 "i" {
       block.block "P"(%vi = spatial(8, %i), %vj = spatial(8, %j)) {
@@ -39,7 +39,7 @@ func.func @inner_first(%A: memref<8x8xf32>) {
 
 // Not perfectly nested: loop i also holds loop k.
 func.func @not_perfect(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
-  // CHECK: {{.*}}fuse_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op fuse: loop "j" is not the only statement in the body of loop "i"; fused loops must be perfectly nested and given outermost first
+  // expected-error @+1 {{'block.for' op fuse: loop "j" is not the only statement in the body of loop "i"; fused loops must be perfectly nested and given outermost first}}
   block.for %i = 0 to 8 "i" {
     block.for %j = 0 to 8 "j" {
       block.block "P"(%vi = spatial(8, %i), %vj = spatial(8, %j)) {
@@ -60,7 +60,7 @@ func.func @not_perfect(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
 // -----
 
 // An unknown loop name lists the loops there are.
-// CHECK: {{.*}}fuse_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op fuse: no loop named "j"; loops: i, k
+// expected-error @+1 {{'func.func' op fuse: no loop named "j"; loops: i, k}}
 func.func @unknown_loop(%A: memref<8x8xf32>) {
   block.for %i = 0 to 8 "i" {
     block.for %k = 0 to 8 "k" {

@@ -1,4 +1,4 @@
-// RUN: not xtir-opt %s --split-input-file -p 'parallel{loop=k}' 2>&1 | filecheck %s
+// RUN: xtir-opt %s --split-input-file -p 'parallel{loop=k}' --verify-diagnostics
 // parallel refuses a loop that feeds a reduce iteration variable: its iterations all
 // accumulate into the same element (TVM's rule for parallel/vectorize/bind).
 
@@ -6,7 +6,7 @@
 func.func @reduction_loop(%A: memref<4x16xf32>, %B: memref<4x16xf32>, %C: memref<4x4xf32>) {
   block.for %i = 0 to 4 "i" {
     block.for %j = 0 to 4 "j" {
-      // CHECK: {{.*}}parallel_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.for' op parallel: loop "k" feeds reduce iteration variable %vk of block "matmul"; its iterations are not independent
+      // expected-error @+1 {{'block.for' op parallel: loop "k" feeds reduce iteration variable %vk of block "matmul"; its iterations are not independent}}
       block.for %k = 0 to 16 "k" {
         block.block "matmul"(%vi = spatial(4, %i), %vj = spatial(4, %j), %vk = reduce(16, %k)) {
           block.init {
@@ -31,7 +31,7 @@ func.func @reduction_loop(%A: memref<4x16xf32>, %B: memref<4x16xf32>, %C: memref
 // The outer loop of a split reduction loop feeds %vk through k * 4 + kk.
 func.func @split_reduction(%A: memref<8x16xf32>, %S: memref<8xf32>) {
   block.for %i = 0 to 8 "i" {
-    // CHECK: {{.*}}parallel_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.for' op parallel: loop "k" feeds reduce iteration variable %vk of block "sum"; its iterations are not independent
+    // expected-error @+1 {{'block.for' op parallel: loop "k" feeds reduce iteration variable %vk of block "sum"; its iterations are not independent}}
     block.for %k = 0 to 4 "k" {
       block.for %kk = 0 to 4 "kk" {
         block.block "sum"(%vi = spatial(8, %i), %vk = reduce(16, %k * 4 + %kk)) {
@@ -49,7 +49,7 @@ func.func @split_reduction(%A: memref<8x16xf32>, %S: memref<8xf32>) {
 // -----
 
 // An unknown loop name lists the loops there are.
-// CHECK: {{.*}}parallel_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op parallel: no loop named "k"; loops: i
+// expected-error @+1 {{'func.func' op parallel: no loop named "k"; loops: i}}
 func.func @unknown_loop(%A: memref<8xf32>) {
   block.for %i = 0 to 8 "i" {
     block.block "P"(%vi = spatial(8, %i)) {

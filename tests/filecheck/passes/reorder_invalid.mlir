@@ -1,4 +1,4 @@
-// RUN: not xtir-opt %s --split-input-file -p 'reorder{loops=j,i}' 2>&1 | filecheck %s
+// RUN: xtir-opt %s --split-input-file -p 'reorder{loops=j,i}' --verify-diagnostics
 // What reorder refuses (a duplicated loop: reorder_invalid_duplicate.mlir). The loops
 // must lie on one chain of perfectly nested loops (TVM: "The loops are not in a chain").
 
@@ -10,7 +10,7 @@ func.func @sibling_nests(%A: memref<8xf32>, %B: memref<8xf32>) {
       block.store %a, %B[%vi] : memref<8xf32>
     }
   }
-  // CHECK: {{.*}}reorder_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op reorder: the loops j, i are not in a chain: they are not nested in one another
+  // expected-error @+1 {{'block.for' op reorder: the loops j, i are not in a chain: they are not nested in one another}}
   block.for %j = 0 to 8 "j" {
     block.block "Q"(%vj = spatial(8, %j)) {
       %b = block.load %B[%vj] : memref<8xf32>
@@ -24,7 +24,7 @@ func.func @sibling_nests(%A: memref<8xf32>, %B: memref<8xf32>) {
 
 // A block between the loops: j is in the scope of block "outer", i outside it.
 func.func @block_between(%A: memref<8x8xf32>) {
-  // CHECK: {{.*}}reorder_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op reorder: the loops are not in a chain: loop "i" holds block "outer", not a single loop, before reaching "j"
+  // expected-error @+1 {{'block.for' op reorder: the loops are not in a chain: loop "i" holds block "outer", not a single loop, before reaching "j"}}
   block.for %i = 0 to 8 "i" {
     block.block "outer"(%vi = spatial(8, %i)) {
       block.for %j = 0 to 8 "j" {
@@ -43,7 +43,7 @@ func.func @block_between(%A: memref<8x8xf32>) {
 // Another statement between: loop i holds the j nest and a sibling loop k (TVM: "there
 // is a non-single-branch stmt in between").
 func.func @statement_between(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
-  // CHECK: {{.*}}reorder_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op reorder: the loops are not in a chain: loop "i" holds 2 statements, not a single loop, before reaching "j"
+  // expected-error @+1 {{'block.for' op reorder: the loops are not in a chain: loop "i" holds 2 statements, not a single loop, before reaching "j"}}
   block.for %i = 0 to 8 "i" {
     block.for %j = 0 to 8 "j" {
       block.block "P"(%vi = spatial(8, %i), %vj = spatial(8, %j)) {
@@ -64,7 +64,7 @@ func.func @statement_between(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
 // -----
 
 // An unknown loop name lists the loops there are.
-// CHECK: {{.*}}reorder_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op reorder: no loop named "j"; loops: i, k
+// expected-error @+1 {{'func.func' op reorder: no loop named "j"; loops: i, k}}
 func.func @unknown_loop(%A: memref<8x8xf32>) {
   block.for %i = 0 to 8 "i" {
     block.for %k = 0 to 8 "k" {
@@ -80,7 +80,7 @@ func.func @unknown_loop(%A: memref<8x8xf32>) {
 // -----
 
 // Two loops named "j" (as after blockize, which copies the inner loops into the init).
-// CHECK: {{.*}}reorder_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op reorder: loop name "j" is ambiguous: 2 loops have it; name one by a block it encloses: P/j, Q/j
+// expected-error @+1 {{'func.func' op reorder: loop name "j" is ambiguous: 2 loops have it; name one by a block it encloses: P/j, Q/j}}
 func.func @ambiguous_loop(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
   block.for %i = 0 to 8 "i" {
     block.for %j = 0 to 8 "j" {

@@ -1,4 +1,4 @@
-// RUN: not xtir-opt %s --split-input-file -p 'reverse-compute-at{block=C loop=i}' 2>&1 | filecheck %s
+// RUN: xtir-opt %s --split-input-file -p 'reverse-compute-at{block=C loop=i}' --verify-diagnostics
 // What reverse-compute-at refuses; every check runs before the IR changes.
 
 // A reduction consumer: it would run again, init included, for every iteration of i.
@@ -14,7 +14,7 @@ func.func @reduction_consumer(%A: memref<8x4xf32>, %S: memref<8xf32>) {
   }
   block.for %x = 0 to 8 "x" {
     block.for %k = 0 to 4 "k" {
-      // CHECK: {{.*}}reverse_compute_at_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.block' op reverse-compute-at: block "C" is a reduction block (reduce variable %vk); reverse-compute-at needs a complete block: spatial iteration variables only, no init
+      // expected-error @+1 {{'block.block' op reverse-compute-at: block "C" is a reduction block (reduce variable %vk); reverse-compute-at needs a complete block: spatial iteration variables only, no init}}
       block.block "C"(%vx = spatial(8, %x), %vk = reduce(4, %k)) {
         block.init {
           %zero = arith.constant 0.000000e+00 : f32
@@ -35,7 +35,7 @@ func.func @reduction_consumer(%A: memref<8x4xf32>, %S: memref<8xf32>) {
 // The loop encloses the block.
 func.func @loop_encloses_block(%A: memref<8xf32>, %C: memref<8xf32>) {
   %B = block.alloc : memref<8xf32>
-  // CHECK: {{.*}}reverse_compute_at_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op reverse-compute-at: block "C" and loop "i" must be under the same block scope, and the loop must not enclose the block
+  // expected-error @+1 {{'block.for' op reverse-compute-at: block "C" and loop "i" must be under the same block scope, and the loop must not enclose the block}}
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
       %a = block.load %A[%vi] : memref<8xf32>
@@ -56,7 +56,7 @@ func.func @different_scope(%A: memref<8x4xf32>, %C: memref<8x4xf32>) {
   %B = block.alloc : memref<8x4xf32>
   block.for %io = 0 to 8 "io" {
     block.block "B_o"(%vio = spatial(8, %io)) {
-      // CHECK: {{.*}}reverse_compute_at_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.for' op reverse-compute-at: block "C" and loop "i" must be under the same block scope, and the loop must not enclose the block
+      // expected-error @+1 {{'block.for' op reverse-compute-at: block "C" and loop "i" must be under the same block scope, and the loop must not enclose the block}}
       block.for %i = 0 to 4 "i" {
         block.block "B"(%vj = spatial(4, %i)) {
           %a = block.load %A[%vio, %vj] : memref<8x4xf32>
@@ -83,7 +83,7 @@ func.func @different_scope(%A: memref<8x4xf32>, %C: memref<8x4xf32>) {
 func.func @producer_outside_loop(%A: memref<8xf32>, %C: memref<8xf32>) {
   %B = block.alloc : memref<8xf32>
   %P = block.alloc : memref<8xf32>
-  // CHECK: {{.*}}reverse_compute_at_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op reverse-compute-at: producer block(s) Q of P are not under loop "i"; all producers of block "C" must be
+  // expected-error @+1 {{'block.for' op reverse-compute-at: producer block(s) Q of P are not under loop "i"; all producers of block "C" must be}}
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
       %a = block.load %A[%vi] : memref<8xf32>
@@ -114,7 +114,7 @@ func.func @producer_outside_loop(%A: memref<8xf32>, %C: memref<8xf32>) {
 func.func @block_before_producer(%A: memref<8xf32>, %C: memref<8xf32>) {
   %B = block.alloc : memref<8xf32>
   block.for %x = 0 to 8 "x" {
-    // CHECK: {{.*}}reverse_compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op reverse-compute-at: block "C" runs before its producers under loop "i"
+    // expected-error @+1 {{'block.block' op reverse-compute-at: block "C" runs before its producers under loop "i"}}
     block.block "C"(%vx = spatial(8, %x)) {
       %b = block.load %B[%vx] : memref<8xf32>
       block.store %b, %C[%vx] : memref<8xf32>
@@ -141,7 +141,7 @@ func.func @no_producer(%A: memref<8xf32>, %C: memref<8xf32>) {
     }
   }
   block.for %x = 0 to 8 "x" {
-    // CHECK: {{.*}}reverse_compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op reverse-compute-at: block "C" reads no buffer written in its scope
+    // expected-error @+1 {{'block.block' op reverse-compute-at: block "C" reads no buffer written in its scope}}
     block.block "C"(%vx = spatial(8, %x)) {
       %a = block.load %A[%vx] : memref<8xf32>
       block.store %a, %C[%vx] : memref<8xf32>
@@ -166,7 +166,7 @@ func.func @coverage_gap(%A: memref<16xf32>, %C: memref<14xf32>) {
     }
   }
   block.for %x = 0 to 14 "x" {
-    // CHECK: {{.*}}reverse_compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op reverse-compute-at: under loop "i", block "C" would not compute its whole domain: %vi (values from 2 to 13 are never reached)
+    // expected-error @+1 {{'block.block' op reverse-compute-at: under loop "i", block "C" would not compute its whole domain: %vi (values from 2 to 13 are never reached)}}
     block.block "C"(%vi = spatial(14, %x)) {
       %a0 = block.load %A1[%vi] : memref<16xf32>
       %a1 = block.load %A1[%vi + 1] : memref<16xf32>
@@ -186,7 +186,7 @@ func.func @coverage_gap(%A: memref<16xf32>, %C: memref<14xf32>) {
 func.func @reader_before(%A: memref<8xf32>, %C: memref<8xf32>, %D: memref<8xf32>) {
   %B = block.alloc : memref<8xf32>
   block.for %i = 0 to 8 "i" {
-    // CHECK: {{.*}}reverse_compute_at_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op reverse-compute-at: block "R" reads C, which block "C" writes, after loop "i" starts and before "C"; moving "C" under the loop would reorder the two
+    // expected-error @+1 {{'block.block' op reverse-compute-at: block "R" reads C, which block "C" writes, after loop "i" starts and before "C"; moving "C" under the loop would reorder the two}}
     block.block "R"(%vi = spatial(8, %i)) {
       %c = block.load %C[%vi] : memref<8xf32>
       block.store %c, %D[%vi] : memref<8xf32>
@@ -230,7 +230,7 @@ func.func @different_shapes(%A: memref<8x4xf32>, %C: memref<8x4xf32>) {
   }
   block.for %x0 = 0 to 8 "x0" {
     block.for %x1 = 0 to 4 "x1" {
-      // CHECK: {{.*}}reverse_compute_at_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.block' op reverse-compute-at: block "C" reads buffers that the loop "i" produces in differently shaped regions; its iteration range is ambiguous
+      // expected-error @+1 {{'block.block' op reverse-compute-at: block "C" reads buffers that the loop "i" produces in differently shaped regions; its iteration range is ambiguous}}
       block.block "C"(%vi = spatial(8, %x0), %vj = spatial(4, %x1)) {
         %x = block.load %X[%vi, %vj] : memref<8x4xf32>
         %y = block.load %Y[%vi, %vj] : memref<8x4xf32>
@@ -255,7 +255,7 @@ func.func @not_strided(%A: memref<11xf32>, %C: memref<8x4xf32>) {
   }
   block.for %x0 = 0 to 8 "x0" {
     block.for %x1 = 0 to 4 "x1" {
-      // CHECK: {{.*}}reverse_compute_at_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.block' op reverse-compute-at: block "C" indexes dimension 0 of B with an expression that is not one iteration variable times a stride plus a constant; its iteration range cannot be inferred
+      // expected-error @+1 {{'block.block' op reverse-compute-at: block "C" indexes dimension 0 of B with an expression that is not one iteration variable times a stride plus a constant; its iteration range cannot be inferred}}
       block.block "C"(%vi = spatial(8, %x0), %vj = spatial(4, %x1)) {
         %b = block.load %B[%vi + %vj] : memref<11xf32>
         block.store %b, %C[%vi, %vj] : memref<8x4xf32>
@@ -268,7 +268,7 @@ func.func @not_strided(%A: memref<11xf32>, %C: memref<8x4xf32>) {
 // -----
 
 // Handles: no block named C; the error lists the blocks.
-// CHECK: {{.*}}reverse_compute_at_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op reverse-compute-at: no block named "C"; blocks: B, D
+// expected-error @+1 {{'func.func' op reverse-compute-at: no block named "C"; blocks: B, D}}
 func.func @no_such_block(%A: memref<8xf32>, %D: memref<8xf32>) {
   %B = block.alloc : memref<8xf32>
   block.for %i = 0 to 8 "i" {
@@ -289,7 +289,7 @@ func.func @no_such_block(%A: memref<8xf32>, %D: memref<8xf32>) {
 // -----
 
 // No loop named i; the error lists the loops.
-// CHECK: {{.*}}reverse_compute_at_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op reverse-compute-at: no loop named "i"; loops: p, x
+// expected-error @+1 {{'func.func' op reverse-compute-at: no loop named "i"; loops: p, x}}
 func.func @no_such_loop(%A: memref<8xf32>, %C: memref<8xf32>) {
   %B = block.alloc : memref<8xf32>
   block.for %p = 0 to 8 "p" {

@@ -1,15 +1,15 @@
-// RUN: not xtir-opt %s --split-input-file -p 'reverse-compute-inline{block=C}' 2>&1 | filecheck %s
+// RUN: xtir-opt %s --split-input-file -p 'reverse-compute-inline{block=C}' --verify-diagnostics
 // Each refusal leaves the IR as it was; the message names the blocks, the buffer and why.
 
 // relu after matmul: the producer is a reduction, which TVM refuses too (its producer
 // must be a complete block); fold such epilogues with decompose-reduction first, or
 // keep them as a separate block.
-// CHECK: error: 'block.block' op reverse-compute-inline: block "matmul", the producer of X, is a reduction block (reduce variable %vk); reverse-compute-inline needs a complete block: spatial iteration variables only, no init
 func.func @main(%A: memref<4x4xf32>, %B: memref<4x4xf32>, %C: memref<4x4xf32>) {
   %X = block.alloc : memref<4x4xf32>
   block.for %i = 0 to 4 "i" {
     block.for %j = 0 to 4 "j" {
       block.for %k = 0 to 4 "k" {
+        // expected-error @+1 {{'block.block' op reverse-compute-inline: block "matmul", the producer of X, is a reduction block (reduce variable %vk); reverse-compute-inline needs a complete block: spatial iteration variables only, no init}}
         block.block "matmul"(%vi = spatial(4, %i), %vj = spatial(4, %j), %vk = reduce(4, %k)) {
           block.init {
             %zero = arith.constant 0.000000e+00 : f32
@@ -41,7 +41,6 @@ func.func @main(%A: memref<4x4xf32>, %B: memref<4x4xf32>, %C: memref<4x4xf32>) {
 // -----
 
 // A reduction consumer is not complete either.
-// CHECK: error: 'block.block' op reverse-compute-inline: block "C" is a reduction block (reduce variable %vk); reverse-compute-inline needs a complete block: spatial iteration variables only, no init
 func.func @main(%A: memref<4x4xf32>, %C: memref<4xf32>) {
   %X = block.alloc : memref<4x4xf32>
   block.for %i = 0 to 4 "i" {
@@ -54,6 +53,7 @@ func.func @main(%A: memref<4x4xf32>, %C: memref<4xf32>) {
   }
   block.for %i = 0 to 4 "i" {
     block.for %k = 0 to 4 "k" {
+      // expected-error @+1 {{'block.block' op reverse-compute-inline: block "C" is a reduction block (reduce variable %vk); reverse-compute-inline needs a complete block: spatial iteration variables only, no init}}
       block.block "C"(%vi = spatial(4, %i), %vk = reduce(4, %k)) {
         block.init {
           %zero = arith.constant 0.000000e+00 : f32
@@ -72,7 +72,6 @@ func.func @main(%A: memref<4x4xf32>, %C: memref<4xf32>) {
 // -----
 
 // The consumer must run over its whole domain.
-// CHECK: error: 'block.block' op reverse-compute-inline: block "C" has a predicate (where i0 * 4 + i1 < 6); reverse-compute-inline needs a block that runs over its whole domain
 func.func @main(%A: memref<6xf32>, %C: memref<6xf32>) {
   %X = block.alloc : memref<6xf32>
   block.for %i = 0 to 6 "i" {
@@ -83,6 +82,7 @@ func.func @main(%A: memref<6xf32>, %C: memref<6xf32>) {
   }
   block.for %i0 = 0 to 2 "i_0" {
     block.for %i1 = 0 to 4 "i_1" {
+      // expected-error @+1 {{'block.block' op reverse-compute-inline: block "C" has a predicate (where i0 * 4 + i1 < 6); reverse-compute-inline needs a block that runs over its whole domain}}
       block.block "C"(%vi = spatial(6, %i0 * 4 + %i1)) where(%i0 * 4 + %i1 < 6) {
         %x = block.load %X[%vi] : memref<6xf32>
         block.store %x, %C[%vi] : memref<6xf32>
@@ -96,7 +96,6 @@ func.func @main(%A: memref<6xf32>, %C: memref<6xf32>) {
 
 // Two produced buffers: which producer would take the consumer? (TVM: "the block is
 // allowed to read only a single buffer region")
-// CHECK: error: 'block.block' op reverse-compute-inline: block "C" reads 2 buffers that blocks write (X, Y); the inlined consumer must read exactly one produced buffer, `Y[...] = g(X[vi, vj, ...], inputs...)`, its other reads being inputs no block writes
 func.func @main(%A: memref<4xf32>, %C: memref<4xf32>) {
   %X = block.alloc : memref<4xf32>
   %Y = block.alloc : memref<4xf32>
@@ -113,6 +112,7 @@ func.func @main(%A: memref<4xf32>, %C: memref<4xf32>) {
     }
   }
   block.for %i = 0 to 4 "i" {
+    // expected-error @+1 {{'block.block' op reverse-compute-inline: block "C" reads 2 buffers that blocks write (X, Y); the inlined consumer must read exactly one produced buffer, `Y[...] = g(X[vi, vj, ...], inputs...)`, its other reads being inputs no block writes}}
     block.block "C"(%vi = spatial(4, %i)) {
       %x = block.load %X[%vi] : memref<4xf32>
       %y = block.load %Y[%vi] : memref<4xf32>
@@ -126,7 +126,6 @@ func.func @main(%A: memref<4xf32>, %C: memref<4xf32>) {
 // -----
 
 // The consumer reads nothing a block produces.
-// CHECK: error: 'block.block' op reverse-compute-inline: block "C" reads no buffer that a block writes; the inlined consumer must read exactly one produced buffer
 func.func @main(%A: memref<4xf32>, %B: memref<4xf32>, %C: memref<4xf32>) {
   block.for %i = 0 to 4 "i" {
     block.block "B"(%vi = spatial(4, %i)) {
@@ -135,6 +134,7 @@ func.func @main(%A: memref<4xf32>, %B: memref<4xf32>, %C: memref<4xf32>) {
     }
   }
   block.for %i = 0 to 4 "i" {
+    // expected-error @+1 {{'block.block' op reverse-compute-inline: block "C" reads no buffer that a block writes; the inlined consumer must read exactly one produced buffer}}
     block.block "C"(%vi = spatial(4, %i)) {
       %a = block.load %A[%vi] : memref<4xf32>
       block.store %a, %C[%vi] : memref<4xf32>
@@ -146,7 +146,6 @@ func.func @main(%A: memref<4xf32>, %B: memref<4xf32>, %C: memref<4xf32>) {
 // -----
 
 // The produced buffer is a function argument: the producer's writes are results.
-// CHECK: error: 'block.block' op reverse-compute-inline: block "C" reads X, an argument of function "main": its producer's writes are results of the function and cannot be replaced; only a consumer of an intermediate buffer (block.alloc) can be inlined
 func.func @main(%A: memref<4xf32>, %X: memref<4xf32>, %C: memref<4xf32>) {
   block.for %i = 0 to 4 "i" {
     block.block "P"(%vi = spatial(4, %i)) {
@@ -155,6 +154,7 @@ func.func @main(%A: memref<4xf32>, %X: memref<4xf32>, %C: memref<4xf32>) {
     }
   }
   block.for %i = 0 to 4 "i" {
+    // expected-error @+1 {{'block.block' op reverse-compute-inline: block "C" reads X, an argument of function "main": its producer's writes are results of the function and cannot be replaced; only a consumer of an intermediate buffer (block.alloc) can be inlined}}
     block.block "C"(%vi = spatial(4, %i)) {
       %x = block.load %X[%vi] : memref<4xf32>
       block.store %x, %C[%vi] : memref<4xf32>
@@ -166,7 +166,6 @@ func.func @main(%A: memref<4xf32>, %X: memref<4xf32>, %C: memref<4xf32>) {
 // -----
 
 // Reads of the input at shifted indices do not name one producer iteration each.
-// CHECK: error: 'block.load' op reverse-compute-inline: block "C" reads X[vi + 1]; an inlined consumer must read its input at its iteration variables (%vi), each exactly once and alone in its index, so that they can be expressed through the producer's
 func.func @main(%A: memref<5xf32>, %C: memref<4xf32>) {
   %X = block.alloc : memref<5xf32>
   block.for %i = 0 to 5 "i" {
@@ -177,6 +176,7 @@ func.func @main(%A: memref<5xf32>, %C: memref<4xf32>) {
   }
   block.for %i = 0 to 4 "i" {
     block.block "C"(%vi = spatial(4, %i)) {
+      // expected-error @+1 {{'block.load' op reverse-compute-inline: block "C" reads X[vi + 1]; an inlined consumer must read its input at its iteration variables (%vi), each exactly once and alone in its index, so that they can be expressed through the producer's}}
       %x = block.load %X[%vi + 1] : memref<5xf32>
       block.store %x, %C[%vi] : memref<4xf32>
     }
@@ -187,7 +187,6 @@ func.func @main(%A: memref<5xf32>, %C: memref<4xf32>) {
 // -----
 
 // A broadcast (vj unused in the read) cannot be expressed through the producer's variables.
-// CHECK: error: 'block.load' op reverse-compute-inline: block "C" reads X[vi]; an inlined consumer must read its input at its iteration variables (%vi, %vj)
 func.func @main(%A: memref<4xf32>, %C: memref<4x2xf32>) {
   %X = block.alloc : memref<4xf32>
   block.for %i = 0 to 4 "i" {
@@ -199,6 +198,7 @@ func.func @main(%A: memref<4xf32>, %C: memref<4x2xf32>) {
   block.for %i = 0 to 4 "i" {
     block.for %j = 0 to 2 "j" {
       block.block "C"(%vi = spatial(4, %i), %vj = spatial(2, %j)) {
+        // expected-error @+1 {{'block.load' op reverse-compute-inline: block "C" reads X[vi]; an inlined consumer must read its input at its iteration variables (%vi, %vj)}}
         %x = block.load %X[%vi] : memref<4xf32>
         block.store %x, %C[%vi, %vj] : memref<4x2xf32>
       }
@@ -210,7 +210,6 @@ func.func @main(%A: memref<4xf32>, %C: memref<4x2xf32>) {
 // -----
 
 // Two reads of the input at different indices.
-// CHECK: error: 'block.load' op reverse-compute-inline: block "C" reads X[vi, vj] and X[vj, vi]; an inlined consumer must read its input at one index only
 func.func @main(%A: memref<4x4xf32>, %C: memref<4x4xf32>) {
   %X = block.alloc : memref<4x4xf32>
   block.for %i = 0 to 4 "i" {
@@ -225,6 +224,7 @@ func.func @main(%A: memref<4x4xf32>, %C: memref<4x4xf32>) {
     block.for %j = 0 to 4 "j" {
       block.block "C"(%vi = spatial(4, %i), %vj = spatial(4, %j)) {
         %x = block.load %X[%vi, %vj] : memref<4x4xf32>
+        // expected-error @+1 {{'block.load' op reverse-compute-inline: block "C" reads X[vi, vj] and X[vj, vi]; an inlined consumer must read its input at one index only}}
         %xt = block.load %X[%vj, %vi] : memref<4x4xf32>
         %c = arith.addf %x, %xt : f32
         block.store %c, %C[%vi, %vj] : memref<4x4xf32>
@@ -237,7 +237,6 @@ func.func @main(%A: memref<4x4xf32>, %C: memref<4x4xf32>) {
 // -----
 
 // Two producers of the input (TVM: the consumer needs a single producer).
-// CHECK: error: 'block.block' op reverse-compute-inline: X is written by block "P" and block "fix"; block "C" can only be inlined into a single producer block
 func.func @main(%A: memref<4xf32>, %C: memref<4xf32>) {
   %X = block.alloc : memref<4xf32>
   block.for %i = 0 to 4 "i" {
@@ -251,6 +250,7 @@ func.func @main(%A: memref<4xf32>, %C: memref<4xf32>) {
     block.store %zero, %X[0] : memref<4xf32>
   }
   block.for %i = 0 to 4 "i" {
+    // expected-error @+1 {{'block.block' op reverse-compute-inline: X is written by block "P" and block "fix"; block "C" can only be inlined into a single producer block}}
     block.block "C"(%vi = spatial(4, %i)) {
       %x = block.load %X[%vi] : memref<4xf32>
       block.store %x, %C[%vi] : memref<4xf32>
@@ -262,7 +262,6 @@ func.func @main(%A: memref<4xf32>, %C: memref<4xf32>) {
 // -----
 
 // The input has a second consumer, which still needs it.
-// CHECK: error: 'block.load' op reverse-compute-inline: block "D" also reads X; its producer "P" must have block "C" as its only consumer
 func.func @main(%A: memref<4xf32>, %C: memref<4xf32>, %D: memref<4xf32>) {
   %X = block.alloc : memref<4xf32>
   block.for %i = 0 to 4 "i" {
@@ -279,6 +278,7 @@ func.func @main(%A: memref<4xf32>, %C: memref<4xf32>, %D: memref<4xf32>) {
   }
   block.for %i = 0 to 4 "i" {
     block.block "D"(%vi = spatial(4, %i)) {
+      // expected-error @+1 {{'block.load' op reverse-compute-inline: block "D" also reads X; its producer "P" must have block "C" as its only consumer}}
       %x = block.load %X[%vi] : memref<4xf32>
       block.store %x, %D[%vi] : memref<4xf32>
     }
@@ -290,7 +290,6 @@ func.func @main(%A: memref<4xf32>, %C: memref<4xf32>, %D: memref<4xf32>) {
 
 // The consumer's output is read between producer and consumer: writing it earlier, in
 // the producer, would change what that block sees.
-// CHECK: error: 'block.load' op reverse-compute-inline: block "peek" reads C in the loop nests from block "P" to block "C"; writing C in "P" would reorder it with that access
 func.func @main(%A: memref<4xf32>, %C: memref<4xf32>, %D: memref<4xf32>) {
   %X = block.alloc : memref<4xf32>
   block.for %i = 0 to 4 "i" {
@@ -301,6 +300,7 @@ func.func @main(%A: memref<4xf32>, %C: memref<4xf32>, %D: memref<4xf32>) {
   }
   block.for %i = 0 to 4 "i" {
     block.block "peek"(%vi = spatial(4, %i)) {
+      // expected-error @+1 {{'block.load' op reverse-compute-inline: block "peek" reads C in the loop nests from block "P" to block "C"; writing C in "P" would reorder it with that access}}
       %c = block.load %C[%vi] : memref<4xf32>
       block.store %c, %D[%vi] : memref<4xf32>
     }
@@ -317,10 +317,10 @@ func.func @main(%A: memref<4xf32>, %C: memref<4xf32>, %D: memref<4xf32>) {
 // -----
 
 // The producer's body must be inlinable too: its single store is where the consumer goes.
-// CHECK: error: 'block.block' op reverse-compute-inline: the body of block "P", the producer of X, must end in its only block.store, `X[...] = f(...)`; it has 2 stores
 func.func @main(%A: memref<4xf32>, %C: memref<4xf32>, %D: memref<4xf32>) {
   %X = block.alloc : memref<4xf32>
   block.for %i = 0 to 4 "i" {
+    // expected-error @+1 {{'block.block' op reverse-compute-inline: the body of block "P", the producer of X, must end in its only block.store, `X[...] = f(...)`; it has 2 stores}}
     block.block "P"(%vi = spatial(4, %i)) {
       %a = block.load %A[%vi] : memref<4xf32>
       block.store %a, %X[%vi] : memref<4xf32>

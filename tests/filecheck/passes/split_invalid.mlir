@@ -1,11 +1,11 @@
-// RUN: not xtir-opt %s --split-input-file -p 'split{loop=i factors=62,16}' 2>&1 | filecheck %s
-// What split refuses (for bad factor lists see split_invalid_factors.mlir); each CHECK
-// pins the location and the exact message.
+// RUN: xtir-opt %s --split-input-file -p 'split{loop=i factors=62,16}' --verify-diagnostics
+// What split refuses (for bad factor lists see split_invalid_factors.mlir); each
+// expected-error pins the line and the message.
 
 // 62 * 16 = 992 does not cover the 1000 iterations (TVM: "The product of factors is not
 // larger than or equal to the extent of loop").
 func.func @too_small(%A: memref<1000xf32>) {
-  // CHECK: {{.*}}split_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op split: the product of factors (992) is smaller than the extent of loop "i" (1000)
+  // expected-error @+1 {{'block.for' op split: the product of factors (992) is smaller than the extent of loop "i" (1000)}}
   block.for %i = 0 to 1000 "i" {
     block.block "B"(%vi = spatial(1000, %i)) {
       %a = block.load %A[%vi] : memref<1000xf32>
@@ -18,7 +18,7 @@ func.func @too_small(%A: memref<1000xf32>) {
 // -----
 
 // An unknown loop name: the message lists the loops there are (reported at the function).
-// CHECK: {{.*}}split_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op split: no loop named "i"; loops: x, y
+// expected-error @+1 {{'func.func' op split: no loop named "i"; loops: x, y}}
 func.func @unknown_loop(%A: memref<8x8xf32>) {
   block.for %x = 0 to 8 "x" {
     block.for %y = 0 to 8 "y" {
@@ -34,7 +34,7 @@ func.func @unknown_loop(%A: memref<8x8xf32>) {
 // -----
 
 // Two loops named "i": the message says how to name one by a block it encloses.
-// CHECK: {{.*}}split_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op split: loop name "i" is ambiguous: 2 loops have it; name one by a block it encloses: P/i, Q/i
+// expected-error @+1 {{'func.func' op split: loop name "i" is ambiguous: 2 loops have it; name one by a block it encloses: P/i, Q/i}}
 func.func @ambiguous_loop(%A: memref<992xf32>, %B: memref<992xf32>) {
   block.for %i = 0 to 992 "i" {
     block.block "P"(%vi = spatial(992, %i)) {

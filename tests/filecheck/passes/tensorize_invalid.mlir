@@ -1,4 +1,4 @@
-// RUN: not xtir-opt %s --split-input-file -p 'tensorize{block=mm intrin=tmm16}' 2>&1 | filecheck %s
+// RUN: xtir-opt %s --split-input-file -p 'tensorize{block=mm intrin=tmm16}' --verify-diagnostics
 // What tensorize refuses, matching a block against tmm16 (C += A · Bᵀ on 16x16 tiles,
 // A in "global.A_reg", B in "global.B_reg", C in "global.accumulator"): each message
 // names the first thing that differs and what the intrinsic expects instead. Block
@@ -7,7 +7,7 @@
 
 // Wrong scope: A was not cached into the accelerator's A register (no cache-read).
 func.func @wrong_scope(%A: memref<16x16xf32>, %B: memref<16x16xf32, "global.B_reg">, %C: memref<16x16xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": A is in scope "global" where the intrinsic's A must be in "global.A_reg" (cache it there with cache-read/cache-write)
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": A is in scope "global" where the intrinsic's A must be in "global.A_reg" (cache it there with cache-read/cache-write)}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -31,7 +31,7 @@ func.func @wrong_scope(%A: memref<16x16xf32>, %B: memref<16x16xf32, "global.B_re
 
 // Wrong extent: 8x8x8 tiles (split by 8 instead of 16).
 func.func @wrong_extent(%A: memref<8x8xf32, "global.A_reg">, %B: memref<8x8xf32, "global.B_reg">, %C: memref<8x8xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": loop "i" has extent 8 where the intrinsic's loop "i" has 16
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": loop "i" has extent 8 where the intrinsic's loop "i" has 16}}
   block.block "mm"() {
     block.for %i = 0 to 8 "i" {
       block.for %j = 0 to 8 "j" {
@@ -55,7 +55,7 @@ func.func @wrong_extent(%A: memref<8x8xf32, "global.A_reg">, %B: memref<8x8xf32,
 
 // Transposed B: C += A · B (B indexed [vk, vj]) is not tmm16's C += A · Bᵀ.
 func.func @transposed_b(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32, "global.B_reg">, %C: memref<16x16xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": block.load of B: dimension 0 is indexed by vk where the intrinsic indexes B by vjj, i.e. vj here (a transposed or permuted operand?)
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": block.load of B: dimension 0 is indexed by vk where the intrinsic indexes B by vjj, i.e. vj here (a transposed or permuted operand?)}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -79,7 +79,7 @@ func.func @transposed_b(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16x
 
 // Wrong element type: f64 buffers (the first one bound, C, is reported).
 func.func @wrong_dtype(%A: memref<16x16xf64, "global.A_reg">, %B: memref<16x16xf64, "global.B_reg">, %C: memref<16x16xf64, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": C has element type f64 where the intrinsic's C has f32
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": C has element type f64 where the intrinsic's C has f32}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -103,7 +103,7 @@ func.func @wrong_dtype(%A: memref<16x16xf64, "global.A_reg">, %B: memref<16x16xf
 
 // Not a reduction: the same body with k declared spatial.
 func.func @k_spatial(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32, "global.B_reg">, %C: memref<16x16xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": iteration variable %vk is spatial where the intrinsic's %vkk is reduce
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": iteration variable %vk is spatial where the intrinsic's %vkk is reduce}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -127,7 +127,7 @@ func.func @k_spatial(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32
 
 // Not a reduction: a 16x16x16 elementwise product.
 func.func @elementwise(%A: memref<16x16x16xf32, "global.A_reg">, %B: memref<16x16x16xf32, "global.B_reg">, %C: memref<16x16x16xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": iteration variable %vk is spatial where the intrinsic's %vkk is reduce
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": iteration variable %vk is spatial where the intrinsic's %vkk is reduce}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -151,7 +151,7 @@ func.func @elementwise(%A: memref<16x16x16xf32, "global.A_reg">, %B: memref<16x1
 // decompose-reduction skipped).
 func.func @outer_init(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32, "global.B_reg">, %C: memref<16x16xf32, "global.accumulator">) {
   block.for %ko = 0 to 1 "k_0" {
-    // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": block "mm" has an init, but the intrinsic only accumulates; split the init off first with decompose-reduction
+    // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": block "mm" has an init, but the intrinsic only accumulates; split the init off first with decompose-reduction}}
     block.block "mm"(%vk_o = reduce(1, %ko)) {
       block.init {
         block.for %i = 0 to 16 "i" {
@@ -186,7 +186,7 @@ func.func @outer_init(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf3
 
 // Missing init decomposition: the inner block has the init.
 func.func @inner_init(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32, "global.B_reg">, %C: memref<16x16xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": block "mm_tile" has an init, but the intrinsic only accumulates; split the init off first with decompose-reduction
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": block "mm_tile" has an init, but the intrinsic only accumulates; split the init off first with decompose-reduction}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -214,7 +214,7 @@ func.func @inner_init(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf3
 
 // The body is not one loop nest around one block: a zeroing block sits beside k.
 func.func @not_a_nest(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32, "global.B_reg">, %C: memref<16x16xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": the body of block "mm" is not a loop nest around a single block
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": the body of block "mm" is not a loop nest around a single block}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -242,7 +242,7 @@ func.func @not_a_nest(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf3
 
 // Two loops (a 16x16 copy) where the intrinsic has three.
 func.func @too_few_loops(%A: memref<16x16xf32, "global.A_reg">, %C: memref<16x16xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": the body has 2 loops (i, j) where the intrinsic has 3 (i, j, k)
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": the body has 2 loops (i, j) where the intrinsic has 3 (i, j, k)}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -260,7 +260,7 @@ func.func @too_few_loops(%A: memref<16x16xf32, "global.A_reg">, %C: memref<16x16
 
 // The iteration variables are bound to the loops in another order.
 func.func @permuted_binding(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32, "global.B_reg">, %C: memref<16x16xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": iteration variable %vi is bound to j where the intrinsic binds %vii to i (in this nest's loops)
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": iteration variable %vi is bound to j where the intrinsic binds %vii to i (in this nest's loops)}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -284,7 +284,7 @@ func.func @permuted_binding(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16
 
 // A predicate (T.where): the intrinsic computes whole tiles.
 func.func @predicate(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32, "global.B_reg">, %C: memref<16x16xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": block "mm_tile" has a where predicate; the intrinsic computes whole tiles
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": block "mm_tile" has a where predicate; the intrinsic computes whole tiles}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -308,7 +308,7 @@ func.func @predicate(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32
 
 // A different computation: C -= A · Bᵀ.
 func.func @subtracts(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32, "global.B_reg">, %C: memref<16x16xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": the body has arith.subf where the intrinsic has arith.addf
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": the body has arith.subf where the intrinsic has arith.addf}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -333,7 +333,7 @@ func.func @subtracts(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32
 // The statements are compared op by op, without commutativity (as TVM's
 // TensorizeComparator): B · A is not A · B.
 func.func @commuted_operands(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32, "global.B_reg">, %C: memref<16x16xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": operand 0 of arith.mulf is the load of B where the intrinsic uses the load of A
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": operand 0 of arith.mulf is the load of B where the intrinsic uses the load of A}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -357,7 +357,7 @@ func.func @commuted_operands(%A: memref<16x16xf32, "global.A_reg">, %B: memref<1
 
 // An extra statement.
 func.func @extra_statement(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32, "global.B_reg">, %C: memref<16x16xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": block "mm_tile" has 7 statements where the intrinsic's has 6
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": block "mm_tile" has 7 statements where the intrinsic's has 6}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -382,7 +382,7 @@ func.func @extra_statement(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x
 
 // C is read from one buffer and written to another.
 func.func @two_buffers(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32, "global.B_reg">, %C: memref<16x16xf32, "global.accumulator">, %D: memref<16x16xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": the intrinsic accesses C as one buffer, but the block uses both C and D there
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": the intrinsic accesses C as one buffer, but the block uses both C and D there}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -406,7 +406,7 @@ func.func @two_buffers(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf
 
 // C is read at one tile and written at another.
 func.func @two_tiles(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32, "global.B_reg">, %C: memref<32x16xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": C is accessed at two different tiles ([0, 0] and [16, 0])
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": C is accessed at two different tiles ([0, 0] and [16, 0])}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -430,7 +430,7 @@ func.func @two_tiles(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32
 
 // The tile leaves the buffer: A's columns 12..27 of 24.
 func.func @tile_leaves_buffer(%A: memref<16x24xf32, "global.A_reg">, %B: memref<16x24xf32, "global.B_reg">, %C: memref<16x16xf32, "global.accumulator">) {
-  // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": the 16-wide tile of A along dimension 1 spans [12, 28), outside the buffer's [0, 24)
+  // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": the 16-wide tile of A along dimension 1 spans [12, 28), outside the buffer's [0, 24)}}
   block.block "mm"() {
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
@@ -456,7 +456,7 @@ func.func @tile_leaves_buffer(%A: memref<16x24xf32, "global.A_reg">, %B: memref<
 // vo * 16 .. vo * 16 + 15 of A's 24, with vo in [0, 1].
 func.func @tile_can_leave_buffer(%A: memref<24x16xf32, "global.A_reg">, %B: memref<16x16xf32, "global.B_reg">, %C: memref<24x16xf32, "global.accumulator">) {
   block.for %o = 0 to 2 "o" {
-    // CHECK: {{.*}}tensorize_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": the 16-wide tile of A along dimension 0 starts at vo * 16, so it covers up to [0, 32), outside the buffer's [0, 24)
+    // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": the 16-wide tile of A along dimension 0 starts at vo * 16, so it covers up to [0, 32), outside the buffer's [0, 24)}}
     block.block "mm"(%vo = spatial(2, %o)) {
       block.for %i = 0 to 16 "i" {
         block.for %j = 0 to 16 "j" {

@@ -1,7 +1,7 @@
-// RUN: not xtir-opt %s --split-input-file -p 'unroll{loop=k}' 2>&1 | filecheck %s
+// RUN: xtir-opt %s --split-input-file -p 'unroll{loop=k}' --verify-diagnostics
 // unroll accepts any loop; it refuses only a name that does not pick one loop.
 
-// CHECK: {{.*}}unroll_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op unroll: no loop named "k"; loops: i
+// expected-error @+1 {{'func.func' op unroll: no loop named "k"; loops: i}}
 func.func @unknown_loop(%A: memref<8xf32>) {
   block.for %i = 0 to 8 "i" {
     block.block "P"(%vi = spatial(8, %i)) {
@@ -14,7 +14,7 @@ func.func @unknown_loop(%A: memref<8xf32>) {
 
 // -----
 
-// CHECK: {{.*}}unroll_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op unroll: loop name "k" is ambiguous: 2 loops have it; name one by a block it encloses: P/k, Q/k
+// expected-error @+1 {{'func.func' op unroll: loop name "k" is ambiguous: 2 loops have it; name one by a block it encloses: P/k, Q/k}}
 func.func @ambiguous_loop(%A: memref<8xf32>, %B: memref<8xf32>) {
   block.for %k = 0 to 8 "k" {
     block.block "P"(%vi = spatial(8, %k)) {

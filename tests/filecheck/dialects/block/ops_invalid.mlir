@@ -1,12 +1,12 @@
-// RUN: not xtir-opt %s --split-input-file 2>&1 | filecheck %s
-// One case per verifier (or syntax) rule of the block dialect; each CHECK pins the
-// location `file:line:col` and the exact message.
+// RUN: xtir-opt %s --split-input-file --verify-diagnostics
+// One case per verifier (or syntax) rule of the block dialect; each expected-error pins the
+// line of the diagnostic and its message (--verify-diagnostics: any other error fails).
 
 // Bindings are affine: a product of two loop variables is rejected by the parser.
 func.func @binding_product() {
   block.for %i = 0 to 8 "i" {
     block.for %j = 0 to 8 "j" {
-      // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:43: error: index expression is not affine: a product of two variables
+      // expected-error @+1 {{index expression is not affine: a product of two variables}}
       block.block "B"(%v = spatial(64, %i * %j)) {
       }
     }
@@ -22,7 +22,7 @@ func.func @binding_outer_iter_var() {
   block.for %i = 0 to 8 "i" {
     block.block "outer"(%vi = spatial(8, %i)) {
       block.for %j = 0 to 8 "j" {
-        // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:9: error: 'block.block' op block "inner": bindings must be affine expressions of the loops between the block and its enclosing block; %vi is not one of them
+        // expected-error @+1 {{'block.block' op block "inner": bindings must be affine expressions of the loops between the block and its enclosing block; %vi is not one of them}}
         block.block "inner"(%vj = spatial(64, %vi * 8 + %j)) {
         }
       }
@@ -38,7 +38,7 @@ func.func @binding_loop_outside_enclosing_block() {
   block.for %i = 0 to 8 "i" {
     block.block "outer"(%vi = spatial(8, %i)) {
       block.for %j = 0 to 8 "j" {
-        // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:9: error: 'block.block' op block "inner": bindings must be affine expressions of the loops between the block and its enclosing block; %i is not one of them
+        // expected-error @+1 {{'block.block' op block "inner": bindings must be affine expressions of the loops between the block and its enclosing block; %i is not one of them}}
         block.block "inner"(%vj = spatial(8, %j), %vk = spatial(8, %i)) {
         }
       }
@@ -55,7 +55,7 @@ func.func @iter_var_after_block(%A: memref<8xf32>) {
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
     }
-    // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:24: error: use of undefined value %vi: an index expression may only use variables of the loops and blocks around it (an iteration variable is visible only inside its block)
+    // expected-error @+1 {{use of undefined value %vi: an index expression may only use variables of the loops and blocks around it (an iteration variable is visible only inside its block)}}
     %x = block.load %A[%vi] : memref<8xf32>
   }
   func.return
@@ -69,7 +69,7 @@ func.func @iter_var_after_loop(%A: memref<8xf32>, %v: f32) {
     block.block "B"(%vi = spatial(8, %i)) {
     }
   }
-  // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:22: error: use of undefined value %vi: an index expression may only use variables of the loops and blocks around it (an iteration variable is visible only inside its block)
+  // expected-error @+1 {{use of undefined value %vi: an index expression may only use variables of the loops and blocks around it (an iteration variable is visible only inside its block)}}
   block.store %v, %A[%vi] : memref<8xf32>
   func.return
 }
@@ -80,7 +80,7 @@ func.func @iter_var_after_loop(%A: memref<8xf32>, %v: f32) {
 func.func @loop_var_in_block(%A: memref<8xf32>) {
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
-      // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.load' op loop variable %i of loop "i" is used inside block "B"; a block sees the loops outside it only through its iteration variables
+      // expected-error @+1 {{'block.load' op loop variable %i of loop "i" is used inside block "B"; a block sees the loops outside it only through its iteration variables}}
       %x = block.load %A[%i] : memref<8xf32>
     }
   }
@@ -94,7 +94,7 @@ func.func @index_not_a_variable(%A: memref<8xf32>) {
   %c = arith.constant 0 : index
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
-      // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.load' op index %c is neither a loop variable nor a block iteration variable
+      // expected-error @+1 {{'block.load' op index %c is neither a loop variable nor a block iteration variable}}
       %x = block.load %A[%vi + %c] : memref<8xf32>
     }
   }
@@ -106,7 +106,7 @@ func.func @index_not_a_variable(%A: memref<8xf32>) {
 // A block must not index the buffer it writes with a reduce variable.
 func.func @reduce_var_indexes_write(%A: memref<8xf32>, %C: memref<8xf32>) {
   block.for %k = 0 to 8 "k" {
-    // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op block "sum" writes C at an index that uses reduce variable %vk; a block must not index the buffer it writes with a reduce variable
+    // expected-error @+1 {{'block.block' op block "sum" writes C at an index that uses reduce variable %vk; a block must not index the buffer it writes with a reduce variable}}
     block.block "sum"(%vk = reduce(8, %k)) {
       %a = block.load %A[%vk] : memref<8xf32>
       block.store %a, %C[%vk] : memref<8xf32>
@@ -120,7 +120,7 @@ func.func @reduce_var_indexes_write(%A: memref<8xf32>, %C: memref<8xf32>) {
 // Only reduction blocks have an init.
 func.func @init_without_reduce(%C: memref<8xf32>) {
   block.for %i = 0 to 8 "i" {
-    // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op block "B" has an init region but no reduce iteration variable; only reduction blocks may have an init
+    // expected-error @+1 {{'block.block' op block "B" has an init region but no reduce iteration variable; only reduction blocks may have an init}}
     block.block "B"(%vi = spatial(8, %i)) {
       block.init {
         %zero = arith.constant 0.000000e+00 : f32
@@ -137,7 +137,7 @@ func.func @init_without_reduce(%C: memref<8xf32>) {
 func.func @init_not_first(%A: memref<8x8xf32>, %C: memref<8xf32>) {
   block.for %i = 0 to 8 "i" {
     block.for %k = 0 to 8 "k" {
-      // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.block' op block "sum": block.init must be the first op of the block
+      // expected-error @+1 {{'block.block' op block "sum": block.init must be the first op of the block}}
       block.block "sum"(%vi = spatial(8, %i), %vk = reduce(8, %k)) {
         %a = block.load %A[%vi, %vk] : memref<8x8xf32>
         block.init {
@@ -155,7 +155,7 @@ func.func @init_not_first(%A: memref<8x8xf32>, %C: memref<8xf32>) {
 // ...and there is at most one.
 func.func @two_inits() {
   block.for %k = 0 to 8 "k" {
-    // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op block "sum" has 2 block.init ops; a block has at most one
+    // expected-error @+1 {{'block.block' op block "sum" has 2 block.init ops; a block has at most one}}
     block.block "sum"(%vk = reduce(8, %k)) {
       block.init {
       }
@@ -170,7 +170,7 @@ func.func @two_inits() {
 
 // An init lives directly in a block.
 func.func @init_outside_block() {
-  // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.init' op 'block.init' expects parent op 'block.block'
+  // expected-error @+1 {{'block.init' op 'block.init' expects parent op 'block.block'}}
   block.init {
   }
   func.return
@@ -182,7 +182,7 @@ func.func @init_outside_block() {
 func.func @load_index_count(%A: memref<8x8xf32>) {
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
-      // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.load' op block.load on %A has 1 indices, but the buffer has rank 2
+      // expected-error @+1 {{'block.load' op block.load on %A has 1 indices, but the buffer has rank 2}}
       %x = block.load %A[%vi] : memref<8x8xf32>
     }
   }
@@ -195,7 +195,7 @@ func.func @load_index_count(%A: memref<8x8xf32>) {
 func.func @store_index_count(%A: memref<8xf32>, %v: f32) {
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
-      // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.store' op block.store on %A has 2 indices, but the buffer has rank 1
+      // expected-error @+1 {{'block.store' op block.store on %A has 2 indices, but the buffer has rank 1}}
       block.store %v, %A[%vi, %vi] : memref<8xf32>
     }
   }
@@ -208,7 +208,7 @@ func.func @store_index_count(%A: memref<8xf32>, %v: f32) {
 func.func @store_type(%A: memref<8xf32>, %v: f16) {
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
-      // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:19: error: block.store of a f16 value into %A, which holds f32
+      // expected-error @+1 {{block.store of a f16 value into %A, which holds f32}}
       block.store %v, %A[%vi] : memref<8xf32>
     }
   }
@@ -221,7 +221,7 @@ func.func @store_type(%A: memref<8xf32>, %v: f16) {
 func.func @store_type_generic(%A: memref<8xf32>, %v: f16) {
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
-      // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.store' op block.store of a f16 value into %A, which holds f32
+      // expected-error @+1 {{'block.store' op block.store of a f16 value into %A, which holds f32}}
       "block.store"(%v, %A, %vi) <{map = affine_map<(d0) -> (d0)>}> : (f16, memref<8xf32>, index) -> ()
     }
   }
@@ -234,7 +234,7 @@ func.func @store_type_generic(%A: memref<8xf32>, %v: f16) {
 func.func @load_type_generic(%A: memref<8xf32>) {
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
-      // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.load' op block.load from %A yields i32, but the buffer holds f32
+      // expected-error @+1 {{'block.load' op block.load from %A yields i32, but the buffer holds f32}}
       %x = "block.load"(%A, %vi) <{map = affine_map<(d0) -> (d0)>}> : (memref<8xf32>, index) -> i32
     }
   }
@@ -245,7 +245,7 @@ func.func @load_type_generic(%A: memref<8xf32>) {
 
 // The storage scope of a buffer is a string memory space.
 func.func @alloc_scope_not_string() {
-  // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.alloc' op buffer %s has memory space 3 : i64; the storage scope of a buffer must be a string such as "global", "shared", "local" or "global.A_reg"
+  // expected-error @+1 {{'block.alloc' op buffer %s has memory space 3 : i64; the storage scope of a buffer must be a string such as "global", "shared", "local" or "global.A_reg"}}
   %s = block.alloc : memref<16xf32, 3>
   func.return
 }
@@ -256,7 +256,7 @@ func.func @alloc_scope_not_string() {
 func.func @access_scope_not_string(%A: memref<8xf32, 1>) {
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
-      // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.load' op block.load buffer %A has memory space 1 : i64; the storage scope of a buffer must be a string such as "global", "shared", "local" or "global.A_reg"
+      // expected-error @+1 {{'block.load' op block.load buffer %A has memory space 1 : i64; the storage scope of a buffer must be a string such as "global", "shared", "local" or "global.A_reg"}}
       %x = block.load %A[%vi] : memref<8xf32, 1>
     }
   }
@@ -267,7 +267,7 @@ func.func @access_scope_not_string(%A: memref<8xf32, 1>) {
 
 // Buffers have static shapes.
 func.func @alloc_dynamic() {
-  // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.alloc' op buffer %d must have a static shape, got memref<?xf32>
+  // expected-error @+1 {{'block.alloc' op buffer %d must have a static shape, got memref<?xf32>}}
   %d = block.alloc : memref<?xf32>
   func.return
 }
@@ -276,7 +276,7 @@ func.func @alloc_dynamic() {
 
 // Loops start at 0.
 func.func @loop_start() {
-  // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:18: error: block.for loops start at 0; shift the index in the block binding instead
+  // expected-error @+1 {{block.for loops start at 0; shift the index in the block binding instead}}
   block.for %i = 1 to 8 "i" {
   }
   func.return
@@ -286,7 +286,7 @@ func.func @loop_start() {
 
 // Extents are positive: not zero...
 func.func @loop_extent_zero() {
-  // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op loop "i" has extent 0; extents must be positive
+  // expected-error @+1 {{'block.for' op loop "i" has extent 0; extents must be positive}}
   block.for %i = 0 to 0 "i" {
   }
   func.return
@@ -296,7 +296,7 @@ func.func @loop_extent_zero() {
 
 // ...nor negative.
 func.func @loop_extent_negative() {
-  // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op loop "i" has extent -4; extents must be positive
+  // expected-error @+1 {{'block.for' op loop "i" has extent -4; extents must be positive}}
   block.for %i = 0 to -4 "i" {
   }
   func.return
@@ -307,7 +307,7 @@ func.func @loop_extent_negative() {
 // Iteration variable domains are positive too.
 func.func @domain_zero() {
   block.for %i = 0 to 8 "i" {
-    // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:5: error: 'block.block' op block "B": iteration variable %vi has domain 0; domains must be positive
+    // expected-error @+1 {{'block.block' op block "B": iteration variable %vi has domain 0; domains must be positive}}
     block.block "B"(%vi = spatial(0, %i)) {
     }
   }
@@ -319,7 +319,7 @@ func.func @domain_zero() {
 // Iteration variables are spatial or reduce.
 func.func @iter_kind() {
   block.for %i = 0 to 8 "i" {
-    // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:27: error: expected iteration variable kind 'spatial' or 'reduce'
+    // expected-error @+1 {{expected iteration variable kind 'spatial' or 'reduce'}}
     block.block "B"(%vi = opaque(8, %i)) {
     }
   }
@@ -330,7 +330,7 @@ func.func @iter_kind() {
 
 // Unknown loop kind, in custom syntax...
 func.func @loop_kind() {
-  // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:29: error: loop "i" has unknown kind "pipelined"; expected serial, parallel, vectorized, unrolled or bind("<thread tag>")
+  // expected-error @+1 {{loop "i" has unknown kind "pipelined"; expected serial, parallel, vectorized, unrolled or bind("<thread tag>")}}
   block.for %i = 0 to 8 "i" pipelined {
   }
   func.return
@@ -340,7 +340,7 @@ func.func @loop_kind() {
 
 // ...and in generic syntax.
 func.func @loop_kind_generic() {
-  // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op loop "i" has unknown kind "pipelined"; expected one of serial, parallel, vectorized, unrolled, thread_binding
+  // expected-error @+1 {{'block.for' op loop "i" has unknown kind "pipelined"; expected one of serial, parallel, vectorized, unrolled, thread_binding}}
   "block.for"() <{name = "i", extent = 8 : i64, kind = "pipelined"}> ({
   ^bb0(%i: index):
   }) : () -> ()
@@ -351,7 +351,7 @@ func.func @loop_kind_generic() {
 
 // Unknown thread tag.
 func.func @thread_tag() {
-  // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op loop "tx" is bound to unknown thread tag "threadIdx.w"; expected one of blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, vthread.x, vthread.y, vthread.z
+  // expected-error @+1 {{'block.for' op loop "tx" is bound to unknown thread tag "threadIdx.w"; expected one of blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, vthread.x, vthread.y, vthread.z}}
   block.for %tx = 0 to 32 "tx" bind("threadIdx.w") {
   }
   func.return
@@ -361,7 +361,7 @@ func.func @thread_tag() {
 
 // A thread tag goes with kind thread_binding only.
 func.func @thread_tag_on_parallel_loop() {
-  // CHECK: {{.*}}ops_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op loop "i": a thread tag goes with kind thread_binding only
+  // expected-error @+1 {{'block.for' op loop "i": a thread tag goes with kind thread_binding only}}
   "block.for"() <{name = "i", extent = 8 : i64, kind = "parallel", thread = "threadIdx.x"}> ({
   ^bb0(%i: index):
   }) : () -> ()
