@@ -344,8 +344,11 @@ class ArithLowering(RewritePattern):
                 )
             return [new_op]
         if kind in _FLOAT_BINOPS:
+            # `contract` lets LLVM fuse a multiply and an add into one FMA (clang's and TVM's
+            # default, -ffp-contract=fast); the op's own fast-math flags are kept as well.
             fastmath = getattr(op, "fastmath", None)
-            flags = llvm.FastMathAttr(tuple(fastmath.data)) if fastmath is not None and fastmath.data else None
+            own = {llvm.FastMathFlag(f.value) for f in fastmath.data} if fastmath is not None else set()
+            flags = llvm.FastMathAttr(tuple(sorted(own | {llvm.FastMathFlag.ALLOW_CONTRACT}, key=lambda f: f.value)))
             return [_FLOAT_BINOPS[kind](operands[0], operands[1], flags)]
         if kind in _MIN_MAX_INT:
             cmp = _icmp(operands[0], operands[1], _MIN_MAX_INT[kind])

@@ -2,6 +2,7 @@
 // convert-to-llvm: scf/memref/arith/func (the output of lower-blocks) → the llvm dialect.
 // Memrefs become noalias pointers addressed with getelementptr (no ptrtoint arithmetic),
 // index becomes i64, scf.for becomes blocks and branches.
+// Float adds and multiplies carry `contract`, so LLVM may fuse them into FMAs (-ffp-contract=fast).
 
 // CHECK-LABEL: llvm.func @vadd(%A: !llvm.ptr {llvm.noalias}, %B: !llvm.ptr {llvm.noalias}, %C: !llvm.ptr {llvm.noalias}) {
 // CHECK-NEXT:    %c0 = llvm.mlir.constant(0) : i64
@@ -16,7 +17,7 @@
 // CHECK-NEXT:    %a = llvm.load %A_ptr : !llvm.ptr -> f32
 // CHECK-NEXT:    %B_ptr = llvm.getelementptr inbounds %B[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    %b = llvm.load %B_ptr : !llvm.ptr -> f32
-// CHECK-NEXT:    %sum = llvm.fadd %a, %b : f32
+// CHECK-NEXT:    %sum = llvm.fadd %a, %b {fastmathFlags = #llvm.fastmath<contract>} : f32
 // CHECK-NEXT:    %C_ptr = llvm.getelementptr inbounds %C[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    llvm.store %sum, %C_ptr : f32, !llvm.ptr
 // CHECK-NEXT:    %[[NEXT:.*]] = llvm.add %i, %c1 : i64
@@ -50,7 +51,7 @@ func.func @vadd(%A: memref<1024xf32>, %B: memref<1024xf32>, %C: memref<1024xf32>
 // CHECK-NEXT:    %[[LIN:.*]] = llvm.add %[[ROW]], %[[OFF]] overflow<nsw> : i64
 // CHECK-NEXT:    %A_ptr = llvm.getelementptr inbounds %A[%[[LIN]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    %a = llvm.load %A_ptr : !llvm.ptr -> f32
-// CHECK-NEXT:    %next = llvm.fadd %acc, %a : f32
+// CHECK-NEXT:    %next = llvm.fadd %acc, %a {fastmathFlags = #llvm.fastmath<contract>} : f32
 // CHECK:         llvm.br ^[[HEAD]](%{{.*}}, %next : i64, f32)
 // CHECK:         %S_ptr = llvm.getelementptr inbounds %S[0] : (!llvm.ptr) -> !llvm.ptr, f32
 // CHECK-NEXT:    llvm.store %acc, %S_ptr : f32, !llvm.ptr
@@ -219,7 +220,7 @@ func.func @big_unroll(%A: memref<4096xf32>) {
 // llvm.loop.vectorize.enable metadata.
 
 // CHECK-LABEL: llvm.func @vectorized
-// CHECK:         %d = llvm.fmul %a, %a : f32
+// CHECK:         %d = llvm.fmul %a, %a {fastmathFlags = #llvm.fastmath<contract>} : f32
 // CHECK:         llvm.br ^[[HEAD:bb[0-9]+]](%{{.*}} : i64) {xtir.loop_annotation = {name = "i_1", vectorize = true}}
 func.func @vectorized(%A: memref<64xf32>, %B: memref<64xf32>) {
   %c0 = arith.constant 0 : index
