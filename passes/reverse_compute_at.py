@@ -86,6 +86,11 @@ def _consumed_ranges(pass_name: str, block: BlockOp, loop: ForOp,
     for buffer, writers in producers.items():
         needed = required_region(loop, writers, buffer, write_regions, relax_threads=False)
         own = next(r for r in own_regions if r.buffer is buffer)
+        for dim, (mine, made) in enumerate(zip(own.ranges, needed)):
+            if made.extent < mine.extent:
+                raise fail(pass_name, block, f'block "{block.label}" reads {mine.extent} elements of '
+                           f"{buffer_name(buffer)} along dimension {dim} at a time, but one iteration of loop "
+                           f'"{loop.label}" produces only {made.extent}; it would read elements not produced yet')
         ranges = invert_region(pass_name, block, own, needed)
         if result is not None and ranges != result:
             raise fail(pass_name, block, f'block "{block.label}" reads buffers that the loop "{loop.label}" '
