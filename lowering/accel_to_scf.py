@@ -42,8 +42,7 @@ from xdsl.rewriter import InsertPoint
 
 from xtir.dialects.accel import TILE, DMACopyOp, FillZeroOp, RegionOp, TMM16Op
 from xtir.lowering.index_expr import INDEX, IndexEmitter, constant, insert, sort_prologue
-
-LOOP_NAME = "xtir.loop_name"
+from xtir.lowering.loops import LOOP_NAME
 
 
 def _loop(

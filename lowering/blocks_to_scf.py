@@ -60,17 +60,16 @@ from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPa
 from xtir.dialects import block as blk
 from xtir.dialects.accel import Accel, TMM16Op
 from xtir.dialects.block import SERIAL, AccessOp, BlockOp
-from xtir.lowering.accel_to_scf import LOOP_NAME, LowerAccelOp
-from xtir.lowering.compact_buffers import CompactBuffersPass
+from xtir.lowering.accel_to_scf import LowerAccelOp
+from xtir.lowering.compact_buffers import INIT_GUARD, CompactBuffersPass
 from xtir.lowering.index_expr import IndexEmitter, alloca_point, constant, entry_block, sort_prologue
+from xtir.lowering.loops import LOOP_KIND, LOOP_NAME
 from xtir.lowering.microkernels import KERNEL_ATTR, tmm16_call
 from xtir.passes.analysis.rewrite import substitute_in_op
 from xtir.passes.utils import fail
 
-LOOP_KIND = "xtir.loop_kind"
 THREAD = "xtir.thread"
 ANNOTATIONS = "xtir.annotations"
-INIT_GUARD = "xtir.init"
 
 _SCF_OPS = {scf.ForOp.name, scf.IfOp.name, scf.YieldOp.name}
 _MEMREF_OPS = {memref.AllocaOp.name, memref.LoadOp.name, memref.StoreOp.name}

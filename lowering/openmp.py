@@ -39,7 +39,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
-from xtir.lowering.loops import LOOP_KIND, PARALLEL, loop_kind, loop_name
+from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, PARALLEL, loop_kind, loop_name
 
 OUTLINED = "xtir.omp_outlined"
 PARALLEL_CALL = "xtir.omp_parallel"
@@ -163,7 +163,7 @@ def _outline(module: ModuleOp, loop: scf.ForOp) -> None:
 
     call = func.CallOp(SymbolRefAttr(name), params, [])
     call.attributes[PARALLEL_CALL] = UnitAttr()
-    call.attributes["xtir.loop_name"] = StringAttr(loop_name(loop))
+    call.attributes[LOOP_NAME] = StringAttr(loop_name(loop))
     assert loop.parent_block() is not None
     loop.parent_block().insert_op_before(call, loop)  # type: ignore[union-attr]
     loop.detach()

@@ -74,6 +74,7 @@ from xtir.passes.analysis.inline import (
 )
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.analysis.regions import loop_bounds
+from xtir.passes.analysis.rewrite import replace_op
 from xtir.passes.utils import fail, function_of, target_function
 
 EXACT, PER_ITERATION = "exact", "per-iteration"
@@ -670,18 +671,6 @@ def _clone_slice(
     return values[root]
 
 
-def _replace_access(old: LoadOp | StoreOp, new: LoadOp | StoreOp) -> None:
-    new.attributes |= old.attributes
-    new.location = old.location
-    assert old.parent is not None
-    old.parent.insert_op_before(new, old)
-    for o, n in zip(old.results, new.results):
-        n.name_hint = o.name_hint
-        o.replace_all_uses_with(n)
-    old.detach()
-    old.erase()
-
-
 def rewrite(reduction: Reduction, epilogue: Epilogue) -> None:
     at = {e: Expr.var(p) for e, p in zip(epilogue.variables, reduction.spatial)}
     out = epilogue.store.buffer
@@ -700,7 +689,7 @@ def rewrite(reduction: Reduction, epilogue: Epilogue) -> None:
     else:
         values[epilogue.load.result] = init_value
     new_init = StoreOp(_clone_slice(epilogue, root, init_store, at, values), out, out_indices)
-    _replace_access(init_store, new_init)
+    replace_op(init_store, new_init)
     init = reduction.block.init
     assert init is not None
     for op in reversed(list(init.body.block.ops)):
@@ -713,8 +702,8 @@ def rewrite(reduction: Reduction, epilogue: Epilogue) -> None:
     start = adds[-1].results[0] if adds else epilogue.load.result
     values = {start: update_store.value}
     new_update = StoreOp(_clone_slice(epilogue, root, update_store, at, values), out, out_indices)
-    _replace_access(update_store, new_update)
-    _replace_access(reduction.accumulator, LoadOp(out, out_indices))
+    replace_op(update_store, new_update)
+    replace_op(reduction.accumulator, LoadOp(out, out_indices))
 
     alloc = reduction.temp.owner
     remove_nest(epilogue.block)

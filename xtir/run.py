@@ -27,12 +27,10 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, MemRefT
 
 import xtir
 from xtir.build import entry_function
-from xtir.dialects.block import BlockOp, ForOp, InitOp
+from xtir.dialects.block import BlockOp, ForOp, statements
 from xtir.errors import XtirError
 from xtir.interpreters.block import numpy_dtype
-
-EVALUATOR_LIMIT = 200_000
-"""Innermost iterations above which the reference evaluator (about 40 µs each) is too slow."""
+from xtir.verify_numerics import EVALUATOR_LIMIT, innermost_iterations
 
 FLOAT_OPS = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.MaximumfOp, arith.MinimumfOp,
              arith.MaxnumfOp, arith.MinnumfOp)
@@ -60,9 +58,7 @@ def float_ops(f: func.FuncOp) -> int:
     total = 0
     for block in (op for op in f.walk() if isinstance(op, BlockOp)):
         trips = prod(lp.extent for lp in _loops_above(block))
-        body = [op for op in block.body.walk() if isinstance(op, FLOAT_OPS) and not _in_init(op, block)
-                and _owner_block(op) is block]
-        total += trips * len(body)
+        total += trips * sum(isinstance(op, FLOAT_OPS) for op in statements(block.body, include_init=False))
     return total
 
 
@@ -76,26 +72,6 @@ def _loops_above(op) -> list[ForOp]:
     return loops
 
 
-def _in_init(op, block: BlockOp) -> bool:
-    parent = op.parent_op()
-    while parent is not None and parent is not block:
-        if isinstance(parent, InitOp):
-            return True
-        parent = parent.parent_op()
-    return False
-
-
-def _owner_block(op) -> BlockOp | None:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, BlockOp):
-        parent = parent.parent_op()
-    return parent
-
-
-def innermost_iterations(f: func.FuncOp) -> int:
-    return sum(prod(lp.extent for lp in _loops_above(b)) for b in f.walk() if isinstance(b, BlockOp))
-
-
 def reference(text: str, module: ModuleOp, f: func.FuncOp, arrays: list[np.ndarray]) -> tuple[list[np.ndarray], str]:
     """The expected buffers after the call, and where they come from."""
     expected = [a.copy() for a in arrays]
@@ -107,7 +83,8 @@ def reference(text: str, module: ModuleOp, f: func.FuncOp, arrays: list[np.ndarr
             env[target][...] = eval(expr, {"np": np}, env)  # noqa: S307 - the example file's own expression
         return expected, "numpy"
     name = f.sym_name.data
-    if innermost_iterations(f) <= EVALUATOR_LIMIT:
+    iterations = innermost_iterations(f)
+    if iterations is not None and iterations <= EVALUATOR_LIMIT:
         xtir.evaluate(module, *expected, func=name)
         return expected, "the reference evaluator"
     xtir.build(module, entry=name)(*expected)

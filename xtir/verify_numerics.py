@@ -19,17 +19,16 @@ exceeds `RTOL` times its largest magnitude (at least 1).
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects import arith, func, scf
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     Float64Type,
-    IntegerAttr,
     MemRefType,
     ModuleOp,
     TensorType,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 
 from xtir.errors import XtirError, XtirEvaluationError, XtirNumericsError
 
@@ -227,6 +226,7 @@ def innermost_iterations(f: Operation) -> int | None:
     """How many times the innermost loop bodies run in all (block.for and scf.for loops);
     None when an scf.for has bounds that are not constants."""
     from xtir.dialects.block import ForOp
+    from xtir.lowering.loops import trip_count
 
     total = 0
 
@@ -238,7 +238,7 @@ def innermost_iterations(f: Operation) -> int | None:
             for block in region.blocks:
                 for child in block.ops:
                     if isinstance(child, ForOp | scf.ForOp):
-                        n = child.extent if isinstance(child, ForOp) else _scf_trips(child)
+                        n = child.extent if isinstance(child, ForOp) else trip_count(child)
                         if n is None:
                             raise _Unknown
                         if not visit(child, trips * n):
@@ -258,18 +258,3 @@ def innermost_iterations(f: Operation) -> int | None:
 
 class _Unknown(Exception):
     pass
-
-
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
-def _scf_trips(loop: scf.ForOp) -> int | None:
-    lb, ub, step = _constant(loop.lb), _constant(loop.ub), _constant(loop.step)
-    if lb is None or ub is None or step is None or step <= 0:
-        return None
-    return max(0, -(-(ub - lb) // step))
-

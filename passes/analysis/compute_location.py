@@ -38,7 +38,7 @@ from xtir.dialects.block import (
 from xtir.dialects.expr import Expr, Var
 from xtir.passes.analysis.navigation import child_blocks
 from xtir.passes.analysis.regions import BufferRegion, Range, loop_bounds, relax, union_ranges
-from xtir.passes.analysis.rewrite import rebuild_block
+from xtir.passes.analysis.rewrite import erase_empty_loops, rebuild_block
 from xtir.passes.utils import fail, function_of
 
 RegionsOf = Callable[[BlockOp], list[BufferRegion]]
@@ -242,7 +242,7 @@ def move_under(block: BlockOp, loop: ForOp, anchor: Operation, before: bool, ran
     old_parent = block.parent_op()
     moved = rebuild_block(block, bindings, predicate)
     moved.detach()
-    _remove_empty_loops(old_parent)
+    erase_empty_loops(old_parent)
     for outer, inner in zip(loops, loops[1:]):
         outer.body.block.add_op(inner)
     if loops:
@@ -253,12 +253,3 @@ def move_under(block: BlockOp, loop: ForOp, anchor: Operation, before: bool, ran
     else:
         loop.body.block.insert_op_after(nest, anchor)
     return moved
-
-
-def _remove_empty_loops(op: Operation | None) -> None:
-    while isinstance(op, ForOp) and op.body.block.first_op is None:
-        parent = op.parent_op()
-        op.detach()
-        op.erase()
-        op = parent
-

@@ -16,11 +16,12 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
-from xtir.dialects.block import Access, AccessOp, BlockOp, ForOp, LoadOp, StoreOp, buffer_name, enclosing_block
+from xtir.dialects.block import Access, AccessOp, BlockOp, LoadOp, StoreOp, buffer_name, enclosing_block
 from xtir.dialects.expr import Expr
 from xtir.passes.analysis.cache import top_level_ancestor
 from xtir.passes.analysis.navigation import child_blocks
 from xtir.passes.analysis.regions import format_expr, loop_bounds
+from xtir.passes.analysis.rewrite import erase_empty_loops
 from xtir.passes.utils import fail, function_of
 
 
@@ -157,11 +158,7 @@ def clone_before(
 
 def remove_nest(block: BlockOp) -> None:
     """Erase `block` and the loops its removal leaves empty (TVM's leaf block removal)."""
-    op: Operation = block
-    while True:
-        parent = op.parent_op()
-        op.detach()
-        op.erase()
-        if not isinstance(parent, ForOp) or parent.body.block.first_op is not None:
-            return
-        op = parent
+    parent = block.parent_op()
+    block.detach()
+    block.erase()
+    erase_empty_loops(parent)

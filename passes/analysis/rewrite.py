@@ -12,12 +12,13 @@ from collections.abc import Mapping
 from xdsl.ir import Operation, SSAValue
 
 from xtir.dialects.accel import RegionOp
-from xtir.dialects.block import BlockOp, LoadOp, StoreOp
+from xtir.dialects.block import BlockOp, ForOp, LoadOp, StoreOp
 from xtir.dialects.expr import Expr
 from xtir.passes.analysis.regions import loop_bounds
 
 
-def _replace(old: Operation, new: Operation) -> Operation:
+def replace_op(old: Operation, new: Operation) -> Operation:
+    """Put `new` where `old` is: attributes, location, result names and uses move over."""
     new.attributes |= old.attributes
     new.location = old.location
     assert old.parent is not None
@@ -36,7 +37,7 @@ def rebuild_block(block: BlockOp, bindings: list[Expr], predicate: list[tuple[Ex
     iters = [(it.var.name_hint or "", it.kind, it.extent, b) for it, b in zip(block.iters(), bindings)]
     body = block.detach_region(block.body)
     new = BlockOp(block.label, iters, body, predicate, block.annotations)
-    _replace(block, new)
+    replace_op(block, new)
     return new
 
 
@@ -49,25 +50,34 @@ def substitute_in_op(op: Operation, mapping: Mapping[SSAValue, Expr]) -> Operati
     if isinstance(op, BlockOp):
         return rebuild_block(op, [sub(b) for b in op.bindings()], [(sub(e), n) for e, n in op.predicate()])
     if isinstance(op, LoadOp):
-        return _replace(op, LoadOp(op.buffer, [sub(e) for e in op.indices()]))
+        return replace_op(op, LoadOp(op.buffer, [sub(e) for e in op.indices()]))
     if isinstance(op, StoreOp):
-        return _replace(op, StoreOp(op.value, op.buffer, [sub(e) for e in op.indices()]))
+        return replace_op(op, StoreOp(op.value, op.buffer, [sub(e) for e in op.indices()]))
     if isinstance(op, RegionOp):
         regions = [(b, [sub(e) for e in offs], sizes) for b, offs, sizes in op.regions_()]
-        return _replace(op, type(op)(*regions))
+        return replace_op(op, type(op)(*regions))
     raise AssertionError(f"{op.name} does not use index expressions")
 
 
 def reindex(op: LoadOp | StoreOp, indices: list[Expr]) -> Operation:
     """Replace an access by the same access at other indices."""
     if isinstance(op, LoadOp):
-        return _replace(op, LoadOp(op.buffer, indices))
-    return _replace(op, StoreOp(op.value, op.buffer, indices))
+        return replace_op(op, LoadOp(op.buffer, indices))
+    return replace_op(op, StoreOp(op.value, op.buffer, indices))
 
 
 def reregion(op: RegionOp, regions: list) -> Operation:
     """Replace an accel op by the same op on other regions ((buffer, offsets, sizes) each)."""
-    return _replace(op, type(op)(*regions))
+    return replace_op(op, type(op)(*regions))
+
+
+def erase_empty_loops(op: Operation | None) -> None:
+    """Erase `op` if it is a loop left without a body, then its parents while they become empty."""
+    while isinstance(op, ForOp) and op.body.block.first_op is None:
+        parent = op.parent_op()
+        op.detach()
+        op.erase()
+        op = parent
 
 
 def substitute_var(var: SSAValue, expr: Expr, within: Operation | None = None) -> None:
