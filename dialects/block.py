@@ -56,6 +56,7 @@ from xtir.dialects.expr import (
     from_affine_map,
     parse_expr,
     parse_expr_list,
+    parse_int64,
     print_expr,
     print_expr_list,
     to_affine_map,
@@ -211,7 +212,7 @@ class ForOp(IRDLOperation):
                 parser.pos,
             )
         parser.parse_keyword("to")
-        extent = parser.parse_integer(allow_boolean=False, context_msg=" (the loop extent)")
+        extent = parse_int64(parser, "the loop extent")
         label = parser.parse_str_literal(" (the loop name)")
         kind, thread = SERIAL, None
         if parser.parse_optional_keyword("bind") is not None:
@@ -265,10 +266,27 @@ def _parse_annotations(parser: Parser) -> dict[str, Attribute] | None:
 
 
 def _hint(label: str) -> str | None:
-    """The SSA name of a loop's variable: its label, made a valid name. xDSL drops a
-    trailing `_<digits>` from names, so `i_0` becomes `i0`."""
-    hint = re.sub(r"_(\d+)$", r"\1", label.replace(".", "_").replace("-", "_"))
+    """The SSA name of a loop's variable: its label, made a valid name."""
+    hint = stable_hint(label.replace(".", "_").replace("-", "_"))
     return hint if hint and (hint[0].isalpha() or hint[0] == "_") else None
+
+
+def stable_hint(name: str) -> str:
+    """`name` without underscores in its trailing `_<digits>` run (`i_1_0` -> `i10`).
+
+    xDSL's printer names the second value hinted `i` as `%i_1`, and strips one trailing
+    `_<digits>` from hints to keep them apart; a hint `i_1_0` would keep `i_1` and clash.
+    """
+    return re.sub(r"(?:_\d+)+$", lambda m: m.group(0).replace("_", ""), name)
+
+
+def stabilize_name_hints(root: Operation) -> None:
+    """Give every value under `root` a hint that cannot clash with printer-made names."""
+    for op in root.walk():
+        values = [*op.results, *(arg for region in op.regions for blk in region.blocks for arg in blk.args)]
+        for value in values:
+            if value.name_hint and re.search(r"_\d+$", value.name_hint):
+                value.name_hint = stable_hint(value.name_hint)
 
 
 # Blocks ------------------------------------------------------------------------
@@ -482,7 +500,7 @@ class BlockOp(IRDLOperation):
                 "expected iteration variable kind 'spatial' or 'reduce'",
             )
             parser.parse_punctuation("(")
-            extent = parser.parse_integer(allow_boolean=False, context_msg=" (the domain extent)")
+            extent = parse_int64(parser, "the domain extent")
             parser.parse_punctuation(",")
             binding = parse_expr(parser)
             parser.parse_punctuation(")")
@@ -496,7 +514,7 @@ class BlockOp(IRDLOperation):
             def parse_cond() -> tuple[Expr, int]:
                 e = parse_expr(parser)
                 parser.parse_punctuation("<")
-                return e, parser.parse_integer(allow_boolean=False)
+                return e, parse_int64(parser, "the predicate bound")
 
             predicate = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parse_cond)
         annotations = _parse_annotations(parser)

@@ -32,6 +32,24 @@ def no_bounds(_: SSAValue) -> tuple[int, int] | None:
     return None
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+"""Loop extents, domains and index constants are signed 64-bit integers (i64 / index)."""
+
+
+def fits_int64(value: int) -> bool:
+    return INT64_MIN <= value <= INT64_MAX
+
+
+def parse_int64(parser: Parser, what: str) -> int:
+    """An integer literal that must fit in an i64 (`what` names it in the errors). xDSL would
+    store 2^63 .. 2^64 - 1 as a negative i64 and fail on larger ones with its own message."""
+    start = parser.pos
+    value = parser.parse_integer(allow_boolean=False, context_msg=f" ({what})")
+    if not fits_int64(value):
+        parser.raise_error(f"{what} {value} does not fit in 64 bits (at most {INT64_MAX})", start, parser.pos)
+    return value
+
+
 @dataclass(frozen=True, eq=False)
 class Var:
     """A variable atom: an SSA value of type index, compared by identity."""

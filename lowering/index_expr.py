@@ -21,8 +21,10 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xtir.diagnostics import format_op_error
 from xtir.dialects.block import AllocOp
-from xtir.dialects.expr import Atom, Div, Expr, Mod, Var
+from xtir.dialects.expr import INT64_MAX, Atom, Div, Expr, Mod, Var, fits_int64
+from xtir.errors import XtirPassError
 
 INDEX = IndexType()
 
@@ -69,6 +71,11 @@ def alloca_point(block: Block) -> InsertPoint:
 
 def constant(rewriter: PatternRewriter | None, anchor: Operation, value: int | float, type: Attribute = INDEX) -> SSAValue:
     """An `arith.constant` usable at `anchor`: found or created in the function prologue."""
+    if isinstance(value, int) and not fits_int64(value):
+        # IntegerAttr would wrap 2^63 .. 2^64 - 1 to a negative number and refuse larger ones
+        # with a VerifyException; such a constant comes from the user's index expressions.
+        message = f"index constant {value} does not fit in 64 bits (at most {INT64_MAX}); index arithmetic is signed 64-bit"
+        raise XtirPassError(format_op_error(anchor, message))
     attr = FloatAttr(float(value), type) if isinstance(value, float) else IntegerAttr(value, type)  # type: ignore[arg-type]
     block = entry_block(anchor)
     if block is None:

@@ -2,8 +2,8 @@
 
 `translate` wraps `xdsl.backend.llvm.convert_module` and adds what it drops: function
 linkage, and the `xtir.loop_annotation` of a loop's back edge as `llvm.loop` metadata
-(`llvm.loop.vectorize.enable`, `llvm.loop.unroll.full`). `compile_llvm` parses and
-verifies the IR, runs LLVM's new-pass-manager O3 pipeline (loop and SLP vectorization
+(`llvm.loop.vectorize.enable`, `llvm.loop.unroll.count`, `llvm.loop.unroll.full`).
+`compile_llvm` parses and verifies the IR, runs LLVM's new-pass-manager O3 pipeline (loop and SLP vectorization
 on) with a target machine for the host CPU and its features, and hands the module to
 MCJIT. libgomp is loaded into the process once, for `GOMP_parallel`.
 """
@@ -84,6 +84,8 @@ def _loop_id(module: ir.Module, annotation: DictionaryAttr) -> ir.values.MDValue
         prop("llvm.loop.vectorize.width", ir.Constant(ir.IntType(32), width.value.data))
     if entries.get("unroll") == StringAttr("full"):
         prop("llvm.loop.unroll.full")
+    if isinstance(count := entries.get("unroll_count"), IntegerAttr):
+        prop("llvm.loop.unroll.count", ir.Constant(ir.IntType(32), count.value.data))
     loop_id = _DistinctMD(module, [], name=str(len(module.metadata)))
     loop_id.operands = (loop_id, *properties)
     return loop_id

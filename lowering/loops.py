@@ -4,11 +4,14 @@
 `xtir.loop_kind` (parallel, vectorized, unrolled, thread_binding). Here:
 - thread-bound loops are refused (they belong to the cuda target);
 - unrolled loops with a constant trip count are fully unrolled in the IR (xDSL's
-  `scf-for-loop-unroll` pattern, restricted to them); a loop too big to unroll in
-  Python, or with dynamic bounds, keeps an `unroll = "full"` annotation for LLVM;
+  `scf-for-loop-unroll` pattern, restricted to them) when that makes at most
+  UNROLL_BUDGET ops; a bigger loop asks LLVM to unroll it by the largest count
+  within the budget (`unroll_count = N`), and one with dynamic bounds keeps an
+  `unroll = "full"` annotation for LLVM;
 - scf becomes cf with xDSL's patterns, and the back edge of a vectorized (or
   annotated unrolled) loop carries `xtir.loop_annotation`, which the JIT turns into
-  `llvm.loop` metadata (`llvm.loop.vectorize.enable`, `llvm.loop.unroll.full`).
+  `llvm.loop` metadata (`llvm.loop.vectorize.enable`, `llvm.loop.unroll.count`,
+  `llvm.loop.unroll.full`).
 Parallel loops are outlined by `lowering/openmp.py` before this runs.
 """
 
@@ -92,6 +95,18 @@ def annotate(op: scf.ForOp, **entries: Attribute) -> None:
     op.attributes[LOOP_ANNOTATION] = DictionaryAttr({**merged, **entries})
 
 
+def llvm_unroll_request(op: scf.ForOp, size: float) -> dict[str, Attribute]:
+    """What to ask of LLVM for an unrolled loop too big to unroll here: a full unroll only
+    when the trip count is unknown (LLVM then unrolls what it can prove); otherwise the
+    largest count that keeps the copies within the budget. A full unroll of nests of
+    constant loops lets LLVM unroll those too, and its O3 passes take minutes."""
+    trips = trip_count(op)
+    if trips is None:
+        return {"unroll": StringAttr("full")}
+    count = int(UNROLL_BUDGET * trips // size)
+    return {"unroll_count": IntegerAttr(count, 32)} if count >= 2 else {}
+
+
 class UnrollTaggedLoop(RewritePattern):
     """Fully unroll `scf.for` loops of kind "unrolled" (innermost first is not needed:
     the clones of an inner unrolled loop are unrolled in turn)."""
@@ -100,9 +115,9 @@ class UnrollTaggedLoop(RewritePattern):
     def match_and_rewrite(self, op: scf.ForOp, rewriter: PatternRewriter) -> None:
         if loop_kind(op) != UNROLLED:
             return
-        if unrolled_size(op) > UNROLL_BUDGET:
+        if (size := unrolled_size(op)) > UNROLL_BUDGET:
             if LOOP_ANNOTATION not in op.attributes:
-                annotate(op, unroll=StringAttr("full"))
+                annotate(op, **llvm_unroll_request(op, size))
                 rewriter.notify_op_modified(op)
             return
         UnrollLoopPattern().match_and_rewrite(op, rewriter)

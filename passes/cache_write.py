@@ -4,6 +4,9 @@ As TVM's cache_write: a buffer `C_S` takes every access B makes to C, and a bloc
 `C_S` copying the cache back into C runs right after B's outermost loop nest. No
 other block may touch C inside that nest (it would see C before the write-back).
 Shrink the write-back to what B produces with reverse-compute-at.
+
+B may not read C unless its own init writes it first: the cache starts empty (a
+decomposed `B_update` reads what `B_init` left in C, which the cache would not hold).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from xtir.passes.analysis.cache import (
     top_level_ancestor,
 )
 from xtir.passes.analysis.navigation import blocks_under, get_block
-from xtir.passes.analysis.regions import write_regions
+from xtir.passes.analysis.regions import read_regions, write_regions
 from xtir.passes.utils import fail, target_function
 
 
@@ -45,6 +48,10 @@ class CacheWritePass(ModulePass):
         f = target_function(op, self.func)
         block = get_block(f, self.block)
         buffer = select_buffer(self.name, block, write_regions(block), self.index, "written")
+        if any(r.buffer is buffer for r in read_regions(block)):
+            raise fail(self.name, block, f'block "{block.label}" reads {buffer_name(buffer)} without an init '
+                       f"that writes it first, so the cache {cache_names(buffer, self.scope)[0]} would start "
+                       "uninitialized; cache-write a reduction before decompose-reduction")
         nest_root = top_level_ancestor(block, f)
         for other in nest_root.walk():
             if isinstance(other, AccessOp) and buffer in other.operands and not block.is_ancestor(other):

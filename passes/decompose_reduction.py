@@ -4,7 +4,9 @@ B's init becomes a block `B_init` placed just before loop L, over copies (`X_ini
 of the loops from L down that its spatial bindings use; B itself, without its init,
 becomes `B_update` (TVM's decompose_reduction). L must enclose B in B's scope, and
 no loop above L may feed a reduce variable (the init would run once per reduction
-step otherwise). `B_update` keeps B's annotations; the init block and its loops have none.
+step otherwise), and the loops from L down may not run an instance of B twice (B is
+recomputed there, after compute-at; the init would run once for several sums).
+`B_update` keeps B's annotations; the init block and its loops have none.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from xdsl.passes import ModulePass
 
 from xtir.dialects.block import REDUCE, SPATIAL, BlockOp, ForOp, loops_in_scope
 from xtir.dialects.expr import Expr
+from xtir.passes.analysis.instances import repeated_instances
 from xtir.passes.analysis.navigation import get_block, get_loop
 from xtir.passes.analysis.rewrite import substitute_var
 from xtir.passes.utils import fail, fresh_name, function_of, target_function
@@ -43,6 +46,13 @@ def check(pass_name: str, block: BlockOp, loop: ForOp) -> list[ForOp]:
                     f'loop "{lp.label}" is above "{loop.label}" but feeds reduce variable %{it.var.name_hint} of '
                     f'block "{block.label}"; decompose the reduction at a loop above all reduction loops',
                 )
+    if (why := repeated_instances(block, scope[position:])) is not None:
+        raise fail(
+            pass_name,
+            loop,
+            f'cannot decompose block "{block.label}" at loop "{loop.label}": {why}, and its init would run only '
+            "once; decompose at a loop below them",
+        )
     return scope[position:]
 
 

@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from xtir.dialects.block import ForOp
-from xtir.dialects.expr import Expr
+from xtir.dialects.expr import INT64_MAX, Expr
 from xtir.passes.analysis.navigation import get_loop
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import substitute_var
@@ -42,6 +42,19 @@ def check_consecutive(pass_name: str, loops: list[ForOp]) -> None:
                 f'loop "{inner.label}" is not the only statement in the body of loop "{outer.label}"; '
                 "fused loops must be perfectly nested and given outermost first",
             )
+
+
+def check_fused_extent(pass_name: str, loops: list[ForOp]) -> None:
+    """The fused loop's extent, the product of the extents, must fit in a signed 64-bit index."""
+    extent = prod(lp.extent for lp in loops)
+    if extent > INT64_MAX:
+        raise fail(
+            pass_name,
+            loops[0],
+            f"the fused loop would have extent {extent} (the product of the extents "
+            f"{' x '.join(str(lp.extent) for lp in loops)} of loops {', '.join(lp.label for lp in loops)}), "
+            f"which does not fit in 64 bits (at most {INT64_MAX})",
+        )
 
 
 def fuse_loops(loops: list[ForOp]) -> ForOp:
@@ -80,4 +93,5 @@ class FusePass(ModulePass):
         f = target_function(op, self.func)
         loops = [get_loop(f, name, self.name) for name in self.loops]
         check_consecutive(self.name, loops)
+        check_fused_extent(self.name, loops)
         return fuse_loops(loops)

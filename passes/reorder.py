@@ -4,6 +4,10 @@ The loops must lie on one chain: from the outermost to the innermost given loop,
 each loop's body is exactly the next loop (no block or sibling statement between).
 The given loops take the chain positions they occupy, in the order given; loops of
 the chain that are not named stay where they are.
+
+A loop that feeds both a spatial and a reduce variable of a block with an init (left
+by fusing j and k) may not move: the init runs at the first reduction step, and once
+such a loop moves, steps of the same output run before it and are wiped.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from xtir.dialects.block import BlockOp, ForOp
-from xtir.passes.analysis.navigation import get_loop
+from xtir.dialects.block import REDUCE, BlockOp, ForOp
+from xtir.passes.analysis.navigation import blocks_under, get_loop
 from xtir.passes.utils import fail, single_child, target_function
 
 
@@ -57,6 +61,24 @@ def loop_chain(pass_name: str, loops: list[ForOp]) -> list[ForOp]:
     return chain
 
 
+def check_no_mixed_loop_moves(pass_name: str, chain: list[ForOp], order: list[ForOp]) -> None:
+    """Refuse moving a loop that feeds spatial and reduce variables of a block with an init."""
+    moved = [old for old, new in zip(chain, order) if old is not new]
+    for block in blocks_under(chain[-1]):
+        if block.init is None:
+            continue
+        for lp in moved:
+            kinds = {it.kind == REDUCE: it for it in block.iters() if it.binding.uses(lp.var)}
+            if len(kinds) == 2:
+                raise fail(
+                    pass_name,
+                    lp,
+                    f'loop "{lp.label}" feeds both spatial variable %{kinds[False].var.name_hint} and reduce '
+                    f'variable %{kinds[True].var.name_hint} of block "{block.label}", which has an init; moving it '
+                    "would run reduction steps of an output before the init that starts it",
+                )
+
+
 def rebuild_chain(chain: list[ForOp], order: list[ForOp]) -> list[ForOp]:
     """Rebuild the chain with loop headers in `order` (same body); return the new loops."""
     new_loops = [ForOp(lp.label, lp.extent, kind=lp.kind, thread=lp.thread, annotations=lp.annotations) for lp in order]
@@ -92,4 +114,5 @@ class ReorderPass(ModulePass):
         order = list(chain)
         for pos, lp in zip(positions, loops):
             order[pos] = lp
+        check_no_mixed_loop_moves(self.name, chain, order)
         rebuild_chain(chain, order)

@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from xtir.dialects.block import ForOp
-from xtir.dialects.expr import Expr
+from xtir.dialects.expr import INT64_MAX, Expr
 from xtir.passes.analysis.navigation import child_blocks, get_loop
 from xtir.passes.analysis.rewrite import rebuild_block, substitute_var
 from xtir.passes.utils import fail, fresh_name, function_of, target_function
@@ -25,6 +25,10 @@ from xtir.passes.utils import fail, fresh_name, function_of, target_function
 def infer_factors(pass_name: str, loop: ForOp, factors: tuple[int, ...]) -> list[int]:
     if len(factors) < 2:
         raise fail(pass_name, loop, f'loop "{loop.label}" needs at least two factors, got {len(factors)}')
+    # A bool is an int in Python (and `factors=true,-1` parses as one): it would become an
+    # extent that prints as `True`.
+    if any(isinstance(f, bool) for f in factors):
+        raise fail(pass_name, loop, f'factors of loop "{loop.label}" must be integers, got {_spelled(factors)}')
     if factors.count(-1) > 1:
         raise fail(pass_name, loop, "at most one factor may be -1 (inferred)")
     if any(f <= 0 and f != -1 for f in factors):
@@ -38,7 +42,27 @@ def infer_factors(pass_name: str, loop: ForOp, factors: tuple[int, ...]) -> list
             f"the product of factors ({prod(result)}) is smaller than the extent of loop "
             f'"{loop.label}" ({loop.extent})',
         )
+    check_index_range(pass_name, loop, result)
     return result
+
+
+def check_index_range(pass_name: str, loop: ForOp, factors: list[int]) -> None:
+    """Each new extent, and the index `L_0 * F1 + L_1` the loops compute together (up to the
+    product of the factors), must fit in the signed 64-bit index type."""
+    if (big := max(factors)) > INT64_MAX:
+        raise fail(pass_name, loop, f'factor {big} of loop "{loop.label}" does not fit in 64 bits (at most {INT64_MAX})')
+    if prod(factors) > INT64_MAX:
+        raise fail(
+            pass_name,
+            loop,
+            f'the product of factors ({prod(factors)}) does not fit in 64 bits (at most {INT64_MAX}): '
+            f'the index of loop "{loop.label}" would overflow',
+        )
+
+
+def _spelled(factors: tuple[int, ...]) -> str:
+    """The factors as a pipeline spells them (`true`, not `True`)."""
+    return ", ".join(str(f).lower() if isinstance(f, bool) else str(f) for f in factors)
 
 
 def _same_nest(loop: ForOp) -> list[ForOp]:

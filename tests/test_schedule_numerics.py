@@ -61,6 +61,18 @@ PIPELINES = {
     "cache_write_unscheduled": (16, 'cache-write{block=matmul index=0 scope="local"}'),
     "decompose_at_inner_loop": (16, "decompose-reduction{block=matmul loop=k}"),
     "kinds": (16, "vectorize{loop=j},unroll{loop=k},parallel{loop=i}"),
+    # decompose-reduction must prove each instance runs once below the loop; these it can.
+    "decompose_over_fused_loop": (16, "fuse{loops=i,j},decompose-reduction{block=matmul loop=i_j_fused}"),
+    "decompose_over_split_fused_loop": (
+        12,
+        "fuse{loops=i,j},split{loop=i_j_fused factors=-1,5},decompose-reduction{block=matmul loop=i_j_fused_0}",
+    ),
+    "decompose_over_three_fused_loops": (8, "fuse{loops=i,j,k},decompose-reduction{block=matmul loop=i_j_k_fused}"),
+    "decompose_after_compute_at": (
+        12,
+        'cache-write{block=matmul index=0 scope="global"},reverse-compute-at{block=C_global loop=j},'
+        "split{loop=k factors=-1,4},decompose-reduction{block=matmul loop=j}",
+    ),
 }
 
 
@@ -71,6 +83,13 @@ def test_pipeline_keeps_results(name: str) -> None:
     before = run_matmul(module, n)
     after = run_matmul(xtir.transform(module, pipeline), n)
     np.testing.assert_allclose(after, before, rtol=1e-5, atol=1e-5)
+
+
+def test_decompose_proves_a_large_fused_loop_without_enumerating() -> None:
+    """2^22 iterations of a fused loop: floordiv/mod by the same divisor take each (vi, vj) once."""
+    module = small_matmul(2048)
+    after = xtir.transform(module, "fuse{loops=i,j},decompose-reduction{block=matmul loop=i_j_fused}")
+    assert '"matmul_init"' in str(after)
 
 
 def test_transform_leaves_input_untouched() -> None:

@@ -40,6 +40,9 @@ __all__ = [
 
 def parse(text: str, name: str = "<string>") -> ModuleOp:
     """Parse xtir IR text into a verified module (XtirParseError / XtirVerifyError otherwise)."""
+    if not isinstance(text, str):
+        hint = " (decode bytes first)" if isinstance(text, bytes) else ""
+        raise XtirParseError(f"xtir.parse expects IR text (str), got {type(text).__name__}{hint}")
     return parse_module(make_context(), text, name)
 
 
@@ -57,8 +60,15 @@ def transform(module: ModuleOp, pipeline: str) -> ModuleOp:
     from xdsl.utils.exceptions import ArgSpecParseError
 
     from xtir.diagnostics import verify
+    from xtir.errors import expect_module
     from xtir.passes_registry import XTIR_PASSES
 
+    expect_module(module, "xtir.transform", XtirPassError)
+    if not isinstance(pipeline, str):
+        raise XtirPassError(
+            f"xtir.transform expects the pipeline as a string such as 'split{{loop=i factors=-1,16}}', "
+            f"got {type(pipeline).__name__}"
+        )
     result = module.clone()
     try:
         passes = PassPipeline.parse_spec(XTIR_PASSES, pipeline)

@@ -18,7 +18,7 @@ from xdsl.ir import Block, Region
 
 from xtir.context import make_context
 from xtir.diagnostics import verify
-from xtir.errors import XtirError
+from xtir.errors import XtirError, expect_module
 
 if TYPE_CHECKING:
     from xtir.lowering.jit import CompiledFunction
@@ -92,6 +92,7 @@ def build(module: ModuleOp, target: str = "llvm", entry: str | None = None) -> C
     in place; shapes, dtypes and layouts are checked (XtirError). `f.llvm_ir` is the
     generated LLVM IR, `f.compile_seconds` the time this call took.
     """
+    expect_module(module, "xtir.build")
     if target not in TARGETS:
         hint = " (GPU code generation is not available yet)" if target == "cuda" else ""
         raise XtirError(f"unknown target '{target}'{hint}; targets: {', '.join(TARGETS)}")

@@ -3,7 +3,11 @@
 xDSL's parser does not record where an op came from, and its verifier raises without
 saying which op failed. `LocatingParser` stamps each op with a `FileLineColLoc`, and
 `verify` checks ops one by one (nested ops first, as MLIR's region verifiers do) so the
-failing op, its source line and a caret can be shown.
+failing op, its source line and a caret can be shown, then checks that every value is
+defined before it is used (xDSL checks no dominance).
+
+Text nested past xtir's limits is refused before parsing, and string literals are lexed
+in linear time (xtir/source_limits.py).
 """
 
 from __future__ import annotations
@@ -11,17 +15,24 @@ from __future__ import annotations
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
-from xdsl.parser import Parser
+from xdsl.parser import Parser, ParserState
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.lexer import Input, Span
 
-from xtir.errors import LocatedText, SourceLocation, XtirParseError, XtirVerifyError
+from xtir.dialects.block import stabilize_name_hints
+from xtir.dominance import first_use_before_definition
+from xtir.errors import Diagnostic, LocatedText, SourceLocation, XtirParseError, XtirVerifyError
+from xtir.source_limits import LinearLexer, recursion_room, too_deep
 
 
 class LocatingParser(Parser):
     """A Parser that records each op's source position as its location."""
 
     def __init__(self, ctx: Context, text: str, name: str = "<string>", line_offset: int = 0):
-        super().__init__(ctx, text, name)
+        # Parser.__init__ lexes the first token with xDSL's own lexer (exponential on an
+        # unterminated string): give it no text, then start over with the linear lexer.
+        super().__init__(ctx, "", name)
+        self._parser_state = ParserState(LinearLexer(Input(text, name)))
         self._file = name
         self._line_offset = line_offset
 
@@ -51,10 +62,19 @@ def format_parse_error(error: ParseError, line_offset: int = 0) -> LocatedText:
 
 def parse_module(ctx: Context, text: str, name: str = "<string>", line_offset: int = 0) -> ModuleOp:
     """Parse and verify; raise XtirParseError / XtirVerifyError with a located diagnostic."""
+    if (deep := too_deep(text)) is not None:
+        offset, message = deep
+        raise XtirParseError(format_parse_error(ParseError(_span(text, name, offset), message), line_offset))
+    parser = LocatingParser(ctx, text, name, line_offset)
     try:
-        module = LocatingParser(ctx, text, name, line_offset).parse_module()
+        with recursion_room():
+            module = parser.parse_module()
     except ParseError as e:
         raise XtirParseError(format_parse_error(e, line_offset)) from None
+    except RecursionError:  # nesting that the limits do not count, e.g. types in types in types
+        error = ParseError(_span(text, name, parser.pos), "input nested too deeply to parse")
+        raise XtirParseError(format_parse_error(error, line_offset)) from None
+    stabilize_name_hints(module)
     verify(module, text, line_offset)
     return module
 
@@ -69,6 +89,26 @@ def verify(module: Operation, source: str | None = None, line_offset: int = 0) -
         except Exception as e:  # a verifier crashing on malformed generic IR is still the user's input
             message = f"malformed {op.name} ({type(e).__name__}: {e})"
             raise XtirVerifyError(format_op_error(op, message, source, line_offset)) from None
+    verify_dominance(module, source, line_offset)
+
+
+def verify_dominance(module: Operation, source: str | None = None, line_offset: int = 0) -> None:
+    """Every operand is defined before its use (xtir/dominance.py); else a located error at
+    the use, with a note at the definition."""
+    found = first_use_before_definition(module)
+    if found is None:
+        return
+    user, index, value = found
+    name = f"%{value.name_hint}" if value.name_hint else "the value"
+    error = format_op_error(user, f"operand {index} ({name}) is used before it is defined", source, line_offset)
+    definer = value.owner if isinstance(value.owner, Operation) else None
+    note = Diagnostic("note", f"{name} is defined here", op_location(definer) if definer is not None else None)
+    raise XtirVerifyError(f"{error}\n{note}", location=error.location, message=error.message, notes=[note])
+
+
+def _span(text: str, name: str, offset: int) -> Span:
+    """The character at `offset` of the input (for a ParseError made outside the parser)."""
+    return Span(offset, min(offset + 1, len(text)), Input(text, name))
 
 
 def _post_order(op: Operation):

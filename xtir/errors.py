@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from xdsl.dialects.builtin import ModuleOp
+
 
 @dataclass(frozen=True)
 class SourceLocation:
@@ -102,3 +104,12 @@ class XtirEvaluationError(XtirError):
 
 class XtirNumericsError(XtirError):
     """`verify_numerics`: a pass changed what the program computes (or the check could not run)."""
+
+
+def expect_module(value: object, api: str, error: type[XtirError] = XtirError) -> ModuleOp:
+    """`value` if it is a module; else an `error` naming the type `api` expects (the usual
+    mistake: IR text that was not parsed first)."""
+    if isinstance(value, ModuleOp):
+        return value
+    hint = "; parse IR text with xtir.parse first" if isinstance(value, str | bytes) else ""
+    raise error(f"{api} expects a module (builtin.module, e.g. from xtir.parse), got {type(value).__name__}{hint}")

@@ -19,7 +19,7 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.utils.exceptions import InterpretationError
 
-from xtir.errors import XtirEvaluationError
+from xtir.errors import XtirEvaluationError, expect_module
 from xtir.interpreters.accel import AccelFunctions
 from xtir.interpreters.block import BlockFunctions, numpy_dtype
 from xtir.interpreters.memref import MemRefNumpyFunctions
@@ -65,6 +65,7 @@ def check_arguments(f: func.FuncOp, arrays: tuple[Any, ...]) -> list[np.ndarray]
 def evaluate(module: ModuleOp, *arrays: Any, func: str = "main") -> tuple[Any, ...]:
     """Run `func` on numpy arrays. Buffer (memref) arguments are written in place,
     like a TVM PrimFunc call; values the function returns are returned."""
+    expect_module(module, "xtir.evaluate", XtirEvaluationError)
     f = find_func(module, func)
     args = check_arguments(f, arrays)
     interpreter = Interpreter(module)

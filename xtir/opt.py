@@ -35,6 +35,7 @@ from xtir.context import register_dialects
 from xtir.diagnostics import format_parse_error, parse_module, verify
 from xtir.errors import Diagnostic, XtirError
 from xtir.passes_registry import XTIR_PASSES
+from xtir.source_limits import recursion_room
 from xtir.verify_diagnostics import check_diagnostics, diagnostics_from_text, parse_expectations
 
 
@@ -170,7 +171,8 @@ def diagnostics_of(error: XtirError) -> list[Diagnostic]:
 def main(args: Sequence[str] | None = None) -> int:
     try:
         tool = XtirOptMain(description="xtir modular optimizer driver", args=args)
-        tool.run()
+        with recursion_room():  # passes and the printer recurse about as deep as the parser on nested input
+            tool.run()
         return 1 if tool.had_error else 0
     except (ArgSpecParseError, ValueError) as e:  # bad -p pipelines and pass options
         print(f"xtir-opt: error: {e}", file=sys.stderr)

@@ -32,7 +32,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from xtir.context import make_context
 from xtir.diagnostics import verify
 from xtir.dialects.block import BlockOp, ForOp, enclosing_block
-from xtir.errors import XtirPassError, XtirVerifyError
+from xtir.errors import XtirPassError, XtirVerifyError, expect_module
 from xtir.passes.analysis.navigation import (
     all_blocks,
     all_loops,
@@ -127,6 +127,7 @@ class Schedule:
     """
 
     def __init__(self, module: ModuleOp, func_name: str | None = None, verify_numerics: bool = False):
+        module = expect_module(module, "xtir.Schedule", XtirPassError)
         function = select_function(module, func_name)  # an unknown or missing function name fails here
         self._mod = module.clone()
         self._func_name = func_name

@@ -13,9 +13,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
-from xtir.diagnostics import format_op_error
+from xtir.diagnostics import format_op_error, op_location
 from xtir.dialects.block import BlockOp, ForOp
-from xtir.errors import XtirPassError
+from xtir.errors import LocatedText, XtirPassError
 
 
 def functions(module: ModuleOp) -> list[func.FuncOp]:
@@ -28,12 +28,20 @@ def select_function(module: ModuleOp, name: str | None) -> func.FuncOp:
     names = ", ".join(f.sym_name.data for f in funcs) or "none"
     if name is None:
         if len(funcs) != 1:
-            raise XtirPassError(f"the module has {len(funcs)} functions ({names}); choose one with func=NAME")
+            raise _module_error(module, f"the module has {len(funcs)} functions ({names}); choose one with func=NAME")
         return funcs[0]
     for f in funcs:
         if f.sym_name.data == name:
             return f
-    raise XtirPassError(f'no function named "{name}"; functions: {names}')
+    raise _module_error(module, f'no function named "{name}"; functions: {names}')
+
+
+def _module_error(module: ModuleOp, message: str) -> XtirPassError:
+    """An `error:` about the module as a whole, at its `builtin.module` line; an implicit module
+    (a file of top-level functions) has no line, so the error has no location."""
+    if op_location(module) is not None:
+        return XtirPassError(format_op_error(module, message))
+    return XtirPassError(LocatedText(f"error: {message}", message, None))
 
 
 def all_blocks(root: Operation) -> list[BlockOp]:

@@ -10,16 +10,24 @@ compute_at from `get_consumers` / `get_producers`, cache indices from the block'
 write regions; now and then a stale handle (a loop or block that no longer exists), an
 invalid factor or a wrong handle type, which must be refused.
 
-Checks, each a bug when it fails:
-- a primitive either succeeds or raises `xtir.XtirError`; any other exception is a crash;
+Checks, each a bug when it fails (FAILURE_KINDS):
+- a primitive either succeeds or raises `xtir.XtirPassError` with a message; any other
+  exception is a crash;
 - a refused primitive leaves `sch.mod` and `sch.trace` unchanged;
-- `xtir.transform(original, sch.trace)` replays to the same IR as `sch.mod`;
-- `xtir.build` succeeds or raises `XtirError` (a refusal by the CPU backend is counted,
-  not a bug); the compiled function's outputs (NaN-filled before the call, so unwritten
-  elements show) match numpy; optionally the reference evaluator on the scheduled IR too.
+- `xtir.transform(original, sch.trace)` replays to the same IR as `sch.mod`, and the
+  printed `sch.mod` parses back to the same IR;
+- `xtir.build` succeeds or raises `XtirError` (a refusal by the CPU backend, e.g. a race
+  on a scratch buffer under a parallel loop, is counted, not a bug; "LLVM rejected the
+  generated IR" is a bug); the compiled function's outputs (NaN-filled before the call,
+  so unwritten elements show) match numpy; for the small programs the reference evaluator
+  on the scheduled IR is checked too (so a mismatch tells a pass bug from a codegen bug).
 
-Every failure keeps the calls that led to it, so `Failure.reproducer()` prints a
-self-contained Python reproducer; `minimize` drops calls while the failure persists.
+Guard, so that one case cannot take minutes: schedules of more than JIT_ITERATION_LIMIT
+loop iterations (huge split factors) are built but not run.
+
+Every failure keeps the calls that led to it: `minimize` drops calls while the failure
+persists, `classify` matches the minimized failure against KNOWN_BUGS, and
+`Failure.reproducer()` prints a self-contained Python reproducer.
 """
 
 from __future__ import annotations
@@ -41,9 +49,9 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 import xtir
-from xtir import BlockRV, LoopRV, Schedule, XtirError
-from xtir.dialects.block import REDUCE, UNROLLED, BlockOp
-from xtir.passes.analysis.navigation import all_blocks, get_loops
+from xtir import BlockRV, LoopRV, Schedule, XtirError, XtirPassError
+from xtir.dialects.block import REDUCE, BlockOp, ForOp
+from xtir.passes.analysis.navigation import all_blocks, all_loops
 from xtir.passes.analysis.regions import read_regions, write_regions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -224,8 +232,11 @@ FAILURE_KINDS = (
     "crash-query",  # get_block / get_loops / ... raised something other than XtirError
     "crash-primitive",  # a primitive raised something other than XtirError
     "refusal-changed-state",  # a refused primitive changed sch.mod or sch.trace
+    "refusal-not-diagnosed",  # a primitive was refused with an XtirError that is no XtirPassError, or no message
     "trace-replay",  # xtir.transform(original, sch.trace) fails or differs from sch.mod
     "trace-replay-names",  # ... is the same IR as sch.mod but prints other SSA value names
+    "print-roundtrip",  # str(sch.mod) does not parse back to the same IR
+    "build-invalid-llvm",  # xtir.build refused the schedule because LLVM rejected the IR it generated
     "crash-build",  # xtir.build raised something other than XtirError
     "crash-run",  # calling the compiled function raised
     "mismatch-jit",  # the compiled function's outputs differ from numpy
@@ -233,16 +244,19 @@ FAILURE_KINDS = (
     "hang",  # a case ran past its time limit
 )
 
+FAILING_LAST = ("crash-primitive", "refusal-changed-state", "refusal-not-diagnosed")
+
 
 @dataclass
 class Failure:
     kind: str
     program: str
     seed: int
-    calls: list[Call]  # accepted calls; for crash-primitive / refusal-changed-state the failing call last
+    calls: list[Call]  # accepted calls; for the kinds in FAILING_LAST the failing call last
     trace: str  # the pipeline of the accepted calls
     message: str
     known: str | None = None  # the id of a known bug it matches
+    minimized: Failure | None = None  # the same failure with fewer calls (see classify)
 
     def reproducer(self) -> str:
         lines = [
@@ -253,7 +267,7 @@ class Failure:
             "sch = xtir.Schedule(prog.module)",
             *(c.source() for c in self.calls),
         ]
-        if self.kind in ("mismatch-jit", "crash-build", "crash-run"):
+        if self.kind in ("mismatch-jit", "crash-build", "crash-run", "build-invalid-llvm"):
             lines += [
                 "args = prog.arguments(np.random.default_rng(0))",
                 "xtir.build(sch.mod)(*args)",
@@ -267,6 +281,8 @@ class Failure:
                 "for k, want in zip(prog.outputs, prog.expected(args)):",
                 "    np.testing.assert_allclose(args[k], want, rtol=1e-4, atol=1e-3)",
             ]
+        elif self.kind == "print-roundtrip":
+            lines.append("assert str(xtir.parse(str(sch.mod))) == str(sch.mod)")
         elif self.kind in ("trace-replay", "trace-replay-names"):
             lines.append("assert str(xtir.transform(prog.module, sch.trace)) == str(sch.mod)")
         return "\n".join(lines)
@@ -286,52 +302,23 @@ class Failure:
 KnownBug = tuple[str, Callable[[Failure], bool]]
 
 
-def _methods(failure: Failure) -> list[str]:
-    return [c.method for c in failure.calls]
+# None open. A new one gets (id, matcher) here and a strict xfail with its reproducer in
+# test_fuzz_quick.py, so it is counted (not failed on) until fixed.
+KNOWN_BUGS: list[KnownBug] = []
 
 
-def _decompose_then_cache_write(failure: Failure) -> bool:
-    """cache_write of a block that reads its output without an init (the update block left by
-    decompose_reduction): the cache is never loaded with what the init block stored, so the
-    update accumulates onto uninitialized memory. Reproducer: matmul, decompose_reduction(matmul, i),
-    cache_write(matmul_update, 0, "global")."""
-    methods = _methods(failure)
-    return (
-        failure.kind in ("mismatch-jit", "mismatch-eval")
-        and "decompose_reduction" in methods
-        and "cache_write" in methods[methods.index("decompose_reduction") :]
-    )
-
-
-def _reverse_compute_at_window(failure: Failure) -> bool:
-    """reverse_compute_at of the window sum's block B under the loop of its producer (a cache
-    read of A): B[ax0] reads A_cache[ax0 + 1] and A_cache[ax0 + 2] before they are copied.
-    Reproducer: window_sum, cache_read(B, 0, "global"), reverse_compute_at(B, ax0)."""
-    return (
-        failure.kind in ("mismatch-jit", "mismatch-eval")
-        and failure.program.startswith("window_sum")
-        and "reverse_compute_at" in _methods(failure)
-    )
-
-
-def _trace_ssa_names(failure: Failure) -> bool:
-    """The replayed trace is the same IR as sch.mod with other SSA value names (cosmetic).
-    Reproducer: matmul, split(i, [None, 4]), split(i_1, [None, 3]), split(i_1_0, [2, None]),
-    parallel(i_1_0_0)."""
-    return failure.kind == "trace-replay-names"
-
-
-KNOWN_BUGS: list[KnownBug] = [
-    ("decompose-reduction-then-cache-write", _decompose_then_cache_write),
-    ("reverse-compute-at-window-reads-ahead", _reverse_compute_at_window),
-    ("trace-replay-ssa-names", _trace_ssa_names),
-]
-
-
-def classify(failure: Failure) -> Failure:
+def classify(failure: Failure, minimized: bool = True) -> Failure:
+    """Mark the failure with the known bug it is, judged on its minimized calls (`minimized=False`:
+    on its calls as they are). The minimized failure is kept as `failure.minimized`."""
+    subject = failure
+    if minimized and failure.kind != "hang":
+        try:
+            subject = failure.minimized = minimize(failure)
+        except Exception:  # the failure did not replay: judge it as it is
+            subject = failure
     for bug_id, matches in KNOWN_BUGS:
         with contextlib.suppress(Exception):
-            if matches(failure):
+            if matches(subject):
                 failure.known = bug_id
                 break
     return failure
@@ -350,7 +337,7 @@ class Stats:
     query_rejected: int = 0
     built: int = 0
     build_rejected: int = 0
-    build_skipped: int = 0
+    not_run: int = 0
     slow_cases: list[tuple[float, str, int, str]] = field(default_factory=list)
     build_reasons: Counter = field(default_factory=Counter)
     compared: int = 0
@@ -374,7 +361,7 @@ class Stats:
         self.query_rejected += other.query_rejected
         self.built += other.built
         self.build_rejected += other.build_rejected
-        self.build_skipped += other.build_skipped
+        self.not_run += other.not_run
         self.slow_cases += other.slow_cases
         self.build_reasons += other.build_reasons
         self.compared += other.compared
@@ -388,7 +375,8 @@ class Stats:
             f"accepted: {sum(self.accepted.values())}   rejected (XtirError): {sum(self.rejected.values())}   "
             f"queries refused: {self.query_rejected}",
             f"built: {self.built}   build refused (XtirError): {self.build_rejected}   "
-            f"not built (unroll blow-up guard): {self.build_skipped}   "
+            f"not run (> {JIT_ITERATION_LIMIT} iterations): "
+            f"{self.not_run}   "
             f"compared with numpy: {self.compared}   also through the reference evaluator: {self.evaluated}",
             "per primitive (accepted / rejected):",
         ]
@@ -486,6 +474,13 @@ class Generator:
         if (stale := self._stale(BlockRV)) is not None:
             return stale
         rv = sch.get_block(self.r.choice(names or _block_names(sch)))
+        if names is None and self.r.random() < 0.15:  # sometimes a child of a loop or block of it
+            loops = sch.get_loops(rv)
+            parent: BlockRV | LoopRV = self.r.choice(loops) if loops and self.r.random() < 0.7 else rv
+            children = sch.get_child_blocks(parent)
+            self._remember(children)
+            if children:
+                rv = self.r.choice(children)
         self._remember([rv])
         return rv
 
@@ -511,8 +506,12 @@ class Generator:
         elif mode < 0.9:
             pass  # all explicit: refused when the product is below the extent, else a predicate
         else:  # invalid on purpose: must be refused
-            bad = r.choice(("zero", "negative", "two_none", "one_factor"))
-            if bad == "zero":
+            bad = r.choice(("zero", "negative", "two_none", "one_factor", "huge", "bool"))
+            if bad == "huge":
+                fs[r.randrange(parts)] = r.choice((2**31, 2**63, 2**64, 10**20))
+            elif bad == "bool":
+                fs[r.randrange(parts)] = r.choice((True, False))
+            elif bad == "zero":
                 fs[r.randrange(parts)] = 0
             elif bad == "negative":
                 fs[r.randrange(parts)] = -r.choice((2, 3))
@@ -588,14 +587,18 @@ class Generator:
                 return Call(prim, (block, index, scope))
             return Call(prim, (block, index, scope))
         if prim in ("compute_at", "reverse_compute_at"):
-            block = self.block(sch)
+            related_of = sch.get_consumers if prim == "compute_at" else sch.get_producers
+            if r.random() < 0.8:  # mostly a block that has consumers (producers) to compute at
+                with contextlib.suppress(XtirError):
+                    names = [n for n in names if related_of(sch.get_block(n))] or names
+            block = self.block(sch, names)
             loop: LoopRV | None = None
             if r.random() < 0.8 and block.name in names:
                 related = sch.get_consumers(block) if prim == "compute_at" else sch.get_producers(block)
                 self._remember(related)
                 if related:
-                    own = {lp.name for lp in self.loops_of(sch, block)}
-                    loops = [lp for lp in self.loops_of(sch, r.choice(related)) if lp.name not in own]
+                    own = set(self.loops_of(sch, block))
+                    loops = [lp for lp in self.loops_of(sch, r.choice(related)) if lp not in own]
                     loop = r.choice(loops) if loops else None
             if loop is None:
                 loop = self.loop(sch)
@@ -613,8 +616,6 @@ class Generator:
         raise AssertionError(prim)
 
     def _extent(self, sch: Schedule, loop: LoopRV) -> int:
-        from xtir.passes.analysis.navigation import all_loops
-
         for lp in all_loops(sch.mod):
             if lp.label == loop.name:
                 return lp.extent
@@ -682,7 +683,7 @@ def run_case(
 
     def fail(kind: str, message: str, extra: Call | None = None) -> None:
         failure = Failure(kind, prog.name, seed, [*calls, *([extra] if extra else [])], sch.trace, message)
-        failures.append(classify(failure))
+        failures.append(failure)
 
     def schedule() -> bool:
         """Apply random primitives; False when the case ended in a failure."""
@@ -709,6 +710,9 @@ def run_case(
                 if str(sch.mod) != before or sch.trace != before_trace:
                     fail("refusal-changed-state", f"{type(e).__name__}: {e}", call)
                     return False
+                if not isinstance(e, XtirPassError) or not str(e).strip():
+                    fail("refusal-not-diagnosed", f"{type(e).__name__} (not an XtirPassError with a message): {e}", call)
+                    return False
                 continue
             except _Timeout:
                 raise
@@ -727,6 +731,8 @@ def run_case(
                 check_schedule(prog, sch, seed, stats, fail, evaluate)
     except _Timeout:
         fail("hang", f"the case ran past {time_limit_s} s")
+    for failure in failures:
+        classify(failure)
     stats.schedules += 1
     stats.failures += failures
     seconds = time.perf_counter() - start
@@ -736,25 +742,31 @@ def run_case(
     return CaseResult(failures, calls, sch.trace)
 
 
-UNROLL_WORK_LIMIT = 64
+JIT_ITERATION_LIMIT = 20_000_000
+EVALUATOR_ITERATION_LIMIT = 200_000
 
 
-def unroll_work(module: ModuleOp) -> int:
-    """The most iterations that nested unrolled loops above one block multiply to (1: none)."""
-    worst = 1
-    for block in all_blocks(module):
-        work = 1
-        for loop in get_loops(block):
-            if loop.kind == UNROLLED:
-                work *= loop.extent
-        worst = max(worst, work)
-    return worst
+def iterations(module: ModuleOp) -> int:
+    """How many loop-body executions the module makes (each loop: its extent times its ancestors')."""
+    total = 0
+    for loop in all_loops(module):
+        count = loop.extent
+        parent = loop.parent_op()
+        while parent is not None:
+            if isinstance(parent, ForOp):
+                count *= parent.extent
+            parent = parent.parent_op()
+        total += count
+    return total
 
 
 def _build(module: ModuleOp, stats: Stats, fail: Callable[[str, str], None]) -> Any:
     try:
         return xtir.build(module)
     except XtirError as e:
+        if "LLVM rejected" in str(e):  # the compiler made invalid LLVM IR: its bug, not the user's
+            fail("build-invalid-llvm", str(e))
+            return None
         stats.build_rejected += 1
         stats.build_reasons[reason(e)] += 1
     except _Timeout:
@@ -782,19 +794,29 @@ def check_schedule(
             fail("trace-replay", f"replaying the trace raised {_exception_text(e)}")
         else:
             if str(replayed) != str(sch.mod):
-                if normalize_ssa_names(str(replayed)) != normalize_ssa_names(str(sch.mod)):
+                if not replayed.is_structurally_equivalent(sch.mod):
                     fail("trace-replay", "xtir.transform(original, sch.trace) is not the IR of sch.mod")
                 else:
                     fail("trace-replay-names", "xtir.transform(original, sch.trace) prints other SSA value names than sch.mod")
 
-    if (work := unroll_work(sch.mod)) > UNROLL_WORK_LIMIT:
-        # Known compile-time blow-up (not a wrong result): matmul16 with unroll(i), unroll(j) and
-        # split(k, [None, 3]) spends ~150 s in LLVM's O3. Such cases are not built.
-        stats.build_skipped += 1
-        stats.build_reasons[f"(not built: unrolled iterations {work} > {UNROLL_WORK_LIMIT})"] += 1
-        compiled = None
+    # The printed IR parses back to the same IR.
+    try:
+        reparsed = xtir.parse(str(sch.mod), "<printed sch.mod>")
+    except _Timeout:
+        raise
+    except Exception as e:
+        fail("print-roundtrip", f"the printed sch.mod does not parse: {_exception_text(e)}")
     else:
-        compiled = _build(sch.mod, stats, fail)
+        if not reparsed.is_structurally_equivalent(sch.mod):
+            fail("print-roundtrip", "the printed sch.mod parses to different IR")
+
+    compiled = _build(sch.mod, stats, fail)
+    work = iterations(sch.mod)
+    if compiled is not None and work > JIT_ITERATION_LIMIT:
+        # huge split factors make huge (mostly predicated-off) loop nests: compiled, not run
+        stats.built += 1
+        stats.not_run += 1
+        compiled = None
     if compiled is not None:
         stats.built += 1
         arrays = prog.arguments(np.random.default_rng(seed))
@@ -810,7 +832,7 @@ def check_schedule(
             if (diff := _compare(prog, arrays, expected)) is not None:
                 fail("mismatch-jit", diff)
 
-    if evaluate if evaluate is not None else prog.cheap:
+    if (evaluate if evaluate is not None else prog.cheap) and work <= EVALUATOR_ITERATION_LIMIT:
         arrays = prog.arguments(np.random.default_rng(seed))
         expected = prog.expected(arrays)
         try:
@@ -835,7 +857,7 @@ def replay(prog: Program, calls: Sequence[Call], kind: str) -> str | None:
     before it must be accepted (a variant where one is refused is not the same case).
     """
     sch = Schedule(prog.module)
-    failing_last = kind in ("crash-primitive", "refusal-changed-state")
+    failing_last = kind in FAILING_LAST
     prefix = calls[:-1] if failing_last else calls
     try:
         for call in prefix:
@@ -851,6 +873,8 @@ def replay(prog: Program, calls: Sequence[Call], kind: str) -> str | None:
         except XtirError as e:
             if kind == "refusal-changed-state" and (str(sch.mod) != before or sch.trace != before_trace):
                 return str(e)
+            if kind == "refusal-not-diagnosed" and (not isinstance(e, XtirPassError) or not str(e).strip()):
+                return f"{type(e).__name__}: {e}"
             return None
         except Exception as e:
             return _exception_text(e) if kind == "crash-primitive" else None
@@ -879,7 +903,7 @@ def minimize(failure: Failure, same: Callable[[str], bool] | None = None) -> Fai
     while changed:
         changed = False
         for k in range(len(calls)):
-            if failure.kind in ("crash-primitive", "refusal-changed-state") and k == len(calls) - 1:
+            if failure.kind in FAILING_LAST and k == len(calls) - 1:
                 continue
             candidate = calls[:k] + calls[k + 1 :]
             m = replay(prog, candidate, failure.kind)
@@ -887,10 +911,10 @@ def minimize(failure: Failure, same: Callable[[str], bool] | None = None) -> Fai
                 calls, message, changed = candidate, m, True
                 break
     sch = Schedule(prog.module)
-    prefix = calls[:-1] if failure.kind in ("crash-primitive", "refusal-changed-state") else calls
+    prefix = calls[:-1] if failure.kind in FAILING_LAST else calls
     for call in prefix:
         call.apply(sch)
-    return classify(Failure(failure.kind, failure.program, failure.seed, calls, sch.trace, message))
+    return classify(Failure(failure.kind, failure.program, failure.seed, calls, sch.trace, message), minimized=False)
 
 
 # Driving many cases -----------------------------------------------------------------------------

@@ -199,16 +199,31 @@ func.func @unrolled(%A: memref<4xf32>) {
 
 // -----
 
-// An unrolled loop too big to unroll in the IR (or with dynamic bounds) asks LLVM to do it.
+// An unrolled loop too big to unroll in the IR asks LLVM to unroll it by the largest count
+// within the budget (2048 ops; the body is 2 ops). With dynamic bounds it asks for a full unroll.
 
 // CHECK-LABEL: llvm.func @big_unroll
-// CHECK:         llvm.br ^{{.*}} {xtir.loop_annotation = {name = "i", unroll = "full"}}
+// CHECK:         llvm.br ^{{.*}} {xtir.loop_annotation = {name = "i", unroll_count = 1024 : i32}}
 func.func @big_unroll(%A: memref<4096xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4096 = arith.constant 4096 : index
   %one = arith.constant 1.0 : f32
   scf.for %i = %c0 to %c4096 step %c1 {
+    memref.store %one, %A[%i] : memref<4096xf32>
+  } {xtir.loop_name = "i", xtir.loop_kind = "unrolled"}
+  func.return
+}
+
+// -----
+
+// CHECK-LABEL: llvm.func @dynamic_unroll
+// CHECK:         llvm.br ^{{.*}} {xtir.loop_annotation = {name = "i", unroll = "full"}}
+func.func @dynamic_unroll(%A: memref<4096xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %n step %c1 {
     memref.store %one, %A[%i] : memref<4096xf32>
   } {xtir.loop_name = "i", xtir.loop_kind = "unrolled"}
   func.return

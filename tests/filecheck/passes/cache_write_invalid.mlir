@@ -18,3 +18,28 @@ builtin.module {
   }
 }
 
+
+// -----
+
+// An update without init (decompose-reduction ran first): it reads what "init" left in C,
+// which the cache would not hold.
+func.func @update_without_init(%A: memref<8x8xf32>, %C: memref<8xf32>) {
+  block.for %i = 0 to 8 "i" {
+    block.block "init"(%vi = spatial(8, %i)) {
+      %zero = arith.constant 0.000000e+00 : f32
+      block.store %zero, %C[%vi] : memref<8xf32>
+    }
+  }
+  block.for %i2 = 0 to 8 "i" {
+    block.for %k = 0 to 8 "k" {
+      // expected-error @+1 {{'block.block' op cache-write: block "first" reads C without an init that writes it first, so the cache C_local would start uninitialized; cache-write a reduction before decompose-reduction}}
+      block.block "first"(%vi = spatial(8, %i2), %vk = reduce(8, %k)) {
+        %c = block.load %C[%vi] : memref<8xf32>
+        %a = block.load %A[%vi, %vk] : memref<8x8xf32>
+        %sum = arith.addf %c, %a : f32
+        block.store %sum, %C[%vi] : memref<8xf32>
+      }
+    }
+  }
+  func.return
+}

@@ -129,3 +129,57 @@ func.func @ambiguous_block(%A: memref<4xf32>, %B: memref<4xf32>) {
   }
   func.return
 }
+
+// -----
+
+// After compute-at: loop r binds none of matmul's variables, so the whole sum is recomputed in
+// each of its iterations (right while the init runs each time; once split off, it would run
+// once and C[vi] be 3 times the sum).
+func.func @recompute_loop(%A: memref<4x16xf32>, %C: memref<4xf32>) {
+  block.for %i = 0 to 4 "i" {
+    // expected-error @+1 {{'block.for' op decompose-reduction: cannot decompose block "matmul" at loop "k": loop "r" binds no variable of block "matmul", so each of its 3 iterations runs the same instances again, and its init would run only once; decompose at a loop below them}}
+    block.for %k = 0 to 1 "k" {
+      block.for %r = 0 to 3 "r" {
+        block.for %kk = 0 to 16 "kk" {
+          block.block "matmul"(%vi = spatial(4, %i), %vk = reduce(16, %kk)) {
+            block.init {
+              %zero = arith.constant 0.000000e+00 : f32
+              block.store %zero, %C[%vi] : memref<4xf32>
+            }
+            %c = block.load %C[%vi] : memref<4xf32>
+            %a = block.load %A[%vi, %vk] : memref<4x16xf32>
+            %sum = arith.addf %c, %a : f32
+            block.store %sum, %C[%vi] : memref<4xf32>
+          }
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Overlapping windows: vk = r + kk takes each value up to 3 times as r and kk run.
+func.func @overlapping_windows(%A: memref<4x16xf32>, %C: memref<4xf32>) {
+  block.for %i = 0 to 4 "i" {
+    // expected-error @+1 {{'block.for' op decompose-reduction: cannot decompose block "matmul" at loop "k": the loops "r", "kk" run some instance of block "matmul" more than once, and its init would run only once; decompose at a loop below them}}
+    block.for %k = 0 to 1 "k" {
+      block.for %r = 0 to 3 "r" {
+        block.for %kk = 0 to 14 "kk" {
+          block.block "matmul"(%vi = spatial(4, %i), %vk = reduce(16, %r + %kk)) {
+            block.init {
+              %zero = arith.constant 0.000000e+00 : f32
+              block.store %zero, %C[%vi] : memref<4xf32>
+            }
+            %c = block.load %C[%vi] : memref<4xf32>
+            %a = block.load %A[%vi, %vk] : memref<4x16xf32>
+            %sum = arith.addf %c, %a : f32
+            block.store %sum, %C[%vi] : memref<4xf32>
+          }
+        }
+      }
+    }
+  }
+  func.return
+}

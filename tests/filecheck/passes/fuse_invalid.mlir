@@ -72,3 +72,19 @@ func.func @unknown_loop(%A: memref<8x8xf32>) {
   }
   func.return
 }
+
+// -----
+
+// The fused extent, the product of the extents, must fit in i64: 2^32 x 2^32 does not.
+func.func @extent_past_int64(%A: memref<4294967296x4294967296xf32>) {
+  // expected-error @+1 {{'block.for' op fuse: the fused loop would have extent 18446744073709551616 (the product of the extents 4294967296 x 4294967296 of loops i, j), which does not fit in 64 bits (at most 9223372036854775807)}}
+  block.for %i = 0 to 4294967296 "i" {
+    block.for %j = 0 to 4294967296 "j" {
+      block.block "P"(%vi = spatial(4294967296, %i), %vj = spatial(4294967296, %j)) {
+        %a = block.load %A[%vi, %vj] : memref<4294967296x4294967296xf32>
+        block.store %a, %A[%vi, %vj] : memref<4294967296x4294967296xf32>
+      }
+    }
+  }
+  func.return
+}

@@ -98,3 +98,30 @@ func.func @ambiguous_loop(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
   }
   func.return
 }
+
+// -----
+
+// j and k fused and split (i = j_k_fused_0, j = j_k_fused_1): both loops feed spatial vj and
+// reduce vk. The init runs at vk == 0, the first step of each (vr, vj) only in this order.
+func.func @fused_spatial_and_reduce(%A: memref<6x6xf32>, %B: memref<6x6xf32>, %C: memref<6x6xf32>) {
+  block.for %r = 0 to 6 "r" {
+    // expected-error @+1 {{'block.for' op reorder: loop "i" feeds both spatial variable %vj and reduce variable %vk of block "matmul", which has an init; moving it would run reduction steps of an output before the init that starts it}}
+    block.for %i = 0 to 9 "i" {
+      block.for %j = 0 to 4 "j" {
+        block.block "matmul"(%vr = spatial(6, %r), %vj = spatial(6, (%i * 4 + %j) floordiv 6), %vk = reduce(6, (%i * 4 + %j) mod 6)) {
+          block.init {
+            %zero = arith.constant 0.000000e+00 : f32
+            block.store %zero, %C[%vr, %vj] : memref<6x6xf32>
+          }
+          %c = block.load %C[%vr, %vj] : memref<6x6xf32>
+          %a = block.load %A[%vr, %vk] : memref<6x6xf32>
+          %b = block.load %B[%vj, %vk] : memref<6x6xf32>
+          %ab = arith.mulf %a, %b : f32
+          %sum = arith.addf %c, %ab : f32
+          block.store %sum, %C[%vr, %vj] : memref<6x6xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
