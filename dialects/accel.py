@@ -106,9 +106,9 @@ class RegionOp(AccessOp):
         n_offsets = sum(len(b.type.get_shape()) for b in self.buffers if isinstance(b.type, MemRefType))
         if len(self.offsets.data.results) != n_offsets or len(self.sizes.get_values()) != n_offsets:
             raise VerifyException(f"{self.name}: one offset and one size per buffer dimension expected")
-        super().verify_()
         for role, (buffer, _, sizes) in zip(self.ROLES, self.regions_()):
             self._verify_region(role, buffer, sizes)
+        super().verify_()  # after the region checks: a too small buffer is named as such
 
     def _verify_region(self, role: str, buffer: SSAValue, sizes: Sequence[int]) -> None:
         assert isinstance(buffer.type, MemRefType)

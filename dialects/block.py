@@ -602,7 +602,47 @@ class AccessOp(IRDLOperation):
                     f"{self.name} on {_name(access.buffer)} has {len(access.indices)} indices, "
                     f"but the buffer has rank {rank}"
                 )
+            verify_in_bounds(self, access, buffer_type.get_shape())
         verify_index_uses(self, _index_operands(self))
+
+
+def loop_bounds(value: SSAValue) -> tuple[int, int] | None:
+    """Bounds of loop variables and block iteration variables (from their domains); None for
+    other values, and for an empty domain (which its op's verifier refuses)."""
+    extent = None
+    if isinstance(value, BlockArgument):
+        owner = value.owner.parent_op()
+        if isinstance(owner, ForOp):
+            extent = owner.extent
+        elif isinstance(owner, BlockOp) and value.index < len(owner.extents):
+            extent = owner.extents[value.index]
+    return (0, extent - 1) if extent is not None and extent > 0 else None
+
+
+def verify_in_bounds(op: Operation, access: Access, shape: Sequence[int]) -> None:
+    """Refuse an index that leaves its dimension for some value of the loop and block variables
+    it uses. Under a block predicate (`where`) not every value runs, so nothing is refused."""
+    if _under_predicate(op):
+        return
+    for dim, (index, size, length) in enumerate(zip(access.indices, access.extents(), shape)):
+        span = index.bounds(loop_bounds)
+        if span is None:
+            continue
+        lo, hi = span[0], span[1] + size - 1
+        if lo < 0 or hi >= length:
+            raise VerifyException(
+                f"{op.name} on {_name(access.buffer)}: index {dim} ranges over [{lo}, {hi}], outside the "
+                f"dimension's [0, {length - 1}]"
+            )
+
+
+def _under_predicate(op: Operation) -> bool:
+    block = enclosing_block(op)
+    while block is not None:
+        if block.where_map is not None:
+            return True
+        block = enclosing_block(block)
+    return False
 
 
 def _index_operands(op: AccessOp) -> list[SSAValue]:

@@ -314,31 +314,43 @@ builtin.module {
 """
 
 
-def test_out_of_bounds_load() -> None:
-    module = xtir.parse(OUT_OF_BOUNDS_LOAD)
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        (OUT_OF_BOUNDS_LOAD, r"block.load on %A: index 0 ranges over \[0, 4\], outside the dimension's \[0, 3\]"),
+        (OUT_OF_BOUNDS_STORE, r"block.store on %B: index 0 ranges over \[1, 4\]"),
+        (OUT_OF_BOUNDS_TILE, r"accel.fill_zero on %C: index 1 ranges over \[0, 47\]"),
+    ],
+    ids=["load", "store", "accel_tile"],
+)
+def test_out_of_bounds_access_is_refused_statically(text: str, message: str) -> None:
+    with pytest.raises(xtir.XtirVerifyError, match=message):
+        xtir.parse(text)
+
+
+def test_out_of_bounds_in_scaled_window_sum(scaled) -> None:
+    """A window over an input one element too short reads past its end."""
+    with pytest.raises(xtir.XtirVerifyError, match=r"index 0 ranges over \[2, 9\], outside the dimension's \[0, 8\]"):
+        scaled("window_sum", {"1024": "8", "1026": "9"})
+
+
+def predicated(text: str, block: str, condition: str) -> str:
+    """`text` with a predicate on `block`: accesses under one are not checked statically."""
+    return re.sub(rf'(block.block "{block}"\(.*\)) \{{', rf"\1 where({condition}) {{", text)
+
+
+def test_out_of_bounds_load_at_run_time() -> None:
+    module = xtir.parse(predicated(OUT_OF_BOUNDS_LOAD, "copy", "%i < 5"))
     with pytest.raises(xtir.XtirEvaluationError, match="out of bounds") as info:
         xtir.evaluate(module, np.zeros(4, np.float32), np.zeros(5, np.float32))
     assert "block.load from A" in str(info.value) and "[4]" in str(info.value)
 
 
-def test_out_of_bounds_store() -> None:
-    module = xtir.parse(OUT_OF_BOUNDS_STORE)
+def test_out_of_bounds_store_at_run_time() -> None:
+    module = xtir.parse(predicated(OUT_OF_BOUNDS_STORE, "shift", "%i < 4"))
     with pytest.raises(xtir.XtirEvaluationError, match="out of bounds") as info:
         xtir.evaluate(module, np.zeros(4, np.float32), np.zeros(4, np.float32))
     assert "block.store to B" in str(info.value)
-
-
-def test_out_of_bounds_accel_tile() -> None:
-    module = xtir.parse(OUT_OF_BOUNDS_TILE)
-    with pytest.raises(xtir.XtirEvaluationError, match="out of bounds"):
-        xtir.evaluate(module, np.ones((16, 32), np.float32))
-
-
-def test_out_of_bounds_in_scaled_window_sum(scaled) -> None:
-    """A window over an input one element too short reads past its end."""
-    module = scaled("window_sum", {"1024": "8", "1026": "9"})
-    with pytest.raises(xtir.XtirEvaluationError, match="out of bounds"):
-        xtir.evaluate(module, np.zeros(9, np.float32), np.zeros(8, np.float32))
 
 
 def test_seed_tensorize_script_and_pipeline_agree() -> None:

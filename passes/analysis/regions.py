@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import BlockArgument, SSAValue
+from xdsl.ir import SSAValue
 
-from xtir.dialects.block import AccessOp, BlockOp, ForOp
+from xtir.dialects.block import AccessOp, BlockOp, ForOp, loop_bounds
 from xtir.dialects.expr import Bounds, Expr, Var
 
 
@@ -29,17 +29,6 @@ class Range:
 class BufferRegion:
     buffer: SSAValue
     ranges: tuple[Range, ...]
-
-
-def loop_bounds(value: SSAValue) -> tuple[int, int] | None:
-    """Bounds of loop variables and block iteration variables (from their domains)."""
-    if isinstance(value, BlockArgument):
-        owner = value.owner.parent_op()
-        if isinstance(owner, ForOp):
-            return 0, owner.extent - 1
-        if isinstance(owner, BlockOp):
-            return 0, owner.extents[value.index] - 1
-    return None
 
 
 def relax(expr: Expr, relaxed: set[SSAValue], bounds: Bounds = loop_bounds) -> Range | None:

@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.fuzz.schedules import CaseTimeout, time_limit
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 XTIR_OPT = Path(sys.executable).parent / "xtir-opt"
@@ -280,30 +282,6 @@ class Outcome:
     seconds: float
 
 
-class _Timeout(BaseException):
-    """BaseException, so that `except Exception` in xtir-opt does not catch it."""
-
-
-@contextlib.contextmanager
-def _alarm(seconds: float | None):
-    import signal
-
-    if not seconds:
-        yield
-        return
-
-    def on_alarm(*_: object) -> None:
-        raise _Timeout()
-
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def run_opt(data: bytes, args: Sequence[str] = (), timeout: float | None = 20.0, suffix: str = ".mlir") -> Outcome:
     """xtir.opt.main on `data` (written to a temporary file), in this process, output captured."""
     from xtir.opt import main
@@ -315,19 +293,19 @@ def run_opt(data: bytes, args: Sequence[str] = (), timeout: float | None = 20.0,
     start = time.perf_counter()
     code: int | None
     try:
-        with _alarm(timeout), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with time_limit(timeout), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 code = main([path, *args])
             except SystemExit as e:  # argparse
                 code = e.code if isinstance(e.code, int) else 2
-            except _Timeout:
+            except CaseTimeout:
                 raise
             except BaseException as e:  # escaped main: as a user would see it, a traceback
                 import traceback
 
                 traceback.print_exc()
                 code = 3 if isinstance(e, Exception) else 4
-    except _Timeout:
+    except CaseTimeout:
         code = None
     finally:
         os.unlink(path)

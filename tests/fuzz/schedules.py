@@ -416,18 +416,19 @@ def reason(error: BaseException) -> str:
 # The generator --------------------------------------------------------------------------------
 
 
-class _Timeout(Exception):
-    pass
+class CaseTimeout(BaseException):
+    """A case ran past its time; a BaseException, so that `except Exception` in the code
+    under test (xtir-opt's main) does not swallow it."""
 
 
 @contextlib.contextmanager
 def time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise _Timeout in Python code running past `seconds` (main thread, POSIX; else no limit)."""
+    """Raise CaseTimeout in Python code running past `seconds` (main thread, POSIX; else no limit)."""
     if not seconds or not hasattr(signal, "setitimer"):
         yield
         return
     try:
-        old = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(_Timeout()))
+        old = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(CaseTimeout()))
     except ValueError:  # not the main thread
         yield
         return
@@ -693,7 +694,7 @@ def run_case(
             except XtirError:
                 stats.query_rejected += 1
                 continue
-            except _Timeout:
+            except CaseTimeout:
                 raise
             except Exception as e:  # a crash is what we look for
                 fail("crash-query", _exception_text(e))
@@ -714,7 +715,7 @@ def run_case(
                     fail("refusal-not-diagnosed", f"{type(e).__name__} (not an XtirPassError with a message): {e}", call)
                     return False
                 continue
-            except _Timeout:
+            except CaseTimeout:
                 raise
             except Exception as e:
                 stats.rejected[call.method] += 1
@@ -729,7 +730,7 @@ def run_case(
         with time_limit(time_limit_s):
             if schedule():
                 check_schedule(prog, sch, seed, stats, fail, evaluate)
-    except _Timeout:
+    except CaseTimeout:
         fail("hang", f"the case ran past {time_limit_s} s")
     for failure in failures:
         classify(failure)
@@ -769,7 +770,7 @@ def _build(module: ModuleOp, stats: Stats, fail: Callable[[str, str], None]) -> 
             return None
         stats.build_rejected += 1
         stats.build_reasons[reason(e)] += 1
-    except _Timeout:
+    except CaseTimeout:
         raise
     except Exception as e:
         fail("crash-build", _exception_text(e))
@@ -788,7 +789,7 @@ def check_schedule(
     if sch.trace:
         try:
             replayed = xtir.transform(prog.module, sch.trace)
-        except _Timeout:
+        except CaseTimeout:
             raise
         except Exception as e:  # XtirError included: the same trace was accepted once
             fail("trace-replay", f"replaying the trace raised {_exception_text(e)}")
@@ -802,7 +803,7 @@ def check_schedule(
     # The printed IR parses back to the same IR.
     try:
         reparsed = xtir.parse(str(sch.mod), "<printed sch.mod>")
-    except _Timeout:
+    except CaseTimeout:
         raise
     except Exception as e:
         fail("print-roundtrip", f"the printed sch.mod does not parse: {_exception_text(e)}")
@@ -823,7 +824,7 @@ def check_schedule(
         expected = prog.expected(arrays)
         try:
             compiled(*arrays)
-        except _Timeout:
+        except CaseTimeout:
             raise
         except Exception as e:
             fail("crash-run", _exception_text(e))
@@ -837,7 +838,7 @@ def check_schedule(
         expected = prog.expected(arrays)
         try:
             xtir.evaluate(sch.mod, *arrays)
-        except _Timeout:
+        except CaseTimeout:
             raise
         except Exception as e:
             fail("mismatch-eval", f"the reference evaluator failed on the scheduled IR: {_exception_text(e)}")

@@ -305,9 +305,19 @@ def test_domain_past_int64_is_a_parse_error(domain: int) -> None:
 @pytest.mark.parametrize("constant", [2**63, 2**64])
 def test_index_constant_past_int64_is_refused(constant: int) -> None:
     text = _copy_program("4xf32", [("i", 4)], "%vi").replace("%A[%vi]", f"%A[%vi * {constant}]")
-    module = xtir.parse(text)  # accepted: accesses are not bounds-checked statically
+    with pytest.raises(xtir.XtirVerifyError, match=r"index 0 ranges over \[0, \d+\], outside the dimension's \[0, 3\]"):
+        xtir.parse(text)
+    # Under a predicate accesses are not bounds-checked statically; lowering refuses the constant.
+    module = xtir.parse(text.replace('"B"(%vi = spatial(4, %i))', '"B"(%vi = spatial(4, %i)) where(%i < 1)'))
     with pytest.raises(xtir.XtirPassError, match=f"'block.load' op index constant {constant} does not fit in 64 bits"):
         xtir.build(module)
+
+
+def test_out_of_bounds_access_is_refused() -> None:
+    """A statically out-of-bounds access used to compile and run (reading past the buffer)."""
+    text = _copy_program("4xf32", [("i", 4)], "%vi").replace("%A[%vi]", "%A[%vi + 1]")
+    with pytest.raises(xtir.XtirVerifyError, match=r"block.load on %A: index 0 ranges over \[1, 4\]"):
+        xtir.parse(text)
 
 
 @pytest.mark.parametrize("api", ["build", "evaluate", "transform", "Schedule"])
