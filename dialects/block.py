@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import (
     I64,
     AffineMapAttr,
@@ -621,7 +622,8 @@ def loop_bounds(value: SSAValue) -> tuple[int, int] | None:
 
 def verify_in_bounds(op: Operation, access: Access, shape: Sequence[int]) -> None:
     """Refuse an index that leaves its dimension for some value of the loop and block variables
-    it uses. Under a block predicate (`where`) not every value runs, so nothing is refused."""
+    it uses. Under a block predicate (`where`, or the scf.if it lowers to) not every value
+    runs, so nothing is refused."""
     if _under_predicate(op):
         return
     for dim, (index, size, length) in enumerate(zip(access.indices, access.extents(), shape)):
@@ -637,11 +639,12 @@ def verify_in_bounds(op: Operation, access: Access, shape: Sequence[int]) -> Non
 
 
 def _under_predicate(op: Operation) -> bool:
-    block = enclosing_block(op)
-    while block is not None:
-        if block.where_map is not None:
+    """Under a block predicate, or the scf.if one lowers to."""
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.IfOp) or (isinstance(parent, BlockOp) and parent.where_map is not None):
             return True
-        block = enclosing_block(block)
+        parent = parent.parent_op()
     return False
 
 

@@ -11,9 +11,12 @@ It works on IR whose blocks are already inlined (lower-blocks runs it between in
 and access lowering), where every index is an expression of loop variables.
 
 L is sound when no iteration of L reads what an earlier iteration wrote: every read of
-the buffer under L must be covered by an unconditional write earlier in the same
-iteration. Writes under an scf.if (a predicate) do not count, except under the init guard
-of a reduction that runs entirely inside one iteration of L.
+the buffer under L must be covered by a write earlier in the same iteration that runs
+whenever the read does. A write under a block predicate (`e < bound`, from a
+non-dividing split) covers a read whose own predicate, rewritten at the element both
+access, includes those conjuncts (the tile of a non-dividing split: both stop at the
+same edge); under the init guard of a reduction that runs entirely inside one iteration
+of L it covers as if unconditional; under any other scf.if it does not count.
 Otherwise the next loop out is tried; at the function level the buffer is only
 shrunk to the box its accesses can reach.
 """
@@ -30,7 +33,8 @@ from xdsl.passes import ModulePass
 
 from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import AccessOp, AllocOp, BlockOp, ForOp, LoadOp, StoreOp
-from xtir.dialects.expr import Expr
+from xtir.dialects.expr import Expr, Var
+from xtir.lowering.index_expr import decode_bounds
 from xtir.passes.analysis.regions import Range, relax, union_ranges
 from xtir.passes.analysis.rewrite import reindex, reregion
 from xtir.passes.utils import fail
@@ -85,12 +89,44 @@ def _guard_loops(guard: scf.IfOp) -> set[SSAValue]:
     return found
 
 
-def _unconditional_within(use: _Use, top: Operation) -> bool:
-    """Whether the write happens in every iteration of `top` before the reads that follow it: no
-    guard, or only init guards on loops inside `top` (the reduction then runs within one iteration,
-    and its init writes before its first read)."""
+def _write_predicate(use: _Use, top: Operation) -> set[tuple[Expr, int]] | None:
+    """The conjuncts `e < bound` under which the write runs in an iteration of `top`, from its
+    predicate guards; init guards on loops inside `top` add none (the reduction then runs within
+    one iteration, and its init writes before its first read). None for any other guard."""
     inside = _loops_between(use.op, top)
-    return all(g.attributes.get(INIT_GUARD) is not None and _guard_loops(g) <= inside for g in use.guards)
+    conjuncts: set[tuple[Expr, int]] = set()
+    for guard in use.guards:
+        if guard.attributes.get(INIT_GUARD) is not None and _guard_loops(guard) <= inside:
+            continue
+        bounds = decode_bounds(guard.cond)
+        if bounds is None:
+            return None
+        conjuncts.update(bounds)
+    return conjuncts
+
+
+def _read_predicate_at(read: _Use, write: _Use, top: Operation) -> set[tuple[Expr, int]]:
+    """The read's predicate conjuncts in the write's loop variables, at the element both access:
+    a loop variable that appears alone (`u + rest`) in one index of the read is the write's index
+    minus `rest` there. Conjuncts with other loop variables of the read are left out, which only
+    weakens what the read is known to need."""
+    relaxed = _loops_between(read.op, top)
+    at_write: dict[SSAValue, Expr] = {}
+    for dim, index in enumerate(read.indices):
+        for atom, coef in index.terms:
+            if not (isinstance(atom, Var) and atom.value in relaxed and coef == 1):
+                continue
+            rest = index - Expr.var(atom.value)
+            elsewhere = any(other.uses(atom.value) for d, other in enumerate(read.indices) if d != dim)
+            if not elsewhere and not any(rest.uses(v) for v in relaxed):
+                at_write[atom.value] = write.indices[dim] - rest
+    conjuncts: set[tuple[Expr, int]] = set()
+    for guard in read.guards:
+        for e, bound in decode_bounds(guard.cond) or []:
+            if all(v in at_write or v not in relaxed for v in e.variables()):
+                moved = e.substitute(at_write)
+                conjuncts.add((moved - moved.const, bound - moved.const))
+    return conjuncts
 
 
 def _loops_between(op: Operation, top: Operation) -> set[SSAValue]:
@@ -122,15 +158,19 @@ def _covers(outer: tuple[Range, ...], inner: tuple[Range, ...]) -> bool:
 
 
 def _iteration_private(uses: list[_Use], top: Operation, shape: list[int]) -> bool:
-    """Every read is covered by an unconditional write before it in the same iteration of `top`."""
-    written: list[tuple[Range, ...]] = []
+    """Every read is covered by a write before it in the same iteration of `top` that runs
+    whenever the read does: unconditionally, or under a predicate the read's implies."""
+    written: list[tuple[tuple[Range, ...], _Use, set[tuple[Expr, int]]]] = []
     for use in uses:
         region = _region(use, top, shape)
         if not use.is_write:
-            if not any(_covers(w, region) for w in written):
+            if not any(
+                _covers(w, region) and predicate <= _read_predicate_at(use, writer, top)
+                for w, writer, predicate in written
+            ):
                 return False
-        elif _unconditional_within(use, top):
-            written.append(region)
+        elif (predicate := _write_predicate(use, top)) is not None:
+            written.append((region, use, predicate))
     return True
 
 

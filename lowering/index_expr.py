@@ -212,3 +212,50 @@ class IndexEmitter:
         cls = arith.FloorDivSIOp if isinstance(atom, Div) else arith.RemSIOp
         assert isinstance(atom, Div | Mod)
         return self.binary(cls, inner, self.const(atom.divisor))
+
+
+# The inverse: arith ops back to Exprs -----------------------------------------------------
+
+_DECODE_BINARY = {
+    arith.AddiOp: lambda a, b: a + b,
+    arith.SubiOp: lambda a, b: a - b,
+}
+
+
+def decode(value: SSAValue) -> Expr | None:
+    """The Expr an IndexEmitter-style arith computation of `value` stands for, over the
+    values it starts from (loop variables); None for anything else it could be."""
+    op = value.owner
+    if not isinstance(op, Operation):
+        return Expr.var(value)
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return Expr.of(op.value.value.data)
+    if type(op) in _DECODE_BINARY or isinstance(op, arith.MuliOp | arith.FloorDivSIOp | arith.RemSIOp):
+        lhs, rhs = decode(op.operands[0]), decode(op.operands[1])
+        if lhs is None or rhs is None:
+            return None
+        if type(op) in _DECODE_BINARY:
+            return _DECODE_BINARY[type(op)](lhs, rhs)
+        if isinstance(op, arith.MuliOp):
+            if lhs.is_const:
+                lhs, rhs = rhs, lhs
+            return lhs * rhs.const if rhs.is_const else None
+        if not rhs.is_const or rhs.const <= 0:
+            return None
+        return lhs.floordiv(rhs.const) if isinstance(op, arith.FloorDivSIOp) else lhs.mod(rhs.const)
+    return None
+
+
+def decode_bounds(cond: SSAValue) -> list[tuple[Expr, int]] | None:
+    """A condition `e0 < b0 and e1 < b1 ...` (what a block predicate lowers to) as its
+    conjuncts, each with the constant moved into the bound; None for other conditions."""
+    op = cond.owner
+    if isinstance(op, arith.AndIOp):
+        lhs, rhs = decode_bounds(op.lhs), decode_bounds(op.rhs)
+        return None if lhs is None or rhs is None else lhs + rhs
+    if isinstance(op, arith.CmpiOp) and op.predicate.value.data == 2:  # slt
+        e, bound = decode(op.lhs), decode(op.rhs)
+        if e is None or bound is None or not bound.is_const:
+            return None
+        return [(e - e.const, bound.const - e.const)]
+    return None

@@ -237,6 +237,31 @@ def test_alloca_scratch(n: int, scope: str, parallel: bool) -> None:
     np.testing.assert_array_equal(b, 2 * a)
 
 
+def hand_schedule(i_tile: int, j_tile: int) -> str:
+    """The benchmark's hand CPU schedule (benchmarks/matmul.py) with other tile sizes."""
+    return (
+        f"split{{loop=i factors=-1,{i_tile}}},split{{loop=j factors=-1,{j_tile}}},reorder{{loops=j_0,i_0,k,i_1,j_1}},"
+        'cache-read{block=matmul index=1 scope="global"},transform-layout{buffer=B_global permutation=1,0},'
+        "compute-at{block=B_global loop=j_0},"
+        'cache-write{block=matmul index=0 scope="local"},reverse-compute-at{block=C_local loop=i_0},'
+        "decompose-reduction{block=matmul loop=k},vectorize{loop=j_1},unroll{loop=i_1},parallel{loop=j_0}"
+    )
+
+
+@pytest.mark.parametrize(("n", "i_tile", "j_tile"), [(100, 6, 32), (97, 12, 16), (64, 8, 32)])
+def test_parallel_tiles_of_a_non_dividing_split(n: int, i_tile: int, j_tile: int) -> None:
+    """The packed B panel and the C tile are written and read under the same edge predicates;
+    compact-buffers gives each parallel iteration its own (they used to stay shared, and
+    lower-blocks refused the schedule as a race)."""
+    f = xtir.build(xtir.transform(small_matmul(n), hand_schedule(i_tile, j_tile)))
+    sizes = sorted(int(m) for m in re.findall(r"alloca float, i64 (\d+)", f.llvm_ir))
+    assert sizes == sorted([i_tile * j_tile, n * j_tile]), f.llvm_ir[:2000]
+    a, b = rand(n, n), rand(n, n)
+    c = np.full((n, n), np.nan, np.float32)
+    f(a, b, c)
+    np.testing.assert_allclose(c, a @ b.T, rtol=1e-4, atol=1e-4)
+
+
 def test_integer_and_float_arithmetic() -> None:
     # floordiv/remainder of negative numbers, min/max, select, casts, comparisons
     text = """

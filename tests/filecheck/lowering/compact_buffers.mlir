@@ -109,3 +109,74 @@ func.func @tiles(%A: memref<32x32xf32, "global.A_reg">, %B: memref<32x32xf32, "g
   func.return
 }
 
+
+// -----
+
+// The tile of a non-dividing split (6 of 16): the write and the read stop at the same edge
+// (`i_0 * 6 + ax < 16`), so the write covers the read wherever it runs; 6 elements per i_0.
+// CHECK-LABEL: func.func @predicated_tile
+// CHECK:         block.for %i0 = 0 to 3 "i_0" parallel {
+// CHECK-NEXT:      %T = block.alloc : memref<6xf32, "local">
+// CHECK:               block.store %x, %T[%a] : memref<6xf32, "local">
+// CHECK:               %y = block.load %T[%b] : memref<6xf32, "local">
+func.func @predicated_tile(%A: memref<16xf32>, %B: memref<16xf32>) {
+  %T = block.alloc : memref<16xf32, "local">
+  %c6 = arith.constant 6 : index
+  %c16 = arith.constant 16 : index
+  block.for %i0 = 0 to 3 "i_0" parallel {
+    block.for %a = 0 to 6 "ax0" {
+      %0 = arith.muli %i0, %c6 : index
+      %1 = arith.addi %0, %a : index
+      %in = arith.cmpi slt, %1, %c16 : index
+      scf.if %in {
+        %x = block.load %A[%i0 * 6 + %a] : memref<16xf32>
+        block.store %x, %T[%i0 * 6 + %a] : memref<16xf32, "local">
+      }
+    }
+    block.for %b = 0 to 6 "i_1" {
+      %2 = arith.muli %i0, %c6 : index
+      %3 = arith.addi %2, %b : index
+      %in2 = arith.cmpi slt, %3, %c16 : index
+      scf.if %in2 {
+        %y = block.load %T[%i0 * 6 + %b] : memref<16xf32, "local">
+        block.store %y, %B[%i0 * 6 + %b] : memref<16xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// The write stops one element earlier than the read (`< 15` against `< 16`): element 15 is
+// read in an iteration that does not write it, so the buffer stays outside the loop.
+// CHECK-LABEL: func.func @predicated_write_stops_early
+// CHECK-NEXT:    %T = block.alloc : memref<16xf32, "local">
+// CHECK:         block.for %i0 = 0 to 3 "i_0" parallel {
+func.func @predicated_write_stops_early(%A: memref<16xf32>, %B: memref<16xf32>) {
+  %T = block.alloc : memref<16xf32, "local">
+  %c6 = arith.constant 6 : index
+  %c15 = arith.constant 15 : index
+  %c16 = arith.constant 16 : index
+  block.for %i0 = 0 to 3 "i_0" parallel {
+    block.for %a = 0 to 6 "ax0" {
+      %0 = arith.muli %i0, %c6 : index
+      %1 = arith.addi %0, %a : index
+      %in = arith.cmpi slt, %1, %c15 : index
+      scf.if %in {
+        %x = block.load %A[%i0 * 6 + %a] : memref<16xf32>
+        block.store %x, %T[%i0 * 6 + %a] : memref<16xf32, "local">
+      }
+    }
+    block.for %b = 0 to 6 "i_1" {
+      %2 = arith.muli %i0, %c6 : index
+      %3 = arith.addi %2, %b : index
+      %in2 = arith.cmpi slt, %3, %c16 : index
+      scf.if %in2 {
+        %y = block.load %T[%i0 * 6 + %b] : memref<16xf32, "local">
+        block.store %y, %B[%i0 * 6 + %b] : memref<16xf32>
+      }
+    }
+  }
+  func.return
+}
