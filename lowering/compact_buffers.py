@@ -32,10 +32,10 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xtir.dialects.accel import RegionOp
-from xtir.dialects.block import AccessOp, AllocOp, BlockOp, ForOp, LoadOp, StoreOp
+from xtir.dialects.block import PARALLEL, AccessOp, AllocOp, BlockOp, ForOp, LoadOp, StoreOp
 from xtir.dialects.expr import Expr, Var
 from xtir.lowering.index_expr import decode_bounds
-from xtir.passes.analysis.regions import Range, relax, union_ranges
+from xtir.passes.analysis.regions import Range, loop_bounds, relax, union_ranges
 from xtir.passes.analysis.rewrite import reindex, reregion
 from xtir.passes.utils import fail
 
@@ -151,8 +151,9 @@ def _region(use: _Use, top: Operation, shape: list[int]) -> tuple[Range, ...]:
 
 def _covers(outer: tuple[Range, ...], inner: tuple[Range, ...]) -> bool:
     for a, b in zip(outer, inner):
-        diff = b.start - a.start
-        if not diff.is_const or diff.const < 0 or diff.const + b.extent > a.extent:
+        # The starts may differ by variables of unit loops (extent 1), which are constants too.
+        span = (b.start - a.start).bounds(loop_bounds)
+        if span is None or span[0] != span[1] or span[0] < 0 or span[0] + b.extent > a.extent:
             return False
     return True
 
@@ -201,6 +202,15 @@ def _box(uses: list[_Use], top: Operation, buffer: SSAValue, shape: list[int]) -
     return tuple(Range(Expr(), n) if r.extent >= n else r for r, n in zip(box, shape))
 
 
+def _outermost_parallel(op: Operation, f: func.FuncOp) -> ForOp | None:
+    found = None
+    while op is not f and op is not None:
+        if isinstance(op, ForOp) and op.kind == PARALLEL:
+            found = op
+        op = op.parent_op()
+    return found
+
+
 def compact(alloc: AllocOp, f: func.FuncOp) -> None:
     """Shrink `alloc` to what one iteration of the deepest sound loop uses, and move it there."""
     buffer = alloc.buffer
@@ -212,7 +222,11 @@ def compact(alloc: AllocOp, f: func.FuncOp) -> None:
     top = next(c for c in _candidates(uses, f) if c is f or _iteration_private(uses, c, shape))
     box = _box(uses, top, buffer, shape)
     if [r.extent for r in box] == shape and all(r.start.is_const and r.start.const == 0 for r in box):
-        return
+        # Nothing to shrink; the buffer still moves into a parallel loop, whose iterations
+        # each get their own (not into a serial one: a large buffer is allocated on the heap).
+        top = _outermost_parallel(top, f)
+        if top is None:
+            return
     new_type = MemRefType(buffer.type.element_type, [r.extent for r in box], memory_space=buffer.type.memory_space)
     new = AllocOp(new_type, buffer.name_hint)
     body = top.body.block if isinstance(top, ForOp) else f.body.block

@@ -180,3 +180,53 @@ func.func @predicated_write_stops_early(%A: memref<16xf32>, %B: memref<16xf32>) 
   }
   func.return
 }
+
+// -----
+
+// The read's start differs from the write's by a unit loop's variable (k_0 runs once): the
+// write still covers it. The buffer keeps its size but moves into the parallel loop, whose
+// iterations each get their own (into the outermost: each iteration of k_0 is private too).
+// CHECK-LABEL: func.func @unit_loop_offset
+// CHECK:         block.for %j0 = 0 to 4 "j_0" parallel {
+// CHECK-NEXT:      %T = block.alloc : memref<16xf32>
+// CHECK-NEXT:      block.for %k0 = 0 to 1 "k_0" {
+// CHECK:               block.store %x, %T[%a] : memref<16xf32>
+// CHECK:               %y = block.load %T[%k0 * 16 + %b] : memref<16xf32>
+func.func @unit_loop_offset(%A: memref<4x16xf32>, %B: memref<4x16xf32>) {
+  %T = block.alloc : memref<16xf32>
+  block.for %j0 = 0 to 4 "j_0" parallel {
+    block.for %k0 = 0 to 1 "k_0" {
+      block.for %a = 0 to 16 "ax0" {
+        %x = block.load %A[%j0, %a] : memref<4x16xf32>
+        block.store %x, %T[%a] : memref<16xf32>
+      }
+      block.for %b = 0 to 16 "k_1" {
+        %y = block.load %T[%k0 * 16 + %b] : memref<16xf32>
+        block.store %y, %B[%j0, %b] : memref<4x16xf32>
+      }
+    }
+  }
+  func.return
+}
+// -----
+
+// The same without a parallel loop: nothing to shrink, and nothing to gain by moving it.
+// CHECK-LABEL: func.func @unit_loop_offset_serial
+// CHECK-NEXT:    %T = block.alloc : memref<16xf32>
+// CHECK-NEXT:    block.for %j0 = 0 to 4 "j_0" {
+func.func @unit_loop_offset_serial(%A: memref<4x16xf32>, %B: memref<4x16xf32>) {
+  %T = block.alloc : memref<16xf32>
+  block.for %j0 = 0 to 4 "j_0" {
+    block.for %k0 = 0 to 1 "k_0" {
+      block.for %a = 0 to 16 "ax0" {
+        %x = block.load %A[%j0, %a] : memref<4x16xf32>
+        block.store %x, %T[%a] : memref<16xf32>
+      }
+      block.for %b = 0 to 16 "k_1" {
+        %y = block.load %T[%k0 * 16 + %b] : memref<16xf32>
+        block.store %y, %B[%j0, %b] : memref<4x16xf32>
+      }
+    }
+  }
+  func.return
+}
