@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp
@@ -35,6 +36,7 @@ from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import PARALLEL, AccessOp, AllocOp, BlockOp, ForOp, LoadOp, StoreOp
 from xtir.dialects.expr import Expr, Var
 from xtir.lowering.index_expr import decode_bounds
+from xtir.passes.analysis.instances import ENUMERATION_LIMIT, distinct, gapless, points
 from xtir.passes.analysis.regions import Range, loop_bounds, relax, union_ranges
 from xtir.passes.analysis.rewrite import reindex, reregion
 from xtir.passes.utils import fail
@@ -129,15 +131,20 @@ def _read_predicate_at(read: _Use, write: _Use, top: Operation) -> set[tuple[Exp
     return conjuncts
 
 
-def _loops_between(op: Operation, top: Operation) -> set[SSAValue]:
-    """Variables of the loops strictly inside `top` that enclose `op`."""
-    found = set()
+def _enclosing_loops(op: Operation, top: Operation) -> list[ForOp]:
+    """The loops strictly inside `top` that enclose `op`, innermost first."""
+    found = []
     parent = op.parent_op()
     while parent is not None and parent is not top:
         if isinstance(parent, ForOp):
-            found.add(parent.var)
+            found.append(parent)
         parent = parent.parent_op()
     return found
+
+
+def _loops_between(op: Operation, top: Operation) -> set[SSAValue]:
+    """Variables of the loops strictly inside `top` that enclose `op`."""
+    return {lp.var for lp in _enclosing_loops(op, top)}
 
 
 def _region(use: _Use, top: Operation, shape: list[int]) -> tuple[Range, ...]:
@@ -170,9 +177,24 @@ def _iteration_private(uses: list[_Use], top: Operation, shape: list[int]) -> bo
                 for w, writer, predicate in written
             ):
                 return False
-        elif (predicate := _write_predicate(use, top)) is not None:
+        elif (predicate := _write_predicate(use, top)) is not None and _fills(use, top, region):
             written.append((region, use, predicate))
     return True
+
+
+def _fills(write: _Use, top: Operation, region: tuple[Range, ...]) -> bool:
+    """Whether the write reaches every element of its region (a box) in an iteration of `top`,
+    as `_covers` assumes; a strided write (columns j, j + 8, j + 16) does not."""
+    loops = {lp.var: lp.extent for lp in _enclosing_loops(write.op, top) if any(i.uses(lp.var) for i in write.indices)}
+    if gapless(write.indices, write.sizes, loops):
+        return True
+    tile = int(np.prod(write.sizes))
+    values = points(list(loops.items()), write.indices) if tile <= ENUMERATION_LIMIT else None
+    if values is None or values.shape[1] * tile > ENUMERATION_LIMIT:
+        return False  # not shown to fill its box: it covers no read
+    offsets = np.stack(np.meshgrid(*[np.arange(n) for n in write.sizes], indexing="ij")).reshape(len(write.sizes), -1)
+    reached = (values[:, :, None] + offsets[:, None, :]).reshape(len(write.sizes), -1)
+    return distinct(reached) == int(np.prod([r.extent for r in region], dtype=object))
 
 
 def _candidates(uses: list[_Use], f: func.FuncOp) -> list[Operation]:

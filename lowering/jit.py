@@ -10,9 +10,16 @@ MCJIT. libgomp is loaded into the process once, for `GOMP_parallel`.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import functools
+import os
+import re
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +31,7 @@ from xdsl.dialects import func
 from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import BoolAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
 
-from xtir.errors import XtirError, XtirEvaluationError
+from xtir.errors import XtirError, XtirEvaluationError, XtirWarning
 from xtir.evaluate import check_arguments
 from xtir.lowering.loops import LOOP_ANNOTATION
 
@@ -108,13 +115,57 @@ def translate(module: ModuleOp, triple: str | None = None, data_layout: str = ""
     return llvm_module
 
 
-def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, marked: Sequence[str] = ()) -> None:
+    """O3; what LLVM prints about it (a forced vectorization it could not do) becomes an
+    XtirWarning naming the `marked` (vectorized) loops, not lines on the process's stderr."""
     pto = llvm.create_pipeline_tuning_options(speed_level=3)
     pto.loop_vectorization = True
     pto.slp_vectorization = True
     pto.loop_unrolling = True
     pb = llvm.create_pass_builder(tm, pto)
-    pb.getModulePassManager().run(module, pb)
+    with _stderr_captured() as printed:
+        pb.getModulePassManager().run(module, pb)
+    for message in dict.fromkeys(printed()):
+        warnings.warn(_llvm_warning(message, marked), XtirWarning, stacklevel=4)
+
+
+def _llvm_warning(message: str, vectorized: Sequence[str]) -> str:
+    """LLVM's message, saying which loops it can be about (it knows no names)."""
+    reason = message.removeprefix("loop not vectorized: ")
+    if reason == message or not vectorized:
+        return f"LLVM: {message}"
+    which = f"loop {vectorized[0]}" if len(vectorized) == 1 else f"one of the loops {', '.join(vectorized)}"
+    return f"LLVM did not vectorize {which}, marked vectorized: {reason}"
+
+
+def vectorized_loops(module: ModuleOp) -> list[str]:
+    """The names of the loops whose back edge asks LLVM to vectorize them."""
+    names = []
+    for op in module.walk():
+        annotation = op.attributes.get(LOOP_ANNOTATION)
+        if isinstance(annotation, DictionaryAttr) and annotation.data.get("vectorize") == BoolAttr.from_bool(True):
+            name = annotation.data.get("name")
+            names.append(f'"{name.data}"' if isinstance(name, StringAttr) else "?")
+    return list(dict.fromkeys(names))
+
+
+@contextlib.contextmanager
+def _stderr_captured() -> Iterator[Callable[[], list[str]]]:
+    """Redirect file descriptor 2 (where LLVM's C++ code prints) to a temporary file; yields a
+    function returning the lines printed, without LLVM's `warning: <unknown>:0:0: ` prefix."""
+    lines: list[str] = []
+    with tempfile.TemporaryFile() as capture:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(capture.fileno(), 2)
+        try:
+            yield lambda: lines
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            capture.seek(0)
+            text = capture.read().decode(errors="replace")
+            lines.extend(re.sub(r"^(warning|remark): <unknown>:0:0: ", "", ln) for ln in text.splitlines() if ln)
 
 
 @dataclass
@@ -140,7 +191,7 @@ def compile_llvm(module: ModuleOp) -> JitModule:
         ref.verify()
     except RuntimeError as e:
         raise XtirError(f"LLVM rejected the generated IR: {e}") from None
-    optimize(ref, tm)
+    optimize(ref, tm, vectorized_loops(module))
     optimized = str(ref)
     engine = llvm.create_mcjit_compiler(ref, tm)
     engine.finalize_object()

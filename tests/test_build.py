@@ -262,6 +262,32 @@ def test_parallel_tiles_of_a_non_dividing_split(n: int, i_tile: int, j_tile: int
     np.testing.assert_allclose(c, a @ b.T, rtol=1e-4, atol=1e-4)
 
 
+def test_loop_llvm_cannot_vectorize_is_a_warning(capfd: pytest.CaptureFixture[str]) -> None:
+    """A loop-carried dependence (B[i + 1] from B[i]): LLVM refuses the forced vectorization.
+    Its message used to go to the process's stderr; it is an XtirWarning naming the loop."""
+    text = """
+func.func @main(%B: memref<64xf32>) {
+  block.for %i = 0 to 63 "i" vectorized {
+    block.block "rec"(%vi = spatial(63, %i)) {
+      %b = block.load %B[%vi] : memref<64xf32>
+      %c = arith.addf %b, %b : f32
+      block.store %c, %B[%vi + 1] : memref<64xf32>
+    }
+  }
+  func.return
+}
+"""
+    with pytest.warns(xtir.XtirWarning, match='LLVM did not vectorize loop "i", marked vectorized: '):
+        f = xtir.build(xtir.parse(text))
+    assert capfd.readouterr().err == ""
+    b = rand(64)
+    want = b.copy()
+    for i in range(63):
+        want[i + 1] = want[i] + want[i]
+    f(b)
+    np.testing.assert_array_equal(b, want)
+
+
 def test_integer_and_float_arithmetic() -> None:
     # floordiv/remainder of negative numbers, min/max, select, casts, comparisons
     text = """

@@ -16,6 +16,7 @@ from xtir.errors import (
     XtirParseError,
     XtirPassError,
     XtirVerifyError,
+    XtirWarning,
 )
 from xtir.evaluate import evaluate
 from xtir.schedule import BlockRV, LoopRV, Schedule
@@ -30,6 +31,7 @@ __all__ = [
     "XtirParseError",
     "XtirPassError",
     "XtirVerifyError",
+    "XtirWarning",
     "build",
     "evaluate",
     "parse",

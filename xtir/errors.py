@@ -106,6 +106,11 @@ class XtirNumericsError(XtirError):
     """`verify_numerics`: a pass changed what the program computes (or the check could not run)."""
 
 
+class XtirWarning(UserWarning):
+    """Something xtir could not do as asked that still gives correct code (a loop marked
+    `vectorized` that LLVM did not vectorize)."""
+
+
 def expect_module(value: object, api: str, error: type[XtirError] = XtirError) -> ModuleOp:
     """`value` if it is a module; else an `error` naming the type `api` expects (the usual
     mistake: IR text that was not parsed first)."""

@@ -8,7 +8,7 @@ while the block's init runs at each recomputation, not once it is split off
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.ir import SSAValue
@@ -54,17 +54,29 @@ def _injective(loops: list[ForOp], exprs: list[Expr]) -> bool:
     if _mixed_radix(loops, _undo_fuse(exprs)):
         return True
     size = int(np.prod([lp.extent for lp in loops], dtype=object))
-    if size > ENUMERATION_LIMIT:
-        return False  # not provably injective: refuse rather than miscompile
-    grids = np.meshgrid(*[np.arange(lp.extent, dtype=np.int64) for lp in loops], indexing="ij")
-    env: dict[SSAValue, np.ndarray | int] = {lp.var: g.ravel() for lp, g in zip(loops, grids)}
-    others = {v for e in exprs for v in e.variables() if v not in env}
     # Outer values are fixed while the group runs; try both ends of their unknown range.
     for outer in (0, 1 << 20):
-        values = np.stack([np.broadcast_to(e.evaluate(env | dict.fromkeys(others, outer)), (size,)) for e in exprs])
-        if np.unique(values, axis=1).shape[1] != size:
-            return False
+        values = points([(lp.var, lp.extent) for lp in loops], exprs, outer)
+        if values is None or distinct(values) != size:
+            return False  # not provably injective: refuse rather than miscompile
     return True
+
+
+def points(ranges: Sequence[tuple[SSAValue, int]], exprs: Sequence[Expr], outer: int = 0) -> np.ndarray | None:
+    """The values of `exprs` (rows) at each point (columns) of the box `var in [0, extent)`,
+    other variables set to `outer`; None when the box has more than ENUMERATION_LIMIT points."""
+    size = int(np.prod([extent for _, extent in ranges], dtype=object))
+    if size > ENUMERATION_LIMIT:
+        return None
+    grids = np.meshgrid(*[np.arange(extent, dtype=np.int64) for _, extent in ranges], indexing="ij")
+    env: dict[SSAValue, np.ndarray | int] = {var: g.ravel() for (var, _), g in zip(ranges, grids)}
+    env |= dict.fromkeys((v for e in exprs for v in e.variables() if v not in env), outer)
+    return np.stack([np.broadcast_to(e.evaluate(env), (size,)) for e in exprs])
+
+
+def distinct(values: np.ndarray) -> int:
+    """How many different columns `values` has."""
+    return np.unique(values, axis=1).shape[1] if values.size else 0
 
 
 def _undo_fuse(exprs: list[Expr]) -> list[Expr]:
@@ -81,21 +93,44 @@ def _undo_fuse(exprs: list[Expr]) -> list[Expr]:
 def _mixed_radix(loops: list[ForOp], exprs: list[Expr]) -> bool:
     """Each loop appears in one binding, as a plain term, with a stride beyond the span of
     the smaller terms there (`i_0 * 16 + i_1`): injective without enumerating."""
-    vars_ = {lp.var: lp for lp in loops}
+    per_expr = plain_terms(exprs, {lp.var: lp.extent for lp in loops})
+    return per_expr is not None and all(_spans(terms, 0, lambda stride, span: stride > span) for terms in per_expr)
+
+
+def plain_terms(exprs: Sequence[Expr], extents: dict[SSAValue, int]) -> list[list[tuple[int, int]]] | None:
+    """Per expression, (|stride|, extent) of each term that is a variable of `extents`; None
+    when such a variable is inside a floordiv/mod or appears in two expressions."""
     seen: set[SSAValue] = set()
+    result = []
     for e in exprs:
         terms = []
         for atom, coef in e.terms:
-            if isinstance(atom, Div | Mod) and any(v in vars_ for v in atom.expr.variables()):
-                return False
-            if isinstance(atom, Var) and atom.value in vars_:
+            if isinstance(atom, Div | Mod) and any(v in extents for v in atom.expr.variables()):
+                return None
+            if isinstance(atom, Var) and atom.value in extents:
                 if atom.value in seen:
-                    return False
+                    return None
                 seen.add(atom.value)
-                terms.append((abs(coef), vars_[atom.value].extent))
-        span = 0
-        for stride, extent in sorted(terms):
-            if stride <= span:
-                return False
-            span += stride * (extent - 1)
+                terms.append((abs(coef), extents[atom.value]))
+        result.append(terms)
+    return result
+
+
+def _spans(terms: list[tuple[int, int]], span: int, fits: Callable[[int, int], bool]) -> bool:
+    """Walk the terms from the smallest stride, `span` the largest value the smaller ones
+    reach; each stride must `fit` that span."""
+    for stride, extent in sorted(terms):
+        if not fits(stride, span):
+            return False
+        span += stride * (extent - 1)
     return True
+
+
+def gapless(exprs: Sequence[Expr], sizes: Sequence[int], extents: dict[SSAValue, int]) -> bool:
+    """Whether index `exprs` (tiles of `sizes` at each) reach every value between their
+    least and greatest as the variables of `extents` run, shown from the strides: each
+    stride at most one past what the smaller terms and the tile reach."""
+    per_expr = plain_terms(exprs, extents)
+    return per_expr is not None and all(
+        _spans(terms, size - 1, lambda stride, span: stride <= span + 1) for terms, size in zip(per_expr, sizes)
+    )

@@ -356,3 +356,21 @@ def test_a_known_bug_is_classified_not_failed_on(monkeypatch: pytest.MonkeyPatch
     stats = Stats(failures=[known, other])
     assert stats.new_failures == [other]
     assert "[1 known]" in stats.report()
+
+
+def test_strided_cache_write_back_stays_shared() -> None:
+    """Found by this fuzzer (compiled and wrong, the evaluator right): after these primitives,
+    iteration ax1_1 of the write-back writes columns ax1_1, +8, +16 of C_global_A_reg and reads
+    columns ax1_1 .. +16; compact-buffers took the strided write for its whole box and gave
+    each iteration its own buffer, so most reads saw nothing written."""
+    prog = programs()["matmul24"]
+    sch = xtir.Schedule(prog.module)
+    sch.cache_write(BlockRV("matmul"), 0, "global")
+    sch.split(LoopRV("ax1", "C_global"), factors=[None, 8])
+    sch.cache_write(BlockRV("C_global"), 0, "global.A_reg")
+    sch.reorder(LoopRV("ax1_1", "C_global"), LoopRV("ax0", "C_global"))
+    sch.fuse(LoopRV("ax1_0", "C_global"), LoopRV("ax0", "C_global"))
+    sch.reverse_compute_at(BlockRV("C_global.A_reg"), LoopRV("ax1_1", "C_global"))
+    args = prog.arguments(np.random.default_rng(0))
+    xtir.build(sch.mod)(*args)
+    np.testing.assert_allclose(args[2], prog.expected(args)[0], rtol=1e-4, atol=1e-3)

@@ -230,3 +230,26 @@ func.func @unit_loop_offset_serial(%A: memref<4x16xf32>, %B: memref<4x16xf32>) {
   }
   func.return
 }
+
+// -----
+
+// A strided write (columns j, j + 8, j + 16 in iteration j of ax1_1, found by the schedule
+// fuzzer) does not fill its box [j, j + 17): the read of column j + 1 sees what another
+// iteration wrote, so the buffer stays outside the loop, at its full size.
+// CHECK-LABEL: func.func @strided_write
+// CHECK-NEXT:    %T = block.alloc : memref<24xf32>
+// CHECK-NEXT:    block.for %j = 0 to 8 "ax1_1" {
+func.func @strided_write(%A: memref<24xf32>, %B: memref<24xf32>) {
+  %T = block.alloc : memref<24xf32>
+  block.for %j = 0 to 8 "ax1_1" {
+    block.for %f = 0 to 3 "ax1_0" {
+      %x = block.load %A[%f * 8 + %j] : memref<24xf32>
+      block.store %x, %T[%f * 8 + %j] : memref<24xf32>
+    }
+    block.for %c = 0 to 17 "ax1" {
+      %y = block.load %T[%j + %c] : memref<24xf32>
+      block.store %y, %B[%j + %c] : memref<24xf32>
+    }
+  }
+  func.return
+}
