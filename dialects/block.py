@@ -268,7 +268,12 @@ def _parse_annotations(parser: Parser) -> dict[str, Attribute] | None:
 
 def _hint(label: str) -> str | None:
     """The SSA name of a loop's variable: its label, made a valid name."""
-    hint = stable_hint(label.replace(".", "_").replace("-", "_"))
+    return _usable_hint(stable_hint(label.replace(".", "_").replace("-", "_")))
+
+
+def _usable_hint(hint: str) -> str | None:
+    """`hint` when it is a valid SSA name hint (it starts with a letter or `_`), else None:
+    the value then prints with a number (`%1_2` stabilized to `12` would be refused)."""
     return hint if hint and (hint[0].isalpha() or hint[0] == "_") else None
 
 
@@ -287,7 +292,7 @@ def stabilize_name_hints(root: Operation) -> None:
         values = [*op.results, *(arg for region in op.regions for blk in region.blocks for arg in blk.args)]
         for value in values:
             if value.name_hint and re.search(r"_\d+$", value.name_hint):
-                value.name_hint = stable_hint(value.name_hint)
+                value.name_hint = _usable_hint(stable_hint(value.name_hint))
 
 
 # Blocks ------------------------------------------------------------------------
@@ -421,6 +426,7 @@ class BlockOp(IRDLOperation):
                     "domains must be positive"
                 )
         self._verify_binding_vars()
+        self._verify_bindings_in_domain()
         self._verify_init()
         self._verify_reduce_writes()
 
@@ -431,6 +437,23 @@ class BlockOp(IRDLOperation):
                 raise VerifyException(
                     f'block "{self.label}": bindings must be affine expressions of the loops between the '
                     f"block and its enclosing block; {_name(v)} is not one of them"
+                )
+
+    def _verify_bindings_in_domain(self) -> None:
+        """Refuse a binding that leaves its domain for some iteration of the loops around the
+        block: nothing guards such iterations, so the body would run outside the domain
+        (and index its buffers out of bounds). Under the block's own `where`, or an scf.if,
+        only some iterations run, so nothing is refused. An enclosing block's `where` does
+        not count: it can only test loops outside that block, never the loops between the
+        two blocks, which are all a binding may use."""
+        if self.where_map is not None or _under_scf_if(self):
+            return
+        for it in self.iters():
+            span = it.binding.bounds(loop_bounds)
+            if span is not None and (span[0] < 0 or span[1] >= it.extent):
+                raise VerifyException(
+                    f'block "{self.label}": binding of {_name(it.var)} ranges over [{span[0]}, {span[1]}], '
+                    f"outside its domain [0, {it.extent - 1}]"
                 )
 
     def _verify_init(self) -> None:
@@ -646,6 +669,13 @@ def _under_predicate(op: Operation) -> bool:
             return True
         parent = parent.parent_op()
     return False
+
+
+def _under_scf_if(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, scf.IfOp):
+        parent = parent.parent_op()
+    return parent is not None
 
 
 def _index_operands(op: AccessOp) -> list[SSAValue]:

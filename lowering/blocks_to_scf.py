@@ -15,8 +15,8 @@ through; function signatures are unchanged.
   body; the init region runs first under `scf.if (every reduce binding == 0)`, marked
   with the unit attribute `xtir.init` (TVM's lowering of T.init).
 - `block.load` / `block.store`: the index expressions become arith.muli / addi / subi,
-  arith.floordivsi (floordiv) and arith.remsi (mod; operands are non-negative in valid
-  programs) feeding memref.load / memref.store.
+  arith.floordivsi (floordiv) and arith.remsi (mod; with a select that makes it a floor
+  mod when the operand may be negative) feeding memref.load / memref.store.
 - compact-buffers (on by default) shrinks each scratch buffer to what one iteration of
   the deepest loop that does not carry data through it uses, and allocates it there; a
   buffer still written by a parallel loop it is allocated outside of is refused (race).

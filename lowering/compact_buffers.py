@@ -36,7 +36,7 @@ from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import PARALLEL, AccessOp, AllocOp, BlockOp, ForOp, LoadOp, StoreOp
 from xtir.dialects.expr import Expr, Var
 from xtir.lowering.index_expr import decode_bounds
-from xtir.passes.analysis.instances import ENUMERATION_LIMIT, distinct, gapless, points
+from xtir.passes.analysis.instances import ENUMERATION_LIMIT, distinct, gapless, points_in_context
 from xtir.passes.analysis.regions import Range, loop_bounds, relax, union_ranges
 from xtir.passes.analysis.rewrite import reindex, reregion
 from xtir.passes.utils import fail
@@ -147,8 +147,9 @@ def _loops_between(op: Operation, top: Operation) -> set[SSAValue]:
     return {lp.var for lp in _enclosing_loops(op, top)}
 
 
-def _region(use: _Use, top: Operation, shape: list[int]) -> tuple[Range, ...]:
-    relaxed = _loops_between(use.op, top)
+def _region(use: _Use, top: Operation, shape: list[int], fixed: frozenset[SSAValue] = frozenset()) -> tuple[Range, ...]:
+    """The box the use reaches in one iteration of `top`, with the `fixed` loops at one value."""
+    relaxed = _loops_between(use.op, top) - fixed
     ranges = []
     for dim, (index, size) in enumerate(zip(use.indices, use.sizes)):
         r = relax(index, relaxed)
@@ -168,33 +169,52 @@ def _covers(outer: tuple[Range, ...], inner: tuple[Range, ...]) -> bool:
 def _iteration_private(uses: list[_Use], top: Operation, shape: list[int]) -> bool:
     """Every read is covered by a write before it in the same iteration of `top` that runs
     whenever the read does: unconditionally, or under a predicate the read's implies."""
-    written: list[tuple[tuple[Range, ...], _Use, set[tuple[Expr, int]]]] = []
+    written: list[tuple[_Use, set[tuple[Expr, int]]]] = []
     for use in uses:
-        region = _region(use, top, shape)
         if not use.is_write:
-            if not any(
-                _covers(w, region) and predicate <= _read_predicate_at(use, writer, top)
-                for w, writer, predicate in written
-            ):
+            if not any(_write_covers(writer, predicate, use, top, shape) for writer, predicate in written):
                 return False
-        elif (predicate := _write_predicate(use, top)) is not None and _fills(use, top, region):
-            written.append((region, use, predicate))
+        elif (predicate := _write_predicate(use, top)) is not None:
+            written.append((use, predicate))
     return True
 
 
-def _fills(write: _Use, top: Operation, region: tuple[Range, ...]) -> bool:
-    """Whether the write reaches every element of its region (a box) in an iteration of `top`,
-    as `_covers` assumes; a strided write (columns j, j + 8, j + 16) does not."""
-    loops = {lp.var: lp.extent for lp in _enclosing_loops(write.op, top) if any(i.uses(lp.var) for i in write.indices)}
+def _write_covers(
+    write: _Use, predicate: set[tuple[Expr, int]], read: _Use, top: Operation, shape: list[int]
+) -> bool:
+    """Whether `write`, which comes first in the program, has written every element `read`
+    reads by the time it reads it. Loops around both are compared at one iteration: in a
+    shared loop the write covers only what it writes in the same iteration, or earlier in it."""
+    shared = frozenset(_loops_between(write.op, top) & _loops_between(read.op, top))
+    box = _region(write, top, shape, shared)
+    if not _covers(box, _region(read, top, shape, shared)) or not _fills(write, top, box, shared):
+        return False
+    if predicate and any(n != 1 for n in write.sizes):
+        return False  # _read_predicate_at matches elements to a write's index, not within its tiles
+    return predicate <= _read_predicate_at(read, write, top)
+
+
+def _fills(write: _Use, top: Operation, box: tuple[Range, ...], fixed: frozenset[SSAValue]) -> bool:
+    """Whether the write reaches every element of its box in an iteration of `top` (the `fixed`
+    loops at one value), as `_covers` assumes; a strided write (columns j, j + 8, j + 16) does not."""
+    loops = {
+        lp.var: lp.extent
+        for lp in _enclosing_loops(write.op, top)
+        if lp.var not in fixed and any(i.uses(lp.var) for i in write.indices)
+    }
     if gapless(write.indices, write.sizes, loops):
         return True
     tile = int(np.prod(write.sizes))
-    values = points(list(loops.items()), write.indices) if tile <= ENUMERATION_LIMIT else None
-    if values is None or values.shape[1] * tile > ENUMERATION_LIMIT:
+    found = points_in_context(list(loops.items()), write.indices) if tile <= ENUMERATION_LIMIT else None
+    if found is None or found[0].shape[1] * tile > ENUMERATION_LIMIT:
         return False  # not shown to fill its box: it covers no read
-    offsets = np.stack(np.meshgrid(*[np.arange(n) for n in write.sizes], indexing="ij")).reshape(len(write.sizes), -1)
-    reached = (values[:, :, None] + offsets[:, None, :]).reshape(len(write.sizes), -1)
-    return distinct(reached) == int(np.prod([r.extent for r in region], dtype=object))
+    values, contexts = found
+    rank = len(write.sizes)
+    offsets = np.stack(np.meshgrid(*[np.arange(n) for n in write.sizes], indexing="ij")).reshape(rank, -1)
+    reached = values[:, :, None].repeat(offsets.shape[1], axis=2)
+    reached[:rank] += offsets[:, None, :]
+    volume = int(np.prod([r.extent for r in box], dtype=object))
+    return distinct(reached.reshape(values.shape[0], -1)) == volume * contexts
 
 
 def _candidates(uses: list[_Use], f: func.FuncOp) -> list[Operation]:

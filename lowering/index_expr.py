@@ -3,7 +3,14 @@
     %i0 * 16 + %i1        ->  %0 = arith.muli %i0, %c16 : index
                               %1 = arith.addi %0, %i1 : index
     %f floordiv 4         ->  arith.floordivsi %f, %c4 : index
-    %f mod 4              ->  arith.remsi %f, %c4 : index   (operands are non-negative)
+    %f mod 4              ->  arith.remsi %f, %c4 : index   (%f >= 0 provably, from loop bounds)
+    (%f - 1) mod 4        ->  %r = arith.remsi %0, %c4 : index
+                              %n = arith.cmpi slt, %r, %c0 : index
+                              %s = arith.addi %r, %c4 : index
+                              arith.select %n, %s, %r : index
+
+`mod` is a floor mod, as in the verifier and the evaluator; remsi takes the sign of its
+operand, so where that may be negative the remainder is moved into [0, divisor).
 
 Constants go to the function's prologue (the leading allocas and constants of its
 entry block), each value once, so they dominate every use and stay out of loops;
@@ -15,16 +22,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, func, memref
+from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.diagnostics import format_op_error
-from xtir.dialects.block import AllocOp
+from xtir.dialects.block import AllocOp, loop_bounds
 from xtir.dialects.expr import INT64_MAX, Atom, Div, Expr, Mod, Var, fits_int64
 from xtir.errors import XtirPassError
+from xtir.lowering.loops import constant_int
 
 INDEX = IndexType()
 
@@ -125,6 +133,21 @@ def sort_prologue(f: func.FuncOp) -> None:
             block.insert_op_before(op, anchor)
 
 
+def index_bounds(value: SSAValue) -> tuple[int, int] | None:
+    """Inclusive range of an index value the emitter starts from: a block.for or block
+    iteration variable (its domain), or the variable of an scf.for with constant bounds
+    (loops lowered before the ops that use them, or made by lower-accel); None otherwise."""
+    if (known := loop_bounds(value)) is not None:
+        return known
+    owner = value.owner.parent_op() if isinstance(value, BlockArgument) else None
+    if not isinstance(owner, scf.ForOp) or value is not owner.body.block.args[0]:
+        return None
+    lb, ub, step = constant_int(owner.lb), constant_int(owner.ub), constant_int(owner.step)
+    if lb is None or ub is None or step is None or step <= 0 or ub <= lb:
+        return None
+    return lb, lb + (ub - lb - 1) // step * step
+
+
 class IndexEmitter:
     """Emits index expressions as arith ops at `point` (default: before `anchor`).
 
@@ -209,9 +232,26 @@ class IndexEmitter:
         if isinstance(atom, Var):
             return atom.value
         inner = self.expr(atom.expr)
-        cls = arith.FloorDivSIOp if isinstance(atom, Div) else arith.RemSIOp
-        assert isinstance(atom, Div | Mod)
-        return self.binary(cls, inner, self.const(atom.divisor))
+        if isinstance(atom, Div):
+            return self.binary(arith.FloorDivSIOp, inner, self.const(atom.divisor))
+        assert isinstance(atom, Mod)
+        rem = self.binary(arith.RemSIOp, inner, self.const(atom.divisor))
+        if _provably_non_negative(atom.expr):
+            return rem
+        return self._floor_mod(rem, atom.divisor)
+
+    def _floor_mod(self, rem: SSAValue, divisor: int) -> SSAValue:
+        """`mod` is a floor mod (in [0, divisor)); remsi takes the sign of its operand, so a
+        negative remainder is moved up by the divisor: `r < 0 ? r + divisor : r`. (Selecting
+        avoids the overflow of `(r + divisor) rem divisor` for divisors near 2^63.)"""
+        negative = self.cmp(rem, "slt", 0)
+        shifted = self.binary(arith.AddiOp, rem, self.const(divisor))
+        return self.emit(arith.SelectOp(negative, shifted, rem))
+
+
+def _provably_non_negative(e: Expr) -> bool:
+    rng = e.bounds(index_bounds)
+    return rng is not None and rng[0] >= 0
 
 
 # The inverse: arith ops back to Exprs -----------------------------------------------------
@@ -228,6 +268,8 @@ def decode(value: SSAValue) -> Expr | None:
     op = value.owner
     if not isinstance(op, Operation):
         return Expr.var(value)
+    if isinstance(op, arith.SelectOp):
+        return _decode_floor_mod(op)
     if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
         return Expr.of(op.value.value.data)
     if type(op) in _DECODE_BINARY or isinstance(op, arith.MuliOp | arith.FloorDivSIOp | arith.RemSIOp):
@@ -244,6 +286,28 @@ def decode(value: SSAValue) -> Expr | None:
             return None
         return lhs.floordiv(rhs.const) if isinstance(op, arith.FloorDivSIOp) else lhs.mod(rhs.const)
     return None
+
+
+def _decode_floor_mod(op: arith.SelectOp) -> Expr | None:
+    """`select(remsi(x, d) < 0, remsi(x, d) + d, remsi(x, d))` (IndexEmitter's floor mod) as
+    `x mod d`, the Expr it was emitted from; None for any other select."""
+    rem, cond, shifted = op.rhs, op.cond.owner, op.lhs.owner
+    if not isinstance(rem.owner, arith.RemSIOp):
+        return None
+    divisor = decode(rem.owner.rhs)
+    if divisor is None or not divisor.is_const or divisor.const <= 0:
+        return None
+    tests_sign = (
+        isinstance(cond, arith.CmpiOp)
+        and cond.predicate.value.data == 2  # slt
+        and cond.lhs is rem
+        and decode(cond.rhs) == Expr.of(0)
+    )
+    shifts = isinstance(shifted, arith.AddiOp) and shifted.lhs is rem and decode(shifted.rhs) == divisor
+    if not (tests_sign and shifts):
+        return None
+    inner = decode(rem.owner.lhs)
+    return inner.mod(divisor.const) if inner is not None else None
 
 
 def decode_bounds(cond: SSAValue) -> list[tuple[Expr, int]] | None:

@@ -18,6 +18,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -149,23 +150,50 @@ def vectorized_loops(module: ModuleOp) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+_FD2_LOCK = threading.Lock()
+"""File descriptor 2 belongs to the process: two threads redirecting it at once would each
+restore what the other put there, leaving a deleted capture file as the process's stderr
+and taking each other's LLVM messages. One capture (redirect and optimization) at a time."""
+
+
 @contextlib.contextmanager
 def _stderr_captured() -> Iterator[Callable[[], list[str]]]:
     """Redirect file descriptor 2 (where LLVM's C++ code prints) to a temporary file; yields a
-    function returning the lines printed, without LLVM's `warning: <unknown>:0:0: ` prefix."""
+    function returning the lines printed, without LLVM's `warning: <unknown>:0:0: ` prefix.
+
+    Holds _FD2_LOCK throughout. Works without a stderr too (`sys.stderr` is None when Python
+    starts with fd 2 closed, or in pythonw): fd 2 is closed again afterwards."""
     lines: list[str] = []
-    with tempfile.TemporaryFile() as capture:
-        sys.stderr.flush()
-        saved = os.dup(2)
+    with _FD2_LOCK, tempfile.TemporaryFile() as capture:
+        _flush_stderr()
+        saved = _dup_if_open(2)
         os.dup2(capture.fileno(), 2)
         try:
             yield lambda: lines
         finally:
-            os.dup2(saved, 2)
-            os.close(saved)
+            if saved is None:
+                os.close(2)
+            else:
+                os.dup2(saved, 2)
+                os.close(saved)
             capture.seek(0)
             text = capture.read().decode(errors="replace")
             lines.extend(re.sub(r"^(warning|remark): <unknown>:0:0: ", "", ln) for ln in text.splitlines() if ln)
+
+
+def _flush_stderr() -> None:
+    """Flush Python's stderr, if there is one, so what it buffered goes to the real fd 2."""
+    if sys.stderr is not None:
+        with contextlib.suppress(OSError, ValueError):  # a closed or broken stream: nothing to keep
+            sys.stderr.flush()
+
+
+def _dup_if_open(fd: int) -> int | None:
+    """A duplicate of `fd`, or None when it is not open."""
+    try:
+        return os.dup(fd)
+    except OSError:
+        return None
 
 
 @dataclass

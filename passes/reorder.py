@@ -5,21 +5,26 @@ each loop's body is exactly the next loop (no block or sibling statement between
 The given loops take the chain positions they occupy, in the order given; loops of
 the chain that are not named stay where they are.
 
-A loop that feeds both a spatial and a reduce variable of a block with an init (left
-by fusing j and k) may not move: the init runs at the first reduction step, and once
-such a loop moves, steps of the same output run before it and are wiped.
+A block with an init runs it at the reduction step where its reduce variables are 0, which
+must come first among the steps of each output. Two loops that feed the same reduce variable
+must keep their relative order when one of them also feeds a spatial variable (as j and k
+fused do): swapped, the steps of one output can come in another order, some before the
+init, which then wipes them. (Conservative: some such swaps keep the init first.) Moving
+such a loop past loops that do not feed that reduce variable (`fuse(j, k); reorder(j_k_fused,
+i)`) keeps the order of each output's steps and is accepted.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from xtir.dialects.block import REDUCE, BlockOp, ForOp
+from xtir.dialects.block import REDUCE, BlockOp, ForOp, IterVar
 from xtir.passes.analysis.navigation import blocks_under, get_loop
 from xtir.passes.utils import fail, single_child, target_function
 
@@ -62,21 +67,34 @@ def loop_chain(pass_name: str, loops: list[ForOp]) -> list[ForOp]:
 
 
 def check_no_mixed_loop_moves(pass_name: str, chain: list[ForOp], order: list[ForOp]) -> None:
-    """Refuse moving a loop that feeds spatial and reduce variables of a block with an init."""
-    moved = [old for old, new in zip(chain, order) if old is not new]
+    """Refuse swapping two loops that feed the same reduce variable of a block with an init
+    when one of them also feeds a spatial variable (see the module docstring)."""
+    position = {id(lp): k for k, lp in enumerate(order)}
     for block in blocks_under(chain[-1]):
         if block.init is None:
             continue
-        for lp in moved:
-            kinds = {it.kind == REDUCE: it for it in block.iters() if it.binding.uses(lp.var)}
-            if len(kinds) == 2:
-                raise fail(
-                    pass_name,
-                    lp,
-                    f'loop "{lp.label}" feeds both spatial variable %{kinds[False].var.name_hint} and reduce '
-                    f'variable %{kinds[True].var.name_hint} of block "{block.label}", which has an init; moving it '
-                    "would run reduction steps of an output before the init that starts it",
-                )
+        iters = block.iters()
+        for reduce_it in (it for it in iters if it.kind == REDUCE):
+            feeding = [lp for lp in chain if reduce_it.binding.uses(lp.var)]
+            for outer, inner in combinations(feeding, 2):  # outer encloses inner in the chain
+                if position[id(outer)] < position[id(inner)]:
+                    continue  # their relative order stays
+                mixed = _spatial_fed(iters, outer) or _spatial_fed(iters, inner)
+                if mixed is not None:
+                    lp, spatial_it = mixed
+                    raise fail(
+                        pass_name,
+                        lp,
+                        f'loop "{lp.label}" feeds both spatial variable %{spatial_it.var.name_hint} and reduce '
+                        f'variable %{reduce_it.var.name_hint} of block "{block.label}", which has an init; moving it '
+                        "would run reduction steps of an output before the init that starts it",
+                    )
+
+
+def _spatial_fed(iters: list[IterVar], lp: ForOp) -> tuple[ForOp, IterVar] | None:
+    """`lp` with the first spatial variable its variable feeds, or None when it feeds none."""
+    it = next((it for it in iters if it.kind != REDUCE and it.binding.uses(lp.var)), None)
+    return (lp, it) if it is not None else None
 
 
 def rebuild_chain(chain: list[ForOp], order: list[ForOp]) -> list[ForOp]:

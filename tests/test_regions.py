@@ -70,6 +70,33 @@ def test_reduction_without_init_reads_its_output():
     assert regions_of(module, "sum") == (["C[vi]", "A[vi, vk]"], ["C[vi]"])
 
 
+def test_init_of_another_buffer_leaves_the_update_a_read():
+    """Only the buffers the init writes are left out of the reads: C, updated in place but
+    not reset by the init (which resets D), is read."""
+    module = func(
+        """
+  block.for %i = 0 to 8 "i" {
+    block.for %k = 0 to 8 "k" {
+      block.block "sum"(%vi = spatial(8, %i), %vk = reduce(8, %k)) {
+        block.init {
+          %zero = arith.constant 0.000000e+00 : f32
+          block.store %zero, %D[%vi] : memref<8xf32>
+        }
+        %a = block.load %A[%vi, %vk] : memref<8x8xf32>
+        %c = block.load %C[%vi] : memref<8xf32>
+        %c2 = arith.addf %c, %a : f32
+        block.store %c2, %C[%vi] : memref<8xf32>
+        %d = block.load %D[%vi] : memref<8xf32>
+        %d2 = arith.addf %d, %a : f32
+        block.store %d2, %D[%vi] : memref<8xf32>
+      }
+    }
+  }""",
+        "%A: memref<8x8xf32>, %C: memref<8xf32>, %D: memref<8xf32>",
+    )
+    assert regions_of(module, "sum") == (["A[vi, vk]", "C[vi]"], ["D[vi]", "C[vi]"])
+
+
 # Blockized matmul (seed 001, "matmul_o"): the outer block's regions are 16x16 tiles ---
 
 BLOCKIZED = """

@@ -58,6 +58,13 @@ PIPELINES = {
         'cache-write{block=matmul_o index=0 scope="global.accumulator"},'
         'reverse-compute-at{block="C_global.accumulator" loop=j_0},decompose-reduction{block=matmul_o loop=k_0}',
     ),
+    # j and k fused feed spatial vj and reduce vk: moving the fused loop past i (which feeds
+    # only vi) keeps each output's reduction steps in order, so the init still runs first.
+    "reorder_fused_spatial_reduce_past_spatial": (6, "fuse{loops=j,k},reorder{loops=j_k_fused,i}"),
+    "reorder_fused_split_past_spatial": (
+        12,
+        "split{loop=k factors=-1,3},fuse{loops=j,k_0},reorder{loops=j_k_0_fused,i,k_1}",
+    ),
     "cache_write_unscheduled": (16, 'cache-write{block=matmul index=0 scope="local"}'),
     "decompose_at_inner_loop": (16, "decompose-reduction{block=matmul loop=k}"),
     "kinds": (16, "vectorize{loop=j},unroll{loop=k},parallel{loop=i}"),
@@ -125,3 +132,21 @@ def test_cache_read_consumers_keep_results(consumers) -> None:
     for before, after in zip(*results):
         np.testing.assert_array_equal(before, after)
     assert ("A_shared[%vi]" in str(sch.mod).split('"other"')[0]) == (consumers is None)
+
+
+def test_reorder_fused_spatial_reduce_loop_past_a_spatial_loop_builds() -> None:
+    """fuse(j, k); reorder(j_k_fused, i) through the Schedule API, compiled and evaluated: reorder
+    used to refuse it (any move of a loop feeding a spatial and a reduce variable)."""
+    n = 6
+    sch = xtir.Schedule(small_matmul(n))
+    block = sch.get_block("matmul")
+    i, j, k = sch.get_loops(block)
+    fused = sch.fuse(j, k)
+    sch.reorder(fused, i)
+    assert [lp.name for lp in sch.get_loops(block)] == ["j_k_fused", "i"]
+    run_matmul(sch.mod, n)
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32)
+    c = np.full((n, n), np.nan, dtype=np.float32)
+    xtir.build(sch.mod)(a, b, c)
+    np.testing.assert_allclose(c, a @ b.T, rtol=1e-4, atol=1e-4)

@@ -6,8 +6,8 @@ saying which op failed. `LocatingParser` stamps each op with a `FileLineColLoc`,
 failing op, its source line and a caret can be shown, then checks that every value is
 defined before it is used (xDSL checks no dominance).
 
-Text nested past xtir's limits is refused before parsing, and string literals are lexed
-in linear time (xtir/source_limits.py).
+Text nested past xtir's limits is refused before parsing, types and attributes nested past
+them right after, and string literals are lexed in linear time (xtir/source_limits.py).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from xdsl.utils.lexer import Input, Span
 from xtir.dialects.block import stabilize_name_hints
 from xtir.dominance import first_use_before_definition
 from xtir.errors import Diagnostic, LocatedText, SourceLocation, XtirParseError, XtirVerifyError
-from xtir.source_limits import LinearLexer, recursion_room, too_deep
+from xtir.source_limits import MAX_ATTRIBUTE_NESTING, LinearLexer, recursion_room, too_deep, too_deep_attribute
 
 
 class LocatingParser(Parser):
@@ -74,6 +74,9 @@ def parse_module(ctx: Context, text: str, name: str = "<string>", line_offset: i
     except RecursionError:  # nesting that the limits do not count, e.g. types in types in types
         error = ParseError(_span(text, name, parser.pos), "input nested too deeply to parse")
         raise XtirParseError(format_parse_error(error, line_offset)) from None
+    if (deep_op := too_deep_attribute(module)) is not None:
+        message = f"types or attributes nested deeper than {MAX_ATTRIBUTE_NESTING} levels are not supported"
+        raise XtirParseError(format_op_error(deep_op, message, text, line_offset))
     stabilize_name_hints(module)
     verify(module, text, line_offset)
     return module

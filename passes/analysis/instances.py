@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from xdsl.ir import SSAValue
 
-from xtir.dialects.block import BlockOp, ForOp
+from xtir.dialects.block import BlockOp, ForOp, loop_bounds
 from xtir.dialects.expr import Div, Expr, Mod, Var
 
 # Loops sharing a binding are checked together by running all their iterations.
@@ -35,7 +35,8 @@ def repeated_instances(block: BlockOp, loops: Sequence[ForOp]) -> str | None:
         exprs = [b for b in bindings if any(b.uses(lp.var) for lp in group)]
         if not _injective(group, exprs):
             names = ", ".join(f'"{lp.label}"' for lp in group)
-            return f'the loops {names} run some instance of block "{block.label}" more than once'
+            which = f"loop {names} runs" if len(group) == 1 else f"the loops {names} run"
+            return f'{which} some instance of block "{block.label}" more than once'
     return None
 
 
@@ -54,23 +55,42 @@ def _injective(loops: list[ForOp], exprs: list[Expr]) -> bool:
     if _mixed_radix(loops, _undo_fuse(exprs)):
         return True
     size = int(np.prod([lp.extent for lp in loops], dtype=object))
-    # Outer values are fixed while the group runs; try both ends of their unknown range.
-    for outer in (0, 1 << 20):
-        values = points([(lp.var, lp.extent) for lp in loops], exprs, outer)
-        if values is None or distinct(values) != size:
-            return False  # not provably injective: refuse rather than miscompile
-    return True
+    found = points_in_context([(lp.var, lp.extent) for lp in loops], exprs)
+    # Not provably injective (too many points, unbounded context): refuse rather than miscompile.
+    return found is not None and distinct(found[0]) == size * found[1]
 
 
-def points(ranges: Sequence[tuple[SSAValue, int]], exprs: Sequence[Expr], outer: int = 0) -> np.ndarray | None:
+def points_in_context(
+    ranges: Sequence[tuple[SSAValue, int]], exprs: Sequence[Expr]
+) -> tuple[np.ndarray, int] | None:
+    """`points` of `exprs` over `ranges`, for every value of each other variable that a
+    floordiv or mod mixes with them (`(o + i) floordiv 2` depends on o's parity); those
+    values are extra rows, so points of different contexts never coincide. Variables only
+    added (`o * 16 + i`) shift every point alike and stay 0. Returns the points and the
+    number of contexts; None past ENUMERATION_LIMIT or for a context variable of unknown range."""
+    inner = {var for var, _ in ranges}
+    context: dict[SSAValue, None] = {}
+    for e in exprs:
+        for atom, _ in e.terms:
+            if isinstance(atom, Div | Mod) and any(v in inner for v in atom.expr.variables()):
+                context.update(dict.fromkeys(v for v in atom.expr.variables() if v not in inner))
+    bounds = [loop_bounds(v) for v in context]
+    if any(b is None for b in bounds):
+        return None
+    extents = [b[1] + 1 for b in bounds if b is not None]
+    values = points([*ranges, *zip(context, extents)], [*exprs, *map(Expr.var, context)])
+    return None if values is None else (values, int(np.prod(extents, dtype=object)))
+
+
+def points(ranges: Sequence[tuple[SSAValue, int]], exprs: Sequence[Expr]) -> np.ndarray | None:
     """The values of `exprs` (rows) at each point (columns) of the box `var in [0, extent)`,
-    other variables set to `outer`; None when the box has more than ENUMERATION_LIMIT points."""
+    other variables set to 0; None when the box has more than ENUMERATION_LIMIT points."""
     size = int(np.prod([extent for _, extent in ranges], dtype=object))
     if size > ENUMERATION_LIMIT:
         return None
     grids = np.meshgrid(*[np.arange(extent, dtype=np.int64) for _, extent in ranges], indexing="ij")
     env: dict[SSAValue, np.ndarray | int] = {var: g.ravel() for (var, _), g in zip(ranges, grids)}
-    env |= dict.fromkeys((v for e in exprs for v in e.variables() if v not in env), outer)
+    env |= dict.fromkeys((v for e in exprs for v in e.variables() if v not in env), 0)
     return np.stack([np.broadcast_to(e.evaluate(env), (size,)) for e in exprs])
 
 

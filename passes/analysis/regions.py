@@ -106,12 +106,23 @@ def write_regions(block: BlockOp) -> list[BufferRegion]:
 
 
 def read_regions(block: BlockOp) -> list[BufferRegion]:
-    """As TVM: a block with an init does not list the buffers it reduces into as reads."""
+    """As TVM: a block with an init does not list the buffers it reduces into as reads.
+    Those are the buffers its init writes; a buffer the body updates in place without the
+    init writing it (`C[vi] += ...` next to an init of another buffer) is a read: its value
+    before the block matters (cache-write, compute-at rely on this)."""
     reads = _accesses(block, writes=False)
     if block.init is not None:
-        written = {r.buffer for r in write_regions(block)}
-        reads = [r for r in reads if r.buffer not in written]
+        reset = _init_writes(block)
+        reads = [r for r in reads if r.buffer not in reset]
     return reads
+
+
+def _init_writes(block: BlockOp) -> set[SSAValue]:
+    """The buffers the block's init writes."""
+    assert block.init is not None
+    return {
+        a.buffer for op in block.init.body.walk() if isinstance(op, AccessOp) for a in op.accesses() if a.is_write
+    }
 
 
 def format_region(region: BufferRegion) -> str:

@@ -118,6 +118,17 @@ def test_deep_nesting(kind: str, levels: int) -> None:
     assert re.search(r"\.mlir:\d+:\d+: error: nesting deeper than (128|256) levels of .* is not supported", outcome.stderr)
 
 
+@pytest.mark.parametrize("levels", [65, 600])
+def test_deep_types_are_refused(levels: int) -> None:
+    """Types nested past 64 levels (`tuple<` is no bracket the text scan counts) are refused
+    right after parsing, at the op holding them; 600 levels used to parse, then printing,
+    xtir.build and xtir.evaluate ended in a RecursionError."""
+    t = "tuple<" * levels + "f32" + ">" * levels
+    with pytest.raises(xtir.XtirParseError, match="types or attributes nested deeper than 64 levels") as info:
+        xtir.parse(f"func.func @main(%A: memref<4xf32>) {{\n  %x = \"test.op\"() : () -> {t}\n  func.return\n}}\n")
+    assert info.value.location is not None and info.value.location.line == 2
+
+
 def test_pass_on_module_with_several_functions_says_error() -> None:
     outcome = run_opt((EXAMPLES / "tmm16_intrin.mlir").read_bytes(), ("-p", "reorder{loops=j,i}"))
     assert outcome.code == 1

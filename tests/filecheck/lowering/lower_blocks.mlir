@@ -427,3 +427,29 @@ func.func @window_sum(%A: memref<258xf32>, %B: memref<256xf32>) {
   func.return
 }
 
+
+
+// mod is a floor mod: when its operand may be negative, the remainder of arith.remsi (which
+// takes the operand's sign) moves up by the divisor; a provably non-negative one stays remsi.
+// CHECK-LABEL: func.func @floor_mod(%A: memref<4xf32>, %B: memref<4xf32>) {
+// CHECK:         scf.for %i = %c0 to %c4 step %c1 {
+// CHECK-NEXT:      %0 = arith.addi %i, %c3 : index
+// CHECK-NEXT:      %1 = arith.remsi %0, %c4 : index
+// CHECK-NEXT:      %a = memref.load %A[%1] : memref<4xf32>
+// CHECK-NEXT:      %2 = arith.subi %i, %c1 : index
+// CHECK-NEXT:      %3 = arith.remsi %2, %c4 : index
+// CHECK-NEXT:      %4 = arith.cmpi slt, %3, %c0 : index
+// CHECK-NEXT:      %5 = arith.addi %3, %c4 : index
+// CHECK-NEXT:      %6 = arith.select %4, %5, %3 : index
+// CHECK-NEXT:      %b = memref.load %A[%6] : memref<4xf32>
+func.func @floor_mod(%A: memref<4xf32>, %B: memref<4xf32>) {
+  block.for %i = 0 to 4 "i" {
+    block.block "B"(%vi = spatial(4, %i)) {
+      %a = block.load %A[(%vi + 3) mod 4] : memref<4xf32>
+      %b = block.load %A[(%vi - 1) mod 4] : memref<4xf32>
+      %s = arith.addf %a, %b : f32
+      block.store %s, %B[%vi] : memref<4xf32>
+    }
+  }
+  func.return
+}

@@ -183,3 +183,31 @@ func.func @overlapping_windows(%A: memref<4x16xf32>, %C: memref<4xf32>) {
   }
   func.return
 }
+
+// -----
+
+// Found in review: (o + k) floordiv 2 and (k + 1) floordiv 2 take each pair once for even o,
+// but for o = 1 the iterations k = 1 and k = 2 both run instance (1, 1). The proof runs o's
+// values too, as it is mixed with k under a floordiv.
+func.func @parity_of_an_outer_loop(%A: memref<2x2xf32>, %B: memref<2x2xf32>, %C: memref<2x2xf32>) {
+  block.for %o = 0 to 2 "o" {
+    // expected-error @+1 {{'block.for' op decompose-reduction: cannot decompose block "matmul" at loop "k": loop "k" runs some instance of block "matmul" more than once, and its init would run only once; decompose at a loop below them}}
+    block.for %k = 0 to 3 "k" {
+      block.for %r = 0 to 2 "r" {
+        block.block "matmul"(%vi = spatial(2, (%o + %k) floordiv 2), %vj = spatial(2, (%k + 1) floordiv 2), %vk = reduce(2, %r)) {
+          block.init {
+            %zero = arith.constant 0.000000e+00 : f32
+            block.store %zero, %C[%vi, %vj] : memref<2x2xf32>
+          }
+          %c = block.load %C[%vi, %vj] : memref<2x2xf32>
+          %a = block.load %A[%vi, %vk] : memref<2x2xf32>
+          %b = block.load %B[%vj, %vk] : memref<2x2xf32>
+          %ab = arith.mulf %a, %b : f32
+          %s = arith.addf %c, %ab : f32
+          block.store %s, %C[%vi, %vj] : memref<2x2xf32>
+        }
+      }
+    }
+  }
+  func.return
+}

@@ -849,7 +849,7 @@ func.func @main(%A: memref<4x4xf32>, %B: memref<4x4xf32>, %C: memref<4x4xf32>, %
     }
   }
   block.for %i = 0 to 4 "i" {
-    block.for %j = 0 to 4 "j" {
+    block.for %j = 0 to 3 "j" {
       block.block "add"(%vi = spatial(4, %i), %vj = spatial(3, %j)) {
         // expected-error @+1 {{'block.load' op fuse-reduction-epilogue: the epilogue block "add" reads temp[vi, vj + 1]; the epilogue must read temp at its iteration variables (%vi, %vj), each exactly once and alone in its index, so that they can be mapped onto those of block "matmul"}}
         %t = block.load %temp[%vi, %vj + 1] : memref<4x4xf32>
