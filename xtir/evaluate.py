@@ -82,3 +82,9 @@ def evaluate(module: ModuleOp, *arrays: Any, func: str = "main") -> tuple[Any, .
         return tuple(interpreter.call_op(func, tuple(args)))
     except InterpretationError as e:
         raise XtirEvaluationError(f"evaluating '{func}': {e}") from None
+    except RecursionError:
+        # xDSL's interpreter recurses per nested region, and prints the module into its errors
+        raise XtirEvaluationError(
+            f"evaluating '{func}': the reference evaluator ran out of Python recursion: the program nests too "
+            "deeply, or an error deep inside it (such as an op it cannot run) could not be reported"
+        ) from None
