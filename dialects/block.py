@@ -661,21 +661,20 @@ def verify_in_bounds(op: Operation, access: Access, shape: Sequence[int]) -> Non
             )
 
 
-def _under_predicate(op: Operation) -> bool:
-    """Under a block predicate, or the scf.if one lowers to."""
+def _ancestors(op: Operation) -> Iterator[Operation]:
     parent = op.parent_op()
     while parent is not None:
-        if isinstance(parent, scf.IfOp) or (isinstance(parent, BlockOp) and parent.where_map is not None):
-            return True
+        yield parent
         parent = parent.parent_op()
-    return False
+
+
+def _under_predicate(op: Operation) -> bool:
+    """Under a block predicate, or the scf.if one lowers to."""
+    return any(isinstance(p, scf.IfOp) or (isinstance(p, BlockOp) and p.where_map is not None) for p in _ancestors(op))
 
 
 def _under_scf_if(op: Operation) -> bool:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, scf.IfOp):
-        parent = parent.parent_op()
-    return parent is not None
+    return any(isinstance(p, scf.IfOp) for p in _ancestors(op))
 
 
 def _index_operands(op: AccessOp) -> list[SSAValue]:

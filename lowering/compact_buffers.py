@@ -23,6 +23,7 @@ shrunk to the box its accesses can reach.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,14 +69,16 @@ INIT_GUARD = "xtir.init"
 """Marks the scf.if that lower-blocks puts around a block's init (reduce variables all 0)."""
 
 
-def _guards(op: Operation, root: Operation) -> list[scf.IfOp]:
-    found = []
+def _ancestors_below(op: Operation, top: Operation) -> Iterator[Operation]:
+    """The ops enclosing `op` strictly inside `top`, innermost first."""
     parent = op.parent_op()
-    while parent is not None and parent is not root:
-        if isinstance(parent, scf.IfOp):
-            found.append(parent)
+    while parent is not None and parent is not top:
+        yield parent
         parent = parent.parent_op()
-    return found
+
+
+def _guards(op: Operation, root: Operation) -> list[scf.IfOp]:
+    return [p for p in _ancestors_below(op, root) if isinstance(p, scf.IfOp)]
 
 
 def _guard_loops(guard: scf.IfOp) -> set[SSAValue]:
@@ -133,13 +136,7 @@ def _read_predicate_at(read: _Use, write: _Use, top: Operation) -> set[tuple[Exp
 
 def _enclosing_loops(op: Operation, top: Operation) -> list[ForOp]:
     """The loops strictly inside `top` that enclose `op`, innermost first."""
-    found = []
-    parent = op.parent_op()
-    while parent is not None and parent is not top:
-        if isinstance(parent, ForOp):
-            found.append(parent)
-        parent = parent.parent_op()
-    return found
+    return [p for p in _ancestors_below(op, top) if isinstance(p, ForOp)]
 
 
 def _loops_between(op: Operation, top: Operation) -> set[SSAValue]:
@@ -219,18 +216,9 @@ def _fills(write: _Use, top: Operation, box: tuple[Range, ...], fixed: frozenset
 
 def _candidates(uses: list[_Use], f: func.FuncOp) -> list[Operation]:
     """The loops enclosing every use, innermost first, then the function."""
-    def chain(op: Operation) -> list[Operation]:
-        loops = []
-        parent = op.parent_op()
-        while parent is not None and parent is not f:
-            if isinstance(parent, ForOp):
-                loops.append(parent)
-            parent = parent.parent_op()
-        return loops
-
-    common = chain(uses[0].op)
+    common: list[Operation] = list(_enclosing_loops(uses[0].op, f))
     for use in uses[1:]:
-        mine = chain(use.op)
+        mine = _enclosing_loops(use.op, f)
         common = [lp for lp in common if any(lp is m for m in mine)]
     return [*common, f]
 
@@ -245,12 +233,9 @@ def _box(uses: list[_Use], top: Operation, buffer: SSAValue, shape: list[int]) -
 
 
 def _outermost_parallel(op: Operation, f: func.FuncOp) -> ForOp | None:
-    found = None
-    while op is not f and op is not None:
-        if isinstance(op, ForOp) and op.kind == PARALLEL:
-            found = op
-        op = op.parent_op()
-    return found
+    """The outermost parallel loop among `op` (unless it is `f`) and its ancestors below `f`."""
+    chain = [*([op] if op is not f else []), *_ancestors_below(op, f)]
+    return next((lp for lp in reversed(chain) if isinstance(lp, ForOp) and lp.kind == PARALLEL), None)
 
 
 def compact(alloc: AllocOp, f: func.FuncOp) -> None:

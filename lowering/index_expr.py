@@ -32,7 +32,7 @@ from xtir.diagnostics import format_op_error
 from xtir.dialects.block import AllocOp, loop_bounds
 from xtir.dialects.expr import INT64_MAX, Atom, Div, Expr, Mod, Var, fits_int64
 from xtir.errors import XtirPassError
-from xtir.lowering.loops import constant_int
+from xtir.lowering.loops import constant_int, trip_count
 
 INDEX = IndexType()
 
@@ -142,10 +142,10 @@ def index_bounds(value: SSAValue) -> tuple[int, int] | None:
     owner = value.owner.parent_op() if isinstance(value, BlockArgument) else None
     if not isinstance(owner, scf.ForOp) or value is not owner.body.block.args[0]:
         return None
-    lb, ub, step = constant_int(owner.lb), constant_int(owner.ub), constant_int(owner.step)
-    if lb is None or ub is None or step is None or step <= 0 or ub <= lb:
+    trips, lb, step = trip_count(owner), constant_int(owner.lb), constant_int(owner.step)
+    if not trips or lb is None or step is None:  # trip_count checked the bounds are constants
         return None
-    return lb, lb + (ub - lb - 1) // step * step
+    return lb, lb + (trips - 1) * step
 
 
 class IndexEmitter:

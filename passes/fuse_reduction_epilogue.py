@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import is_side_effect_free
@@ -68,9 +68,11 @@ from xtir.passes.analysis.inline import (
     check_no_predicate,
     clone_before,
     format_access,
+    is_plain_statement,
     nests_between,
     owner_label,
     remove_nest,
+    visible_in_copy,
 )
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.analysis.regions import loop_bounds
@@ -236,7 +238,7 @@ def check_unscheduled(pass_name: str, block: BlockOp, role: str) -> None:
 
 def _check_pure(pass_name: str, ops: Sequence[Operation], what: str, form: str) -> None:
     for op in ops:
-        if not isinstance(op, LoadOp) and (op.regions or not is_side_effect_free(op)):
+        if not is_plain_statement(op):
             raise fail(pass_name, op, f"{what} contains {op.name}; it must be {form}")
 
 
@@ -376,7 +378,7 @@ def analyse_epilogue(pass_name: str, reduction: Reduction, block: BlockOp, mode:
     _check_pure(pass_name, ops[:-1], what, form)
     for op in ops:
         for value in op.operands:
-            if not _visible(value, block):
+            if not visible_in_copy(value, block):
                 raise fail(
                     pass_name,
                     op,
@@ -442,15 +444,6 @@ def analyse_epilogue(pass_name: str, reduction: Reduction, block: BlockOp, mode:
     epilogue = Epilogue(block, load, store, path, variables)
     _check_form(pass_name, epilogue, mode)
     return epilogue
-
-
-def _visible(value: SSAValue, block: BlockOp) -> bool:
-    if isinstance(value.type, MemRefType):
-        return True
-    if isinstance(value, BlockArgument):
-        return value.owner is block.body.block
-    owner = value.owner
-    return isinstance(owner, Operation) and owner.parent is block.body.block
 
 
 def _path(pass_name: str, what: str, load: LoadOp, store: StoreOp) -> list[Operation]:

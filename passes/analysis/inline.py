@@ -64,7 +64,7 @@ def single_store(pass_name: str, block: BlockOp, what: str) -> StoreOp:
         found = f"it has {len(stores)} stores" if len(stores) != 1 else f"{ops[-1].name} follows its store"
         raise fail(pass_name, block, f"the body of {what} must end in its only block.store, `X[...] = f(...)`; {found}")
     for op in ops[:-1]:
-        if not isinstance(op, LoadOp) and (op.regions or not is_side_effect_free(op)):
+        if not is_plain_statement(op):
             raise fail(
                 pass_name,
                 op,
@@ -73,7 +73,7 @@ def single_store(pass_name: str, block: BlockOp, what: str) -> StoreOp:
             )
     for op in ops:
         for value in op.operands:
-            if not _visible_in_copy(value, block):
+            if not visible_in_copy(value, block):
                 raise fail(
                     pass_name,
                     op,
@@ -83,7 +83,12 @@ def single_store(pass_name: str, block: BlockOp, what: str) -> StoreOp:
     return stores[0]
 
 
-def _visible_in_copy(value: SSAValue, block: BlockOp) -> bool:
+def is_plain_statement(op: Operation) -> bool:
+    """A block.load or side-effect-free arithmetic: what a body may compute before its store."""
+    return isinstance(op, LoadOp) or (not op.regions and is_side_effect_free(op))
+
+
+def visible_in_copy(value: SSAValue, block: BlockOp) -> bool:
     """Whether a copy of the body elsewhere can use `value` (or its substitute)."""
     body = block.body.block
     if isinstance(value.type, MemRefType):
