@@ -3,7 +3,11 @@
 As TVM's cache_write: a buffer `C_S` takes every access B makes to C, and a block
 `C_S` copying the cache back into C runs right after B's outermost loop nest. No
 other block may touch C inside that nest (it would see C before the write-back).
-Shrink the write-back to what B produces with reverse-compute-at.
+The write-back copies the box of C that B writes (`C[0:120]` under `where(... < 120)`,
+one column of a matrix), shown to be exactly the elements B writes: an element of the
+box B never wrote would be overwritten with an uninitialized cache element, so a block
+writing a scattered set (strided, diagonal) is refused. Shrink the write-back to what
+B produces per iteration with reverse-compute-at.
 
 B may not read C unless its own init writes it first: the cache starts empty (a
 decomposed `B_update` reads what `B_init` left in C, which the cache would not hold).
@@ -26,6 +30,7 @@ from xtir.passes.analysis.cache import (
     select_buffer,
     top_level_ancestor,
 )
+from xtir.passes.analysis.footprint import written_box
 from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import read_regions, write_regions
 from xtir.passes.utils import fail, target_function
@@ -58,8 +63,13 @@ class CacheWritePass(ModulePass):
                 owner = enclosing_block(other)
                 raise fail(self.name, block, f'block "{owner.label if owner else "?"}" also accesses '
                            f'{buffer_name(buffer)} in the loop nest of block "{block.label}"')
+        box, why = written_box(block, buffer)
+        if box is None:
+            raise fail(self.name, block, f"{why}; the write-back from {cache_names(buffer, self.scope)[0]} copies a "
+                       f'box of elements and would overwrite elements of {buffer_name(buffer)} that block "{block.label}" '
+                       "never wrote")
         cache = alloc_cache(buffer, self.scope, f)
-        copy = copy_nest(cache_names(buffer, self.scope)[1], buffer, cache, block)
+        copy = copy_nest(cache_names(buffer, self.scope)[1], buffer, cache, block, box)
         f.body.block.insert_op_after(copy, nest_root)
         redirect_accesses(block, buffer, cache, reads=True, writes=True)
         return blocks_under(copy)[0]

@@ -2,11 +2,13 @@
 
 TVM names a cache of buffer A in scope S buffer `A_S` (dots become underscores,
 e.g. `A_global_A_reg`) and its copy block `A_S` with the dots kept
-(`A_global.A_reg`); the copy loops are `ax0, ax1, ...` over the whole buffer and
-the block variables `v0, v1, ...`.
+(`A_global.A_reg`); the copy loops are `ax0, ax1, ...` over the whole buffer (over
+what the block writes, for cache-write) and the block variables `v0, v1, ...`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from xdsl.dialects.builtin import MemRefType, StringAttr
 from xdsl.ir import Operation, SSAValue
@@ -40,16 +42,20 @@ def alloc_cache(buffer: SSAValue, scope: str, at: Operation) -> SSAValue:
     return alloc.buffer
 
 
-def copy_nest(name: str, dst: SSAValue, src: SSAValue, origin: Operation) -> ForOp:
-    """for ax0, ax1, ...: block name(v0, v1, ...): dst[v...] = src[v...] over the whole buffer.
+def copy_nest(name: str, dst: SSAValue, src: SSAValue, origin: Operation,
+              box: Sequence[tuple[int, int]] | None = None) -> ForOp:
+    """for ax0, ax1, ...: block name(v0, v1, ...): dst[v...] = src[v...] over the whole buffer, or
+    over `box` ([lo, hi) per dimension: v_d = lo + ax_d, as TVM binds a cache region).
 
     The nest takes `origin`'s location: diagnostics about it point at the block it was made for."""
     assert isinstance(src.type, MemRefType)
     shape = src.type.get_shape()
-    loops = [ForOp(f"ax{d}", n) for d, n in enumerate(shape)]
+    box = box if box is not None else [(0, n) for n in shape]
+    loops = [ForOp(f"ax{d}", hi - lo) for d, (lo, hi) in enumerate(box)]
     for outer, inner in zip(loops, loops[1:]):
         outer.body.block.add_op(inner)
-    block = BlockOp(name, [(f"v{d}", SPATIAL, n, Expr.var(lp.var)) for d, (n, lp) in enumerate(zip(shape, loops))])
+    block = BlockOp(name, [(f"v{d}", SPATIAL, n, Expr.var(lp.var) + lo)
+                           for d, (n, lp, (lo, _)) in enumerate(zip(shape, loops, box))])
     index = [Expr.var(v) for v in block.iter_vars]
     load = LoadOp(src, index)
     block.body.block.add_ops([load, StoreOp(load.result, dst, index)])

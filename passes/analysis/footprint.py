@@ -1,0 +1,229 @@
+"""Which points index expressions reach as loops run: a box, shown to be filled exactly.
+
+A pass that turns "the points some iterations reach" into a box of a buffer or a domain
+must not add points: cache-write copies the cache back over the box of elements a block
+wrote (an element it never wrote would be overwritten with an uninitialized one), and
+reverse-compute-inline bounds the producer by the box of instances the consumer ran. So
+the box comes with how many of its points are reached:
+
+- each nest (one store, or one block's bindings) is a list of index expressions over
+  loops, run where its predicate conjuncts hold; a conjunct bounding one index
+  (`i_0 * 8 + i_1 < 120` where the index is `i_0 * 8 + i_1`) cuts the box there;
+- a single nest whose loops each feed one index as a plain term, without gaps between
+  the values (`i_0 * 16 + i_1`), fills its box, given that the conjuncts testing other
+  loops (a reduction's split) hold somewhere; anything else (several stores, fused or
+  strided indices, other predicates) is counted by running the loops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import Operation, SSAValue
+
+from xtir.dialects.block import BlockOp, ForOp, InitOp, StoreOp, buffer_name, loop_bounds, loops_in_scope
+from xtir.dialects.expr import Expr
+from xtir.passes.analysis.instances import ENUMERATION_LIMIT, gapless, points
+from xtir.passes.analysis.predicate import Conjunct, bound_on
+from xtir.passes.analysis.regions import relax
+
+Box = list[tuple[int, int]]
+"""[lo, hi) per dimension."""
+
+
+@dataclass
+class Nest:
+    """Index expressions over loops (variable -> extent), run where every conjunct holds."""
+
+    indices: list[Expr]
+    loops: dict[SSAValue, int] = field(default_factory=dict)
+    conjuncts: list[Conjunct] = field(default_factory=list)
+    in_init: bool = False
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """The box around what some nests reach, within `shape`, and how many of its points they reach."""
+
+    box: Box
+    reached: int | None
+    """None when there are too many iterations to count them."""
+    outside: bool = False
+    """Some point lies outside `shape`."""
+
+    @property
+    def volume(self) -> int:
+        return int(np.prod([hi - lo for lo, hi in self.box], dtype=object))
+
+    @property
+    def exact(self) -> bool:
+        return self.reached == self.volume and not self.outside
+
+
+def coverage(nests: Sequence[Nest], shape: Sequence[int]) -> Coverage:
+    loose = _union([_box(n) for n in nests])
+    box = _clamp(loose, shape)
+    first = nests[0]
+    alone = all(n.indices == first.indices and n.conjuncts == first.conjuncts for n in nests) and _fills_alone(first)
+    if alone and box == loose:
+        return Coverage(box, int(np.prod([hi - lo for lo, hi in box], dtype=object)))
+    reached = _reached(nests)
+    if reached is None:
+        return Coverage(box, None)
+    if reached.shape[1] == 0:
+        return Coverage([(0, 0)] * len(shape), 0)
+    tight = [(int(row.min()), int(row.max()) + 1) for row in reached]
+    return Coverage(_clamp(tight, shape), reached.shape[1], _clamp(tight, shape) != tight)
+
+
+def written_box(block: BlockOp, buffer: SSAValue) -> tuple[Box | None, str]:
+    """The box of `buffer` that `block` writes, exactly; or None and why it cannot be shown.
+    A store in an init must stay within the box of the body's stores (an init runs at the first
+    reduction step only, so running its loops would over-count what it writes)."""
+    name = buffer_name(buffer)
+    stores = [_store(op) for op in block.walk() if isinstance(op, StoreOp) and op.buffer is buffer]
+    body = [s for s in stores if not s.in_init]
+    if not body:
+        return None, f'block "{block.label}" writes {name} only in its init'
+    assert isinstance(buffer.type, MemRefType)
+    shape = buffer.type.get_shape()
+    cover = coverage(body, shape)
+    if cover.volume == 0:
+        return None, f'block "{block.label}" writes no element of {name}: its predicate excludes every iteration'
+    if cover.reached is None:
+        return None, f'there are too many iterations to tell which elements of {name} block "{block.label}" writes'
+    if not cover.exact:
+        return None, (f'block "{block.label}" writes {cover.reached} elements of {name}, not exactly the '
+                      f"{cover.volume} of {_format_box(name, cover.box)}")
+    for init in (s for s in stores if s.in_init):
+        if not _init_within(init, body, cover.box):
+            return None, f'the init of block "{block.label}" writes {name} outside what its body writes'
+    return cover.box, ""
+
+
+def _init_within(init: Nest, body: list[Nest], box: Box) -> bool:
+    """Whether an init's store writes only within `box`: it stores where a body store does, under
+    the same loops and fewer conditions, or its loops (run in full) reach only the box."""
+    used = {v for e in [*init.indices, *(c for c, _ in init.conjuncts)] for v in e.variables()}
+    for store in body:
+        if (store.indices == init.indices and set(store.conjuncts) <= set(init.conjuncts)
+                and all(store.loops.get(v) == init.loops[v] for v in used)):
+            return True
+    reached = _reached([init])
+    return reached is not None and _inside(reached, box)
+
+
+def instances_run(block: BlockOp) -> Coverage:
+    """The instances `block` runs: what its bindings reach over its loops, where its predicate holds."""
+    loops = {lp.var: lp.extent for lp in loops_in_scope(block)}
+    return coverage([Nest(block.bindings(), loops, block.predicate())], block.extents)
+
+
+def box_of_instances(block: BlockOp) -> tuple[Box | None, str]:
+    """The box of instances `block` runs, when they fill it; else None and why not."""
+    ran = instances_run(block)
+    what = f'the loops and predicate of block "{block.label}"' if block.predicate() else f'the loops of block "{block.label}"'
+    if ran.reached is None:
+        return None, f"{what} run too many iterations to tell which instances they run"
+    if ran.volume == 0:
+        return None, f"{what} run no instance"
+    if not ran.exact:
+        return None, f"{what} run {ran.reached} of the {ran.volume} instances in the box around them"
+    return ran.box, ""
+
+
+def _store(op: StoreOp) -> Nest:
+    """A store in the loop variables from the function down (the bindings of the blocks on the way
+    substituted, their predicates collected)."""
+    chain: list[Operation] = []
+    parent = op.parent_op()
+    while parent is not None and isinstance(parent, ForOp | BlockOp | InitOp):
+        chain.append(parent)
+        parent = parent.parent_op()
+    mapping: dict[SSAValue, Expr] = {}
+    store = Nest([])
+    for ancestor in reversed(chain):  # outermost first, so bindings compose
+        if isinstance(ancestor, ForOp):
+            store.loops[ancestor.var] = ancestor.extent
+        elif isinstance(ancestor, BlockOp):
+            mapping |= {it.var: it.binding.substitute(mapping, loop_bounds) for it in ancestor.iters()}
+            store.conjuncts += ancestor.predicate()
+        else:
+            store.in_init = True
+    store.indices = [e.substitute(mapping, loop_bounds) for e in op.indices()]
+    return store
+
+
+def _box(nest: Nest) -> Box:
+    """The indices' range over the loops, cut by the conjuncts that bound an index."""
+    box = []
+    for index in nest.indices:
+        r = relax(index, set(nest.loops))
+        assert r is not None and r.start.is_const, "indices relaxed over every loop are constant ranges"
+        box.append((r.start.const, r.start.const + r.extent))
+    for conjunct in nest.conjuncts:
+        if (on := bound_on(conjunct, nest.indices)) is not None:
+            d, bound = on
+            box[d] = (box[d][0], min(box[d][1], bound))
+    return box
+
+
+def _clamp(box: Box, shape: Sequence[int]) -> Box:
+    return [(max(lo, 0), min(hi, n)) for (lo, hi), n in zip(box, shape)]
+
+
+def _union(boxes: list[Box]) -> Box:
+    return [(min(lo for lo, _ in dims), max(hi for _, hi in dims)) for dims in zip(*boxes)]
+
+
+def _format_box(name: str, box: Box) -> str:
+    return f"{name}[{', '.join(f'{lo}:{hi}' for lo, hi in box)}]"
+
+
+def _fills_alone(nest: Nest) -> bool:
+    """Shown from the strides: each loop feeds one index as a plain term, without gaps, and the
+    conjuncts either bound an index or test only other loops and hold somewhere."""
+    index_vars = {v for e in nest.indices for v in e.variables()}
+    others = [c for c in nest.conjuncts if bound_on(c, nest.indices) is None]
+    if any(index_vars & set(e.variables()) for e, _ in others):
+        return False
+    extents = {v: n for v, n in nest.loops.items() if v in index_vars}
+    return gapless(nest.indices, [1] * len(nest.indices), extents) and _satisfiable(others, nest.loops)
+
+
+def _satisfiable(conjuncts: list[Conjunct], loops: dict[SSAValue, int]) -> bool:
+    """Whether some iteration of the loops meets every conjunct (False when too many to run)."""
+    if not conjuncts:
+        return True
+    variables = list(dict.fromkeys(v for e, _ in conjuncts for v in e.variables()))
+    values = points([(v, loops[v]) for v in variables], [e for e, _ in conjuncts])
+    return values is not None and bool(np.any(np.all(values < np.array([[b] for _, b in conjuncts]), axis=0)))
+
+
+def _reached(nests: Sequence[Nest]) -> np.ndarray | None:
+    """The different points the nests reach (columns), by running their loops; None past the limit."""
+    columns = []
+    total = 0
+    for nest in nests:
+        exprs = [*nest.indices, *(e for e, _ in nest.conjuncts)]
+        variables = list(dict.fromkeys(v for e in exprs for v in e.variables()))
+        values = points([(v, nest.loops[v]) for v in variables], exprs)
+        total += 0 if values is None else values.shape[1]
+        if values is None or total > ENUMERATION_LIMIT:
+            return None
+        n = len(nest.indices)
+        runs = np.ones(values.shape[1], dtype=bool)
+        for row, (_, bound) in zip(values[n:], nest.conjuncts):
+            runs &= row < bound
+        columns.append(values[:n, runs])
+    reached = np.concatenate(columns, axis=1)
+    if reached.shape[0] == 0:  # 0-d: the one point, if any iteration runs
+        return reached[:, :1]
+    return np.unique(reached, axis=1)
+
+
+def _inside(values: np.ndarray, box: Box) -> bool:
+    return all(bool(np.all((row >= lo) & (row < hi))) for row, (lo, hi) in zip(values, box))
