@@ -1,16 +1,18 @@
 """reverse-compute-inline{block=B}: compute B inside the block producing its input (TVM's reverse_compute_inline).
 
-B must be a complete block (spatial iteration variables only, no init, no predicate)
-of the form `Y[...] = g(X[v0, v1, ...], inputs...)`: X is the only buffer it reads
-that some block writes (its other reads are inputs no block writes), every read of X
-is at the same indices, and those are B's iteration variables, each exactly once.
+B must be a complete block (spatial iteration variables only, no init) of the form
+`Y[...] = g(X[v0, v1, ...], inputs...)`: X is the only buffer it reads that some block
+writes (its other reads are inputs no block writes), every read of X is at the same
+indices, and those are B's iteration variables, each exactly once.
 X must be an intermediate buffer (block.alloc) written by a single producer block P,
 itself complete (TVM refuses reduction producers) and of the form
 `X[p0, p1, ...] = f(...)`, whose only consumer is B.
 
 P's store becomes `Y[...] = g(f(...), inputs...)` with each v_d replaced by p_d, so B's
-other reads and its store are rewritten in P's iteration variables; where P covers
-more of X than B reads, P gets the predicate `p_d < extent of v_d` (as TVM adds).
+other reads and its store are rewritten in P's iteration variables. B ran the instances
+its loops reach where its predicate holds, which must form a box; where P covers more of
+X than that, P gets the predicate `p_d < hi` (and `p_d >= lo`) for the box (as TVM
+adds), conjoined with P's own.
 Then B, the loops left empty without it and X's allocation are removed.
 
 Since Y is now written while P runs, no other block in the loop nests from P to B
@@ -29,11 +31,11 @@ from xdsl.passes import ModulePass
 
 from xtir.dialects.block import AccessOp, AllocOp, BlockOp, LoadOp, StoreOp, buffer_name, enclosing_block
 from xtir.dialects.expr import Expr
+from xtir.passes.analysis.footprint import box_of_instances
 from xtir.passes.analysis.inline import (
     accesses_outside,
     body_loads,
     check_complete,
-    check_no_predicate,
     check_only_leaf,
     clone_before,
     format_access,
@@ -44,6 +46,7 @@ from xtir.passes.analysis.inline import (
     single_store,
 )
 from xtir.passes.analysis.navigation import get_block
+from xtir.passes.analysis.predicate import conjoin
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import rebuild_block
 from xtir.passes.utils import fail, target_function
@@ -52,7 +55,6 @@ from xtir.passes.utils import fail, target_function
 def check_consumer(pass_name: str, block: BlockOp) -> StoreOp:
     what = f'block "{block.label}"'
     check_complete(pass_name, block, what)
-    check_no_predicate(pass_name, block)
     return single_store(pass_name, block, what)
 
 
@@ -175,18 +177,24 @@ def inline_into_producer(consumer: BlockOp, store: StoreOp, at: dict[SSAValue, E
     producer_store.erase()
 
 
-def domain_predicate(producer: BlockOp, consumer: BlockOp, at: dict[SSAValue, Expr]) -> list[tuple[Expr, int]]:
-    """P's predicate, plus `p_d < extent of v_d` wherever P's iterations reach past B's domain
-    (they computed X only); a bound on an expression P already bounds tightens that one."""
+def domain_predicate(pass_name: str, producer: BlockOp, consumer: BlockOp,
+                     at: dict[SSAValue, Expr]) -> list[tuple[Expr, int]]:
+    """P's predicate, conjoined with bounds `lo <= p_d < hi` wherever P's iterations reach past the
+    box of instances B's loops run (P computed X there, B wrote nothing)."""
+    box, why = box_of_instances(consumer)
+    if box is None:
+        raise fail(pass_name, consumer, f"{why}; the producer cannot be limited to them")
     bindings = {it.var: it.binding for it in producer.iters()}
-    extents = dict(zip(consumer.iter_vars, consumer.extents))
-    conditions = dict(producer.predicate())
-    for var, expr in at.items():
+    added = []
+    for var, (lo, hi) in zip(consumer.iter_vars, box):
+        expr = at[var]
         reach = expr.bounds(loop_bounds)
-        if reach is None or reach[1] >= extents[var]:
-            bound = expr.substitute(bindings, loop_bounds)
-            conditions[bound] = min(conditions.get(bound, extents[var]), extents[var])
-    return list(conditions.items())
+        p_d = expr.substitute(bindings, loop_bounds)
+        if reach is None or reach[1] >= hi:
+            added.append((p_d, hi))
+        if reach is None or reach[0] < lo:
+            added.append((-p_d, 1 - lo))
+    return conjoin(producer.predicate(), added)
 
 
 @dataclass(frozen=True)
@@ -208,7 +216,7 @@ class ReverseComputeInlinePass(ModulePass):
         check_output_untouched(self.name, f, producer, consumer, store.buffer)
         check_only_leaf(self.name, consumer)
         at = dict(zip(consumer_vars, producer_store.indices()))
-        predicate = domain_predicate(producer, consumer, at)
+        predicate = domain_predicate(self.name, producer, consumer, at)
         inline_into_producer(consumer, store, at, producer_store)
         if predicate != producer.predicate():
             rebuild_block(producer, producer.bindings(), predicate)

@@ -1,4 +1,5 @@
 // RUN: xtir-opt %s -p 'reverse-compute-inline{func=relu block=relu},reverse-compute-inline{func=permuted block=Y},reverse-compute-inline{func=partial block=C},reverse-compute-inline{func=same_nest block=C},reverse-compute-inline{func=twice block=C},reverse-compute-inline{func=twice block=D}' | filecheck %s
+// RUN: xtir-opt %s -p 'split{func=conjoined loop=e factors=-1,5},reverse-compute-inline{func=conjoined block=C},reverse-compute-inline{func=part block=C},reverse-compute-inline{func=where block=C}' | filecheck %s --check-prefix=WHERE
 // reverse-compute-inline (TVM's sch.reverse_compute_inline): a complete consumer
 // `Y[...] = g(X[v0, v1, ...], inputs...)` of an intermediate buffer X disappears into X's
 // single producer `X[p0, p1, ...] = f(...)`, which now stores g(f(...)) into Y with each
@@ -190,6 +191,79 @@ func.func @twice(%A: memref<2x4xf32>, %E: memref<8xf32>, %D: memref<8xf32>) {
       %e = block.load %E[%vd] : memref<8xf32>
       %d = arith.subf %c, %e : f32
       block.store %d, %D[%vd] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// Predicates are conjoined, never replaced. After the split, the producer has two
+// conjuncts on one expression, the original `< 10` and the split's `< 16`; the consumer
+// adds `< 16` for its domain. All hold, so `< 10` does (a map keyed by expression kept
+// the last one and wrote C[10:16]).
+// WHERE-LABEL: func.func @conjoined
+// WHERE:         block.block "B"(%ve = spatial(16, %e0 * 5 + %e1)) where(%e0 * 5 + %e1 < 10) {
+func.func @conjoined(%A: memref<16xf32>, %C: memref<16xf32>) {
+  %B = block.alloc : memref<16xf32>
+  block.for %e = 0 to 16 "e" {
+    block.block "B"(%ve = spatial(16, %e)) where(%e < 10) {
+      %a = block.load %A[%ve] : memref<16xf32>
+      block.store %a, %B[%ve] : memref<16xf32>
+    }
+  }
+  block.for %i = 0 to 16 "i" {
+    block.block "C"(%vi = spatial(16, %i)) {
+      %b = block.load %B[%vi] : memref<16xf32>
+      block.store %b, %C[%vi] : memref<16xf32>
+    }
+  }
+  func.return
+}
+
+// The consumer's loops run 10 of its 16 instances: the producer is limited to those.
+// WHERE-LABEL: func.func @part
+// WHERE:         block.block "B"(%ve = spatial(16, %e)) where(%e < 10) {
+// WHERE-NEXT:      %a = block.load %A[%ve] : memref<16xf32>
+// WHERE-NEXT:      block.store %a, %C[%ve] : memref<16xf32>
+func.func @part(%A: memref<16xf32>, %C: memref<16xf32>) {
+  %B = block.alloc : memref<16xf32>
+  block.for %e = 0 to 16 "e" {
+    block.block "B"(%ve = spatial(16, %e)) {
+      %a = block.load %A[%ve] : memref<16xf32>
+      block.store %a, %B[%ve] : memref<16xf32>
+    }
+  }
+  block.for %i = 0 to 10 "i" {
+    block.block "C"(%vi = spatial(16, %i)) {
+      %b = block.load %B[%vi] : memref<16xf32>
+      block.store %b, %C[%vi] : memref<16xf32>
+    }
+  }
+  func.return
+}
+
+// A consumer under a predicate runs the box of instances its loops reach where the
+// predicate holds: rows 2 to 5 (`-i < -1`), every column (the split's predicate cuts
+// only iterations past the domain).
+// WHERE-LABEL: func.func @where
+// WHERE:         block.block "P"(%vi = spatial(6, %i), %vj = spatial(6, %j)) where(-%i < -1) {
+func.func @where(%A: memref<6x6xf32>, %C: memref<6x6xf32>) {
+  %X = block.alloc : memref<6x6xf32>
+  block.for %i = 0 to 6 "i" {
+    block.for %j = 0 to 6 "j" {
+      block.block "P"(%vi = spatial(6, %i), %vj = spatial(6, %j)) {
+        %a = block.load %A[%vi, %vj] : memref<6x6xf32>
+        block.store %a, %X[%vi, %vj] : memref<6x6xf32>
+      }
+    }
+  }
+  block.for %r = 0 to 4 "r" {
+    block.for %j0 = 0 to 2 "j_0" {
+      block.for %j1 = 0 to 4 "j_1" {
+        block.block "C"(%vi = spatial(6, %r + 2), %vj = spatial(6, %j0 * 4 + %j1)) where(%j0 * 4 + %j1 < 6) {
+          %x = block.load %X[%vi, %vj] : memref<6x6xf32>
+          block.store %x, %C[%vi, %vj] : memref<6x6xf32>
+        }
+      }
     }
   }
   func.return
