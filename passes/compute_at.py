@@ -9,8 +9,11 @@ a `where` predicate.
 
 Legality (checked before anything changes): B and L in the same block scope, L not
 around B; B is not an output block (it writes no function argument) and is the only
-writer of its buffer; every consumer of B in the scope is under L and after B; the
-producers of B's inputs all run before the insertion point.
+writer of its buffer; B reads no buffer it writes unless its init resets it (TVM's
+complete-or-reduction rule: B may be recomputed, and an in-place update would be applied
+twice); every consumer of B in the scope is under L and after B; the producers of B's
+inputs all run before the insertion point. At its new place B runs the instances it ran
+(its loops' reach, cut by its predicate), which must form a box.
 """
 
 from __future__ import annotations
@@ -26,9 +29,11 @@ from xtir.dialects.block import BlockOp, ForOp, buffer_name
 from xtir.passes.analysis.compute_location import (
     blocks_touching,
     buffers_touched,
+    check_no_update_in_place,
     check_target,
     child_index,
     clip,
+    instance_box,
     invert_region,
     move_under,
     program_order,
@@ -77,6 +82,7 @@ def _check_inputs_unchanged(pass_name: str, scope: Operation, block: BlockOp, lo
 def compute_at(pass_name: str, block: BlockOp, loop: ForOp, preserve_unit_loops: bool = False) -> BlockOp:
     """Move producer `block` under `loop`; return the block at its new place."""
     scope = check_target(pass_name, block, loop)
+    check_no_update_in_place(pass_name, block)
     buffer = single_written_buffer(pass_name, block)
     _check_not_output(pass_name, block, buffer)
     others = blocks_touching(scope, buffer, writes=True, exclude=block)
@@ -88,7 +94,8 @@ def compute_at(pass_name: str, block: BlockOp, loop: ForOp, preserve_unit_loops:
     position = min(i for c in consumers if (i := child_index(loop, c)) is not None)
     needed = required_region(loop, consumers, buffer, read_regions, relax_threads=True)
     own = next(r for r in write_regions(block) if r.buffer is buffer)
-    ranges, overflow = clip(pass_name, block, invert_region(pass_name, block, own, needed))
+    ranges, overflow = clip(pass_name, block, invert_region(pass_name, block, own, needed),
+                            instance_box(pass_name, block))
     anchor = list(loop.body.block.ops)[position]
     return move_under(block, loop, anchor, True, ranges, overflow, preserve_unit_loops)
 

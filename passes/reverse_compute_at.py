@@ -7,12 +7,14 @@ write there (e.g. the 16x16 accumulator tile written back after the reduction lo
 Unit-extent loops are dropped unless preserve_unit_loops is set.
 
 Legality (checked before anything changes): B and L in the same block scope, L not
-around B; B is a complete block (spatial variables only, no init), since it runs
-again for every iteration of L; every producer of what B reads is under L and before
-B; no block from L's start to B's old place reads or writes B's output; and over
-all iterations of the loops around, the new nest still reaches B's whole domain (otherwise some of
-B's output would never be computed, e.g. when B reads a window wider than what one
-iteration produces).
+around B; B is a complete block (spatial variables only, no init, reading no buffer it
+writes: TVM's rule), since it runs again for every iteration of L; every producer of
+what B reads is under L and before B, and none reduces over L or a loop around it (B
+would read partial sums there); no block from L's start to B's old place reads or writes
+B's output; and over all iterations of the loops around, the new nest still reaches B's
+whole domain (otherwise some of B's output would never be computed, e.g. when B reads a
+window wider than what one iteration produces). At its new place B runs the instances it
+ran (its loops' reach, cut by its predicate), which must form a box.
 """
 
 from __future__ import annotations
@@ -21,14 +23,16 @@ from dataclasses import dataclass
 
 from xdsl.ir import Operation, SSAValue
 
-from xtir.dialects.block import BlockOp, ForOp, buffer_name
+from xtir.dialects.block import REDUCE, BlockOp, ForOp, buffer_name, loops_in_scope
 from xtir.passes.analysis.compute_location import (
     VarRange,
     blocks_touching,
     buffers_touched,
+    check_no_update_in_place,
     check_target,
     clip,
     covers_domain,
+    instance_box,
     invert_region,
     move_under,
     program_order,
@@ -100,14 +104,33 @@ def _consumed_ranges(pass_name: str, block: BlockOp, loop: ForOp,
     return result
 
 
+def _check_producers_final(pass_name: str, block: BlockOp, loop: ForOp,
+                           producers: dict[SSAValue, list[BlockOp]]) -> None:
+    """What one iteration of `loop` produces must be final: a producer reducing over `loop` (or a
+    loop around it) has written only partial sums when `block` would read them."""
+    chain = [*loops_in_scope(loop), loop]
+    for buffer, writers in producers.items():
+        for writer in writers:
+            for it in writer.iters():
+                for lp in chain:
+                    if it.kind == REDUCE and it.binding.uses(lp.var):
+                        raise fail(pass_name, lp, f'loop "{lp.label}" feeds reduce variable %{it.var.name_hint} of '
+                                   f'block "{writer.label}", which produces {buffer_name(buffer)}: under loop '
+                                   f'"{loop.label}", block "{block.label}" would read partial results of the '
+                                   "reduction; move it under a loop outside the reduction")
+
+
 def reverse_compute_at(pass_name: str, block: BlockOp, loop: ForOp, preserve_unit_loops: bool = False) -> BlockOp:
     """Move consumer `block` under `loop`; return the block at its new place."""
     scope = check_target(pass_name, block, loop)
     check_complete(pass_name, block, f'block "{block.label}"')
+    check_no_update_in_place(pass_name, block)
     producers = _producers_under(pass_name, scope, block, loop)
+    _check_producers_final(pass_name, block, loop, producers)
     _check_no_reordering(pass_name, scope, block, loop)
-    ranges, overflow = clip(pass_name, block, _consumed_ranges(pass_name, block, loop, producers))
-    if (gap := covers_domain(block, ranges)) is not None:
+    box = instance_box(pass_name, block)
+    ranges, overflow = clip(pass_name, block, _consumed_ranges(pass_name, block, loop, producers), box)
+    if (gap := covers_domain(block, ranges, box)) is not None:
         raise fail(pass_name, block, f'under loop "{loop.label}", block "{block.label}" would not compute its whole '
                    f"domain: {gap}")
     anchor = loop.body.block.last_op

@@ -77,12 +77,14 @@ LIT_CASES = {
         "TILE": ["tile", "rows"],
         "WINDOW": ["window", "window_inner", "window_ragged", "ragged"],
         "GPU": ["at_block", "local"],
+        "WHERE": ["guarded"],
     },
     "reverse_compute_at.mlir": {
         "CHECK": ["outer", "unit", "inner"],
         "RAGGED": ["ragged"],
         "GPU": ["local"],
         "POSITION": ["two_producers"],
+        "WHERE": ["where", "part"],
     },
 }
 

@@ -12,8 +12,10 @@ producers) touch there. That part is found in three steps:
 2. inversion: each dimension of the moved block's own region of that buffer is
    one iteration variable times a stride plus a constant, so a buffer range gives
    a range of that variable; variables no dimension names keep their domain;
-3. clipping: a range that can leave the variable's domain gets TVM's `where`
-   predicate.
+3. clipping: a range that can leave the instances the block runs now gets TVM's
+   `where` predicate. Those instances are its domain, or less: its loops may run part of
+   it, and its own predicate (whose loops are replaced) cut it; they must form a box, and
+   the new nest runs no instance outside it.
 """
 
 from __future__ import annotations
@@ -36,8 +38,18 @@ from xtir.dialects.block import (
     scope_of,
 )
 from xtir.dialects.expr import Expr, Var
+from xtir.passes.analysis.footprint import Box, box_of_instances
 from xtir.passes.analysis.navigation import child_blocks
-from xtir.passes.analysis.regions import BufferRegion, Range, loop_bounds, relax, union_ranges
+from xtir.passes.analysis.predicate import conjoin
+from xtir.passes.analysis.regions import (
+    BufferRegion,
+    Range,
+    loop_bounds,
+    read_regions,
+    relax,
+    union_ranges,
+    write_regions,
+)
 from xtir.passes.analysis.rewrite import erase_empty_loops, rebuild_block
 from xtir.passes.utils import fail, function_of
 
@@ -80,6 +92,18 @@ def check_target(pass_name: str, block: BlockOp, loop: ForOp) -> Operation:
         raise fail(pass_name, loop, f'block "{block.label}" and loop "{loop.label}" must be under the same block '
                    f'scope, and the loop must not enclose the block')
     return scope
+
+
+def check_no_update_in_place(pass_name: str, block: BlockOp) -> None:
+    """TVM's complete-or-reduction rule: the block reads no buffer it writes, other than those its init
+    resets. A moved block may run several times for one instance (recomputed per iteration, or per
+    step of a reduction it follows); only then does each run leave the same result."""
+    written = {r.buffer for r in write_regions(block)}
+    for region in read_regions(block):
+        if region.buffer in written:
+            raise fail(pass_name, block, f'block "{block.label}" updates {buffer_name(region.buffer)} in place (it '
+                       "reads the buffer it writes, and no init resets it); moved, it may run more than once for "
+                       "an instance, and each run would apply the update again")
 
 
 def single_written_buffer(pass_name: str, block: BlockOp) -> SSAValue:
@@ -183,29 +207,44 @@ def _strided_var(pass_name: str, block: BlockOp, own: BufferRegion, dim: int) ->
                "its iteration range cannot be inferred")
 
 
-def clip(pass_name: str, block: BlockOp, ranges: list[VarRange]) -> tuple[list[VarRange], list[tuple[int, int]]]:
-    """Keep each range within its variable's domain. Returns the ranges and, per variable whose
-    range may still run past its domain, (variable index, domain extent) for a predicate."""
+def instance_box(pass_name: str, block: BlockOp) -> Box:
+    """The instances `block` runs now, [lo, hi) per iteration variable: its loops' reach, cut by
+    its predicate. Moved, it must run the same ones, from new loops: so they must form a box."""
+    box, why = box_of_instances(block)
+    if box is None:
+        raise fail(pass_name, block, f"{why}; new loops could not run the same ones")
+    return box
+
+
+Overflow = list[tuple[int, int, int]]
+"""Conjuncts `sign * binding of variable index < bound` that new loops need: (index, sign, bound)."""
+
+
+def clip(pass_name: str, block: BlockOp, ranges: list[VarRange], box: Box) -> tuple[list[VarRange], Overflow]:
+    """Keep each range within its variable's [lo, hi) of `box`. Returns the ranges and the conjuncts
+    for the ranges that may still leave it."""
     clipped: list[VarRange] = []
-    overflow: list[tuple[int, int]] = []
-    for index, (it, r) in enumerate(zip(block.iters(), ranges)):
+    overflow: Overflow = []
+    for index, (it, r, (lo, hi)) in enumerate(zip(block.iters(), ranges, box)):
         if r.extent >= it.extent:
-            clipped.append(VarRange(Expr(), it.extent))
+            clipped.append(VarRange(Expr((), lo), hi - lo))
             continue
-        lo, hi = r.start.bounds(loop_bounds) or (0, it.extent)
-        if lo < 0:
+        first, last = r.start.bounds(loop_bounds) or (0, it.extent)
+        if first < 0:
             raise fail(pass_name, block, f"the range of %{it.var.name_hint} of block \"{block.label}\" would start "
                        "below 0; the required region reaches outside the block's domain")
-        if hi + r.extent > it.extent:
-            overflow.append((index, it.extent))
+        if first < lo:
+            overflow.append((index, -1, 1 - lo))
+        if last + r.extent > hi:
+            overflow.append((index, 1, hi))
         clipped.append(r)
     return clipped, overflow
 
 
-def covers_domain(block: BlockOp, ranges: list[VarRange], limit: int = 1 << 16) -> str | None:
-    """None when, over all iterations of the loops around, the ranges cover every variable's domain;
+def covers_domain(block: BlockOp, ranges: list[VarRange], box: Box, limit: int = 1 << 16) -> str | None:
+    """None when, over all iterations of the loops around, the ranges cover the instances `box` holds;
     otherwise which variable is left partly uncomputed."""
-    for it, r in zip(block.iters(), ranges):
+    for it, r, (lo, hi) in zip(block.iters(), ranges, box):
         variables = r.start.variables()
         extents = [(loop_bounds(v) or (0, -1))[1] + 1 for v in variables]
         count = 1
@@ -214,18 +253,18 @@ def covers_domain(block: BlockOp, ranges: list[VarRange], limit: int = 1 << 16) 
         if count > limit:
             return f"%{it.var.name_hint} (too many loop iterations to check its coverage)"
         starts = sorted({r.start.evaluate(dict(zip(variables, point))) for point in product(*map(range, extents))})
-        reached = 0
+        reached = lo
         for s in starts:
             if s > reached:
                 break
             reached = max(reached, s + r.extent)
-        if reached < it.extent:
-            return f"%{it.var.name_hint} (values from {reached} to {it.extent - 1} are never reached)"
+        if reached < hi:
+            return f"%{it.var.name_hint} (values from {reached} to {hi - 1} are never reached)"
     return None
 
 
 def move_under(block: BlockOp, loop: ForOp, anchor: Operation, before: bool, ranges: list[VarRange],
-               overflow: list[tuple[int, int]], preserve_unit_loops: bool) -> BlockOp:
+               overflow: Overflow, preserve_unit_loops: bool) -> BlockOp:
     """Place `block` in a new nest `ax0, ax1, ...` next to `anchor` (a statement of `loop`'s body),
     iterating `ranges`; remove the loops it leaves empty."""
     loops: list[ForOp] = []
@@ -238,7 +277,7 @@ def move_under(block: BlockOp, loop: ForOp, anchor: Operation, before: bool, ran
         lp.location = block.location
         loops.append(lp)
         bindings.append(r.start + Expr.var(lp.var))
-    predicate = [(bindings[i], extent) for i, extent in overflow]
+    predicate = conjoin([(bindings[i] * sign, bound) for i, sign, bound in overflow])
     old_parent = block.parent_op()
     moved = rebuild_block(block, bindings, predicate)
     moved.detach()

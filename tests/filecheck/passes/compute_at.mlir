@@ -3,6 +3,7 @@
 // RUN: xtir-opt %s -p 'split{func=window loop=i factors=-1,4},compute-at{func=window block=copy loop=i_0},split{func=window_inner loop=i factors=-1,4},compute-at{func=window_inner block=copy loop=i_1},split{func=window_ragged loop=i factors=-1,5},compute-at{func=window_ragged block=copy loop=i_0},split{func=ragged loop="C/i" factors=-1,4},compute-at{func=ragged block=B loop=i_0}' | filecheck %s --check-prefix=WINDOW
 // RUN: xtir-opt %s -p 'split{func=shared loop=i factors=-1,128},bind{func=shared loop=i_0 thread="blockIdx.x"},bind{func=shared loop=i_1 thread="threadIdx.x"},cache-read{func=shared block=B index=0 scope="shared"},compute-at{func=shared block=A_shared loop=i_1},split{func=at_block loop=i factors=-1,128},bind{func=at_block loop=i_0 thread="blockIdx.x"},bind{func=at_block loop=i_1 thread="threadIdx.x"},cache-read{func=at_block block=B index=0 scope="shared"},compute-at{func=at_block block=A_shared loop=i_0},split{func=local loop=i factors=-1,128},bind{func=local loop=i_0 thread="blockIdx.x"},bind{func=local loop=i_1 thread="threadIdx.x"},cache-read{func=local block=B index=0 scope="local"},compute-at{func=local block=A_local loop=i_1},split{func=coop loop=i factors=-1,128},bind{func=coop loop=i_0 thread="blockIdx.x"},bind{func=coop loop=i_1 thread="threadIdx.x"},cache-read{func=coop block=B index=0 scope="shared"},compute-at{func=coop block=A_shared loop=i_1},split{func=coop loop=ax0 factors=-1,128},bind{func=coop loop=ax0_1 thread="threadIdx.x"}' | filecheck %s --check-prefix=GPU
 // RUN: xtir-opt %s -p 'split{func=global loop=i factors=-1,128},bind{func=global loop=i_0 thread="blockIdx.x"},bind{func=global loop=i_1 thread="threadIdx.x"},cache-read{func=global block=B index=0 scope="global"},compute-at{func=global block=A_global loop=i_1},split{func=warp_y loop=i factors=-1,128},bind{func=warp_y loop=i_0 thread="blockIdx.x"},bind{func=warp_y loop=i_1 thread="threadIdx.y"},cache-read{func=warp_y block=B index=0 scope="warp"},compute-at{func=warp_y block=A_warp loop=i_1}' | filecheck %s --check-prefix=SCOPE
+// RUN: xtir-opt %s -p 'split{func=guarded loop="C/j" factors=-1,4},compute-at{func=guarded block=T loop=j_0}' | filecheck %s --check-prefix=WHERE
 // compute-at{block=B loop=L preserve_unit_loops=false} (TVM's sch.compute_at): the
 // producer B moves to the start of L's body, before the first statement holding one of
 // its consumers, in a new nest ax0, ax1, ... that computes, per iteration of L, only the
@@ -785,6 +786,29 @@ func.func @warp_y(%A: memref<1026xf32>, %B: memref<1024xf32>) {
       %s01 = arith.addf %a0, %a1 : f32
       %sum = arith.addf %s01, %a2 : f32
       block.store %sum, %B[%vi] : memref<1024xf32>
+    }
+  }
+  func.return
+}
+
+// T's predicate guards its read of A (A[v + 6] exists for v < 10 only): computed per tile
+// of C, T keeps it, on the new nest's variable.
+// WHERE-LABEL: func.func @guarded
+// WHERE:         block.for %j0 = 0 to 3 "j_0" {
+// WHERE-NEXT:      block.for %ax0 = 0 to 4 "ax0" {
+// WHERE-NEXT:        block.block "T"(%v = spatial(16, %j0 * 4 + %ax0)) where(%j0 * 4 + %ax0 < 10) {
+func.func @guarded(%A: memref<16xf32>, %C: memref<10xf32>) {
+  %T = block.alloc : memref<16xf32>
+  block.for %i = 0 to 16 "i" {
+    block.block "T"(%v = spatial(16, %i)) where(%i < 10) {
+      %a = block.load %A[%v + 6] : memref<16xf32>
+      block.store %a, %T[%v] : memref<16xf32>
+    }
+  }
+  block.for %j = 0 to 10 "j" {
+    block.block "C"(%w = spatial(10, %j)) {
+      %t = block.load %T[%w] : memref<16xf32>
+      block.store %t, %C[%w] : memref<10xf32>
     }
   }
   func.return

@@ -316,3 +316,48 @@ func.func @ambiguous_loop(%A: memref<8xf32>, %C: memref<8xf32>) {
   }
   func.return
 }
+
+// -----
+
+// B halves its buffer in place: recomputed under a loop, it would halve it again.
+func.func @update_in_place(%A: memref<8xf32>, %C: memref<8xf32>) {
+  %B = block.alloc : memref<8xf32>
+  block.for %x = 0 to 8 "x" {
+    // expected-error @+1 {{'block.block' op compute-at: block "B" updates B in place (it reads the buffer it writes, and no init resets it); moved, it may run more than once for an instance, and each run would apply the update again}}
+    block.block "B"(%vx = spatial(8, %x)) {
+      %b = block.load %B[%vx] : memref<8xf32>
+      %h = arith.constant 5.000000e-01 : f32
+      %m = arith.mulf %b, %h : f32
+      block.store %m, %B[%vx] : memref<8xf32>
+    }
+  }
+  block.for %i = 0 to 8 "i" {
+    block.block "C"(%vi = spatial(8, %i)) {
+      %b = block.load %B[%vi] : memref<8xf32>
+      block.store %b, %C[%vi] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// B runs the even instances only (its predicate is no bound on %vx): new loops over a
+// box of instances would run the odd ones too.
+func.func @scattered_predicate(%A: memref<8xf32>, %C: memref<8xf32>) {
+  %B = block.alloc : memref<8xf32>
+  block.for %f = 0 to 8 "x" {
+    // expected-error @+1 {{'block.block' op compute-at: the loops and predicate of block "B" run 4 of the 7 instances in the box around them; new loops could not run the same ones}}
+    block.block "B"(%vx = spatial(8, %f)) where(%f mod 2 < 1) {
+      %a = block.load %A[%vx] : memref<8xf32>
+      block.store %a, %B[%vx] : memref<8xf32>
+    }
+  }
+  block.for %i = 0 to 8 "i" {
+    block.block "C"(%vi = spatial(8, %i)) {
+      %b = block.load %B[%vi] : memref<8xf32>
+      block.store %b, %C[%vi] : memref<8xf32>
+    }
+  }
+  func.return
+}

@@ -4,6 +4,7 @@
 // RUN: xtir-opt %s -p 'split{func=local loop=i factors=-1,128},bind{func=local loop=i_0 thread="blockIdx.x"},bind{func=local loop=i_1 thread="threadIdx.x"},cache-write{func=local block=C index=0 scope="local"},reverse-compute-at{func=local block=C_local loop=i_1}' | filecheck %s --check-prefix=GPU
 // RUN: xtir-opt %s -p 'split{func=shared loop=i factors=-1,128},bind{func=shared loop=i_0 thread="blockIdx.x"},bind{func=shared loop=i_1 thread="threadIdx.x"},cache-write{func=shared block=C index=0 scope="shared"},reverse-compute-at{func=shared block=C_shared loop=i_1}' | filecheck %s --check-prefix=SCOPE
 // RUN: xtir-opt %s -p 'reverse-compute-at{func=two_producers block=D loop="X/i"}' | filecheck %s --check-prefix=POSITION
+// RUN: xtir-opt %s -p 'split{func=where loop="T/i" factors=4,4},reverse-compute-at{func=where block=C loop=i_0},split{func=part loop="T/i" factors=4,4},reverse-compute-at{func=part block=C loop=i_0}' | filecheck %s --check-prefix=WHERE
 // reverse-compute-at{block=C loop=L preserve_unit_loops=false} (TVM's
 // sch.reverse_compute_at): the consumer C moves under L, after every statement holding
 // one of its producers (TVM's default index=-1: the last such point, before the first
@@ -411,6 +412,49 @@ func.func @two_producers(%A: memref<8x4xf32>, %D: memref<8x4xf32>, %E: memref<8x
         %d = arith.addf %x, %y : f32
         block.store %d, %D[%vi, %vj] : memref<8x4xf32>
       }
+    }
+  }
+  func.return
+}
+
+// At its new place the consumer runs the instances it ran: those its predicate let
+// through (where), or the part of its domain its loops reach (part). The producer
+// writes all 16 elements of T; C only 10 of C, so the new nest keeps `< 10`.
+// WHERE-LABEL: func.func @where
+// WHERE:         block.for %ax0 = 0 to 4 "ax0" {
+// WHERE-NEXT:      block.block "C"(%w = spatial(16, %i0 * 4 + %ax0)) where(%i0 * 4 + %ax0 < 10) {
+func.func @where(%A: memref<16xf32>, %C: memref<16xf32>) {
+  %T = block.alloc : memref<16xf32>
+  block.for %i = 0 to 16 "i" {
+    block.block "T"(%v = spatial(16, %i)) {
+      %a = block.load %A[%v] : memref<16xf32>
+      block.store %a, %T[%v] : memref<16xf32>
+    }
+  }
+  block.for %j = 0 to 16 "j" {
+    block.block "C"(%w = spatial(16, %j)) where(%j < 10) {
+      %t = block.load %T[%w] : memref<16xf32>
+      block.store %t, %C[%w] : memref<16xf32>
+    }
+  }
+  func.return
+}
+
+// WHERE-LABEL: func.func @part
+// WHERE:         block.for %ax0 = 0 to 4 "ax0" {
+// WHERE-NEXT:      block.block "C"(%w = spatial(16, %i0 * 4 + %ax0)) where(%i0 * 4 + %ax0 < 10) {
+func.func @part(%A: memref<16xf32>, %C: memref<16xf32>) {
+  %T = block.alloc : memref<16xf32>
+  block.for %i = 0 to 16 "i" {
+    block.block "T"(%v = spatial(16, %i)) {
+      %a = block.load %A[%v] : memref<16xf32>
+      block.store %a, %T[%v] : memref<16xf32>
+    }
+  }
+  block.for %j = 0 to 10 "j" {
+    block.block "C"(%w = spatial(16, %j)) {
+      %t = block.load %T[%w] : memref<16xf32>
+      block.store %t, %C[%w] : memref<16xf32>
     }
   }
   func.return

@@ -306,3 +306,87 @@ func.func @no_such_loop(%A: memref<8xf32>, %C: memref<8xf32>) {
   }
   func.return
 }
+
+// -----
+
+// C updates its output in place (C = C * 0.5 + T): TVM's complete block reads no buffer
+// it writes. Under the reduction loop it would run once per step, halving C each time.
+func.func @update_in_place(%A: memref<8x4xf32>, %C: memref<8xf32>) {
+  %T = block.alloc : memref<8xf32>
+  block.for %i = 0 to 8 "i" {
+    block.for %k = 0 to 4 "k" {
+      block.block "T"(%vi = spatial(8, %i), %vk = reduce(4, %k)) {
+        block.init {
+          %z = arith.constant 0.000000e+00 : f32
+          block.store %z, %T[%vi] : memref<8xf32>
+        }
+        %t = block.load %T[%vi] : memref<8xf32>
+        %a = block.load %A[%vi, %vk] : memref<8x4xf32>
+        %s = arith.addf %t, %a : f32
+        block.store %s, %T[%vi] : memref<8xf32>
+      }
+    }
+  }
+  block.for %j = 0 to 8 "j" {
+    // expected-error @+1 {{'block.block' op reverse-compute-at: block "C" updates C in place (it reads the buffer it writes, and no init resets it); moved, it may run more than once for an instance, and each run would apply the update again}}
+    block.block "C"(%vj = spatial(8, %j)) {
+      %c = block.load %C[%vj] : memref<8xf32>
+      %h = arith.constant 5.000000e-01 : f32
+      %m = arith.mulf %c, %h : f32
+      %t = block.load %T[%vj] : memref<8xf32>
+      %s = arith.addf %m, %t : f32
+      block.store %s, %C[%vj] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Under i, inside the producer's reduction loop k, T holds partial sums only.
+func.func @partial_sums(%A: memref<8x4xf32>, %C: memref<8xf32>) {
+  %T = block.alloc : memref<8xf32>
+  // expected-error @+1 {{'block.for' op reverse-compute-at: loop "k" feeds reduce variable %vk of block "T", which produces T: under loop "i", block "C" would read partial results of the reduction; move it under a loop outside the reduction}}
+  block.for %k = 0 to 4 "k" {
+    block.for %i = 0 to 8 "i" {
+      block.block "T"(%vi = spatial(8, %i), %vk = reduce(4, %k)) {
+        block.init {
+          %z = arith.constant 0.000000e+00 : f32
+          block.store %z, %T[%vi] : memref<8xf32>
+        }
+        %t = block.load %T[%vi] : memref<8xf32>
+        %a = block.load %A[%vi, %vk] : memref<8x4xf32>
+        %s = arith.addf %t, %a : f32
+        block.store %s, %T[%vi] : memref<8xf32>
+      }
+    }
+  }
+  block.for %j = 0 to 8 "j" {
+    block.block "C"(%vj = spatial(8, %j)) {
+      %t = block.load %T[%vj] : memref<8xf32>
+      block.store %t, %C[%vj] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// C runs every other instance: new loops could not run the same ones.
+func.func @strided_instances(%A: memref<8xf32>, %C: memref<8xf32>) {
+  %B = block.alloc : memref<8xf32>
+  block.for %i = 0 to 8 "i" {
+    block.block "B"(%vi = spatial(8, %i)) {
+      %a = block.load %A[%vi] : memref<8xf32>
+      block.store %a, %B[%vi] : memref<8xf32>
+    }
+  }
+  block.for %j = 0 to 4 "j" {
+    // expected-error @+1 {{'block.block' op reverse-compute-at: the loops of block "C" run 4 of the 7 instances in the box around them; new loops could not run the same ones}}
+    block.block "C"(%vj = spatial(8, %j * 2)) {
+      %b = block.load %B[%vj] : memref<8xf32>
+      block.store %b, %C[%vj] : memref<8xf32>
+    }
+  }
+  func.return
+}
