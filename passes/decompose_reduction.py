@@ -6,6 +6,12 @@ becomes `B_update` (TVM's decompose_reduction). L must enclose B in B's scope, a
 no loop above L may feed a reduce variable (the init would run once per reduction
 step otherwise), and the loops from L down may not run an instance of B twice (B is
 recomputed there, after compute-at; the init would run once for several sums).
+The init must run at the first iteration of each instance, which it does where every
+reduce variable is 0 (a backward binding `5 - k` reaches 0 last: hoisting that init
+would move it ahead of updates it follows). Hoisted, the init also reads and writes
+earlier: nothing under L may write what it reads (e.g. a cache of the bias computed
+there), and another block under L may touch what it writes only after B, within what B
+writes in the same iteration.
 `B_update` keeps B's annotations; the init block and its loops have none.
 """
 
@@ -13,14 +19,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
-from xtir.dialects.block import REDUCE, SPATIAL, BlockOp, ForOp, loops_in_scope
+from xtir.dialects.block import REDUCE, SPATIAL, AccessOp, BlockOp, ForOp, IterVar, buffer_name, loops_in_scope
 from xtir.dialects.expr import Expr
-from xtir.passes.analysis.instances import repeated_instances
-from xtir.passes.analysis.navigation import get_block, get_loop
+from xtir.passes.analysis.compute_location import buffers_touched, program_order, required_region
+from xtir.passes.analysis.inline import owner_label
+from xtir.passes.analysis.instances import points, repeated_instances
+from xtir.passes.analysis.navigation import child_blocks, get_block, get_loop
+from xtir.passes.analysis.regions import Range, read_regions, write_regions
 from xtir.passes.analysis.rewrite import substitute_var
 from xtir.passes.utils import fail, fresh_name, function_of, target_function
 
@@ -53,7 +64,106 @@ def check(pass_name: str, block: BlockOp, loop: ForOp) -> list[ForOp]:
             f'cannot decompose block "{block.label}" at loop "{loop.label}": {why}, and its init would run only '
             "once; decompose at a loop below them",
         )
+    _check_init_runs_first(pass_name, block, loop, scope)
+    _check_init_inputs_ready(pass_name, block, loop)
+    _check_init_outputs_unseen(pass_name, block, loop)
     return scope[position:]
+
+
+def _check_init_runs_first(pass_name: str, block: BlockOp, loop: ForOp, scope: list[ForOp]) -> None:
+    """The init runs where every reduce variable is 0; hoisted, it runs before all the updates of its
+    instance, which is the same only when that iteration is the instance's first."""
+    below = scope[next(i for i, lp in enumerate(scope) if lp is loop):]
+    spatial = [it.binding for it in block.iters() if it.kind == SPATIAL]
+    reduce = [it for it in block.iters() if it.kind == REDUCE]
+    spatial_loops = {lp.var for lp in below if any(b.uses(lp.var) for b in spatial)}
+    coupled = any(it.binding.uses(v) for it in reduce for v in spatial_loops)
+    if not coupled:  # the first iteration of each instance has every reduction loop at 0
+        first = {it: it.binding.evaluate(dict.fromkeys(it.binding.variables(), 0)) for it in reduce}
+        late = [f"%{it.var.name_hint} = {value}" for it, value in first.items() if value != 0]
+    elif (late := _late_inits(block, scope, below, spatial, reduce)) is None:
+        raise fail(pass_name, loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": its loops feed '
+                   "both spatial and reduce variables, and there are too many iterations to check that its init runs "
+                   "at the first iteration of each instance")
+    if late:
+        raise fail(pass_name, loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": its init runs '
+                   "when every reduce variable is 0, which is not the first iteration of each instance (the first "
+                   f"has {', '.join(late)}); hoisted before the loop, it would run ahead of updates it follows")
+
+
+def _late_inits(block: BlockOp, scope: list[ForOp], below: list[ForOp], spatial: list[Expr],
+                reduce: list[IterVar]) -> list[str] | None:
+    """With loops feeding both kinds of variables, the nonzero reduce values at the first iteration
+    (in loop order) of some instance, found by running the loops of the scope; an instance is its
+    spatial values in one iteration of the loops above `below`."""
+    predicate = block.predicate()
+    exprs = [*spatial, *(it.binding for it in reduce), *(e for e, _ in predicate)]
+    used = [lp for lp in scope if any(e.uses(lp.var) for e in exprs)]
+    values = points([(lp.var, lp.extent) for lp in used], [*(Expr.var(lp.var) for lp in used), *exprs])
+    if values is None:
+        return None
+    above = [k for k, lp in enumerate(used) if not any(lp is b for b in below)]
+    rows = values[len(used):]
+    runs = np.ones(values.shape[1], dtype=bool)
+    for row, (_, bound) in zip(rows[len(spatial) + len(reduce):], predicate):
+        runs &= row < bound
+    keys = np.concatenate([values[above], rows[: len(spatial)]])[:, runs]
+    _, first = np.unique(keys, axis=1, return_index=True)
+    starts = rows[len(spatial): len(spatial) + len(reduce)][:, runs][:, first]
+    return [f"%{it.var.name_hint} = {int(row[row != 0][0])}" for it, row in zip(reduce, starts) if np.any(row != 0)]
+
+
+def _init_accesses(block: BlockOp, writes: bool) -> set[SSAValue]:
+    init = block.init
+    assert init is not None
+    return {a.buffer for op in init.walk() if isinstance(op, AccessOp) for a in op.accesses() if a.is_write == writes}
+
+
+def _check_init_inputs_ready(pass_name: str, block: BlockOp, loop: ForOp) -> None:
+    """Hoisted before `loop`, the init reads its inputs before anything under the loop writes them."""
+    inputs = _init_accesses(block, writes=False)
+    init = block.init
+    for op in loop.walk():
+        if isinstance(op, AccessOp) and not (init is not None and init.is_ancestor(op)):
+            for access in op.accesses():
+                if access.is_write and access.buffer in inputs:
+                    raise fail(pass_name, loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": its '
+                               f"init reads {buffer_name(access.buffer)}, which {owner_label(op)} writes under the "
+                               "loop; hoisted before the loop, the init would read it before it is written")
+
+
+def _check_init_outputs_unseen(pass_name: str, block: BlockOp, loop: ForOp) -> None:
+    """Hoisted before `loop`, the init writes earlier: another block under the loop may touch those
+    buffers only after `block`, and only where `block` wrote in the same iteration (so the init had
+    run there already)."""
+    order = program_order(function_of(block))
+    for buffer in _init_accesses(block, writes=True):
+        mine = required_region(loop, [block], buffer, write_regions, relax_threads=False)
+        for other in child_blocks(loop):
+            if other is block:
+                continue
+            for regions_of, writes in ((read_regions, False), (write_regions, True)):
+                if buffer not in buffers_touched(other, writes):
+                    continue
+                verb = "writes" if writes else "reads"
+                if order[id(other)] < order[id(block)]:
+                    raise fail(pass_name, loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": '
+                               f'block "{other.label}" {verb} {buffer_name(buffer)} under the loop before it; the '
+                               "hoisted init would write it first")
+                theirs = required_region(loop, [other], buffer, regions_of, relax_threads=False)
+                if not _within(theirs, mine):
+                    raise fail(pass_name, loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": '
+                               f'block "{other.label}" {verb} {buffer_name(buffer)} under the loop outside what '
+                               f'"{block.label}" computes in the same iteration; the hoisted init would have '
+                               "written there already")
+
+
+def _within(inner: tuple[Range, ...], outer: tuple[Range, ...]) -> bool:
+    for a, b in zip(inner, outer):
+        diff = a.start - b.start
+        if not diff.is_const or diff.const < 0 or diff.const + a.extent > b.extent:
+            return False
+    return True
 
 
 def decompose(pass_name: str, block: BlockOp, loop: ForOp) -> BlockOp:

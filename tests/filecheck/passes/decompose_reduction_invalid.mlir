@@ -211,3 +211,99 @@ func.func @parity_of_an_outer_loop(%A: memref<2x2xf32>, %B: memref<2x2xf32>, %C:
   }
   func.return
 }
+
+// -----
+
+// A backward binding: the init runs when %vk is 0, at the last iteration of k; the
+// first three updates add to C's old value and the init then resets it. Hoisted before
+// k, it would run ahead of them.
+func.func @backward(%A: memref<4x4xf32>, %C: memref<4xf32>) {
+  block.for %i = 0 to 4 "i" {
+    // expected-error @+1 {{'block.for' op decompose-reduction: cannot decompose block "matmul" at loop "k": its init runs when every reduce variable is 0, which is not the first iteration of each instance (the first has %vk = 3); hoisted before the loop, it would run ahead of updates it follows}}
+    block.for %k = 0 to 4 "k" {
+      block.block "matmul"(%vi = spatial(4, %i), %vk = reduce(4, 3 - %k)) {
+        block.init {
+          %zero = arith.constant 0.000000e+00 : f32
+          block.store %zero, %C[%vi] : memref<4xf32>
+        }
+        %c = block.load %C[%vi] : memref<4xf32>
+        %a = block.load %A[%vi, %vk] : memref<4x4xf32>
+        %s = arith.addf %c, %a : f32
+        block.store %s, %C[%vi] : memref<4xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A rotated binding reaches 0 in the middle of k.
+func.func @rotated(%A: memref<4x4xf32>, %C: memref<4xf32>) {
+  block.for %i = 0 to 4 "i" {
+    // expected-error @+1 {{'block.for' op decompose-reduction: cannot decompose block "matmul" at loop "k": its init runs when every reduce variable is 0, which is not the first iteration of each instance (the first has %vk = 1); hoisted before the loop, it would run ahead of updates it follows}}
+    block.for %k = 0 to 4 "k" {
+      block.block "matmul"(%vi = spatial(4, %i), %vk = reduce(4, (%k + 1) mod 4)) {
+        block.init {
+          %zero = arith.constant 0.000000e+00 : f32
+          block.store %zero, %C[%vi] : memref<4xf32>
+        }
+        %c = block.load %C[%vi] : memref<4xf32>
+        %a = block.load %A[%vi, %vk] : memref<4x4xf32>
+        %s = arith.addf %c, %a : f32
+        block.store %s, %C[%vi] : memref<4xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// One loop feeds both variables (fused, %vi = k floordiv 4): each instance starts at
+// %vk = 3, found by running the loop.
+func.func @fused_backward(%A: memref<4x4xf32>, %C: memref<4xf32>) {
+  // expected-error @+1 {{'block.for' op decompose-reduction: cannot decompose block "matmul" at loop "k": its init runs when every reduce variable is 0, which is not the first iteration of each instance (the first has %vk = 3); hoisted before the loop, it would run ahead of updates it follows}}
+  block.for %k = 0 to 16 "k" {
+    block.block "matmul"(%vi = spatial(4, %k floordiv 4), %vk = reduce(4, 3 - %k mod 4)) {
+      block.init {
+        %zero = arith.constant 0.000000e+00 : f32
+        block.store %zero, %C[%vi] : memref<4xf32>
+      }
+      %c = block.load %C[%vi] : memref<4xf32>
+      %a = block.load %A[%vi, %vk] : memref<4x4xf32>
+      %s = arith.addf %c, %a : f32
+      block.store %s, %C[%vi] : memref<4xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// The init reads the bias through a cache copied under k (fuse-reduction-epilogue, then
+// cache-read and compute-at of the bias): hoisted before k, it would read the cache
+// before the copy.
+func.func @init_input_under_loop(%A: memref<4x4xf32>, %Bias: memref<4xf32>, %C: memref<4xf32>) {
+  %Bias_local = block.alloc : memref<4xf32, "local">
+  block.for %i = 0 to 4 "i" {
+    // expected-error @+1 {{'block.for' op decompose-reduction: cannot decompose block "matmul" at loop "k": its init reads Bias_local, which block "Bias_local" writes under the loop; hoisted before the loop, the init would read it before it is written}}
+    block.for %k = 0 to 4 "k" {
+      block.block "Bias_local"(%v0 = spatial(4, %i)) {
+        %b = block.load %Bias[%v0] : memref<4xf32>
+        block.store %b, %Bias_local[%v0] : memref<4xf32, "local">
+      }
+      block.block "matmul"(%vi = spatial(4, %i), %vk = reduce(4, %k)) {
+        block.init {
+          %b = block.load %Bias_local[%vi] : memref<4xf32, "local">
+          block.store %b, %C[%vi] : memref<4xf32>
+        }
+        %c = block.load %C[%vi] : memref<4xf32>
+        %a = block.load %A[%vi, %vk] : memref<4x4xf32>
+        %s = arith.addf %c, %a : f32
+        block.store %s, %C[%vi] : memref<4xf32>
+      }
+    }
+  }
+  func.return
+}
