@@ -9,10 +9,13 @@ the box comes with how many of its points are reached:
 - each nest (one store, or one block's bindings) is a list of index expressions over
   loops, run where its predicate conjuncts hold; a conjunct bounding one index
   (`i_0 * 8 + i_1 < 120` where the index is `i_0 * 8 + i_1`) cuts the box there;
-- a single nest whose loops each feed one index as a plain term, without gaps between
-  the values (`i_0 * 16 + i_1`), fills its box, given that the conjuncts testing other
-  loops (a reduction's split) hold somewhere; anything else (several stores, fused or
-  strided indices, other predicates) is counted by running the loops.
+- the indices of one nest fall into groups that share no loop (a conjunct links the
+  indices it tests; one testing none, a reduction's split, only has to hold somewhere);
+  the points are the product of the groups';
+- a group whose loops each feed one index as a plain term, without gaps between the
+  values (`i_0 * 16 + i_1`), and whose conjuncts all bound an index, fills its box;
+  anything else (several stores, fused or strided indices, other predicates) is
+  counted by running the loops (one key per point, up to ENUMERATION_LIMIT points).
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ class Coverage:
 
     @property
     def volume(self) -> int:
-        return int(np.prod([hi - lo for lo, hi in self.box], dtype=object))
+        return _volume(self.box)
 
     @property
     def exact(self) -> bool:
@@ -64,19 +67,81 @@ class Coverage:
 
 
 def coverage(nests: Sequence[Nest], shape: Sequence[int]) -> Coverage:
-    loose = _union([_box(n) for n in nests])
-    box = _clamp(loose, shape)
     first = nests[0]
-    alone = all(n.indices == first.indices and n.conjuncts == first.conjuncts for n in nests) and _fills_alone(first)
-    if alone and box == loose:
-        return Coverage(box, int(np.prod([hi - lo for lo, hi in box], dtype=object)))
-    reached = _reached(nests)
-    if reached is None:
-        return Coverage(box, None)
-    if reached.shape[1] == 0:
+    if all(n.indices == first.indices and n.conjuncts == first.conjuncts for n in nests):
+        return _split_coverage(first, shape)
+    return _counted(nests, shape)
+
+
+def _split_coverage(nest: Nest, shape: Sequence[int]) -> Coverage:
+    """Dimensions that share no loop, directly or through a conjunct, vary independently: the
+    points are the product of each group's (so a fused i, j and a plain k are counted apart)."""
+    groups, free = _groups(nest)
+    if not _satisfiable(free, nest.loops):
         return Coverage([(0, 0)] * len(shape), 0)
-    tight = [(int(row.min()), int(row.max()) + 1) for row in reached]
-    return Coverage(_clamp(tight, shape), reached.shape[1], _clamp(tight, shape) != tight)
+    box: list[tuple[int, int]] = [(0, 0)] * len(shape)
+    reached: int | None = 1
+    outside = False
+    for dims, conjuncts in groups:
+        sub = Nest([nest.indices[d] for d in dims], nest.loops, conjuncts)
+        sub_shape = [shape[d] for d in dims]
+        cover = _from_strides(sub, sub_shape) or _counted([sub], sub_shape)
+        for d, dim_box in zip(dims, cover.box):
+            box[d] = dim_box
+        reached = None if reached is None or cover.reached is None else reached * cover.reached
+        outside = outside or cover.outside
+    return Coverage(box, reached, outside)
+
+
+def _groups(nest: Nest) -> tuple[list[tuple[list[int], list[Conjunct]]], list[Conjunct]]:
+    """The dimensions in groups linked by shared loops (a conjunct links those it tests), with
+    their conjuncts; and the conjuncts that test no loop of any index."""
+    owner = list(range(len(nest.indices)))
+
+    def root(d: int) -> int:
+        while owner[d] != d:
+            d = owner[d]
+        return d
+
+    uses = [set(e.variables()) for e in nest.indices]
+    for links in [*uses, *(set(e.variables()) for e, _ in nest.conjuncts)]:
+        linked = [d for d, u in enumerate(uses) if u & links]
+        for d in linked[1:]:
+            owner[root(d)] = root(linked[0])
+    groups: dict[int, tuple[list[int], list[Conjunct]]] = {}
+    for d in range(len(nest.indices)):
+        groups.setdefault(root(d), ([], []))[0].append(d)
+    free = []
+    for conjunct in nest.conjuncts:
+        dims = [d for d, u in enumerate(uses) if u & set(conjunct[0].variables())]
+        (groups[root(dims[0])][1] if dims else free).append(conjunct)
+    return list(groups.values()), free
+
+
+def _from_strides(nest: Nest, shape: Sequence[int]) -> Coverage | None:
+    """The nest's box when its strides show it is filled (each loop feeds one index as a plain
+    term, without gaps, and every conjunct bounds an index), else None."""
+    loose = _box(nest)
+    box = _clamp(loose, shape)
+    index_vars = {v for e in nest.indices for v in e.variables()}
+    extents = {v: n for v, n in nest.loops.items() if v in index_vars}
+    if box != loose or any(bound_on(c, nest.indices) is None for c in nest.conjuncts):
+        return None
+    if not gapless(nest.indices, [1] * len(nest.indices), extents):
+        return None
+    return Coverage(box, int(np.prod([hi - lo for lo, hi in box], dtype=object)))
+
+
+def _counted(nests: Sequence[Nest], shape: Sequence[int]) -> Coverage:
+    """The box around the points the nests reach and how many there are, by running their loops."""
+    points_reached = _points_reached(nests)
+    if points_reached is None:
+        return Coverage(_clamp(_union([_box(n) for n in nests]), shape), None)
+    if points_reached.shape[1] == 0:
+        return Coverage([(0, 0)] * len(shape), 0)
+    tight = [(int(row.min()), int(row.max()) + 1) for row in points_reached]
+    box = _clamp(tight, shape)
+    return Coverage(box, _distinct(points_reached, tight), box != tight)
 
 
 def written_box(block: BlockOp, buffer: SSAValue) -> tuple[Box | None, str]:
@@ -99,21 +164,21 @@ def written_box(block: BlockOp, buffer: SSAValue) -> tuple[Box | None, str]:
         return None, (f'block "{block.label}" writes {cover.reached} elements of {name}, not exactly the '
                       f"{cover.volume} of {_format_box(name, cover.box)}")
     for init in (s for s in stores if s.in_init):
-        if not _init_within(init, body, cover.box):
+        if not _init_within(init, body, cover.box, shape):
             return None, f'the init of block "{block.label}" writes {name} outside what its body writes'
     return cover.box, ""
 
 
-def _init_within(init: Nest, body: list[Nest], box: Box) -> bool:
+def _init_within(init: Nest, body: list[Nest], box: Box, shape: Sequence[int]) -> bool:
     """Whether an init's store writes only within `box`: it stores where a body store does, under
-    the same loops and fewer conditions, or its loops (run in full) reach only the box."""
+    the same loops and fewer conditions, or its loops (all of them) reach only the box."""
     used = {v for e in [*init.indices, *(c for c, _ in init.conjuncts)] for v in e.variables()}
     for store in body:
         if (store.indices == init.indices and set(store.conjuncts) <= set(init.conjuncts)
                 and all(store.loops.get(v) == init.loops[v] for v in used)):
             return True
-    reached = _reached([init])
-    return reached is not None and _inside(reached, box)
+    cover = coverage([init], shape)
+    return not cover.outside and all(blo <= lo and hi <= bhi for (lo, hi), (blo, bhi) in zip(cover.box, box))
 
 
 def instances_run(block: BlockOp) -> Coverage:
@@ -183,17 +248,6 @@ def _format_box(name: str, box: Box) -> str:
     return f"{name}[{', '.join(f'{lo}:{hi}' for lo, hi in box)}]"
 
 
-def _fills_alone(nest: Nest) -> bool:
-    """Shown from the strides: each loop feeds one index as a plain term, without gaps, and the
-    conjuncts either bound an index or test only other loops and hold somewhere."""
-    index_vars = {v for e in nest.indices for v in e.variables()}
-    others = [c for c in nest.conjuncts if bound_on(c, nest.indices) is None]
-    if any(index_vars & set(e.variables()) for e, _ in others):
-        return False
-    extents = {v: n for v, n in nest.loops.items() if v in index_vars}
-    return gapless(nest.indices, [1] * len(nest.indices), extents) and _satisfiable(others, nest.loops)
-
-
 def _satisfiable(conjuncts: list[Conjunct], loops: dict[SSAValue, int]) -> bool:
     """Whether some iteration of the loops meets every conjunct (False when too many to run)."""
     if not conjuncts:
@@ -203,8 +257,8 @@ def _satisfiable(conjuncts: list[Conjunct], loops: dict[SSAValue, int]) -> bool:
     return values is not None and bool(np.any(np.all(values < np.array([[b] for _, b in conjuncts]), axis=0)))
 
 
-def _reached(nests: Sequence[Nest]) -> np.ndarray | None:
-    """The different points the nests reach (columns), by running their loops; None past the limit."""
+def _points_reached(nests: Sequence[Nest]) -> np.ndarray | None:
+    """The points the nests reach (columns, repeats kept), by running their loops; None past the limit."""
     columns = []
     total = 0
     for nest in nests:
@@ -219,11 +273,16 @@ def _reached(nests: Sequence[Nest]) -> np.ndarray | None:
         for row, (_, bound) in zip(values[n:], nest.conjuncts):
             runs &= row < bound
         columns.append(values[:n, runs])
-    reached = np.concatenate(columns, axis=1)
-    if reached.shape[0] == 0:  # 0-d: the one point, if any iteration runs
-        return reached[:, :1]
-    return np.unique(reached, axis=1)
+    return np.concatenate(columns, axis=1)
 
 
-def _inside(values: np.ndarray, box: Box) -> bool:
-    return all(bool(np.all((row >= lo) & (row < hi))) for row, (lo, hi) in zip(values, box))
+def _distinct(values: np.ndarray, box: Box) -> int:
+    """How many different columns `values` (all within `box`) has, from one key per column."""
+    keys = np.zeros(values.shape[1], dtype=object if _volume(box) >= 2**62 else np.int64)
+    for row, (lo, hi) in zip(values, box):
+        keys = keys * (hi - lo) + (row - lo)
+    return len(np.unique(keys))
+
+
+def _volume(box: Box) -> int:
+    return int(np.prod([hi - lo for lo, hi in box], dtype=object))
