@@ -123,8 +123,9 @@ def _check_init_inputs_ready(pass_name: str, block: BlockOp, loop: ForOp) -> Non
     """Hoisted before `loop`, the init reads its inputs before anything under the loop writes them."""
     inputs = _init_accesses(block, writes=False)
     init = block.init
+    assert init is not None
     for op in loop.walk():
-        if isinstance(op, AccessOp) and not (init is not None and init.is_ancestor(op)):
+        if isinstance(op, AccessOp) and not init.is_ancestor(op):
             for access in op.accesses():
                 if access.is_write and access.buffer in inputs:
                     raise fail(pass_name, loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": its '
@@ -159,6 +160,7 @@ def _check_init_outputs_unseen(pass_name: str, block: BlockOp, loop: ForOp) -> N
 
 
 def _within(inner: tuple[Range, ...], outer: tuple[Range, ...]) -> bool:
+    """Whether each range of `inner` lies in the one of `outer` (their starts a constant apart)."""
     for a, b in zip(inner, outer):
         diff = a.start - b.start
         if not diff.is_const or diff.const < 0 or diff.const + a.extent > b.extent:
