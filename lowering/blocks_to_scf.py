@@ -23,6 +23,9 @@ through; function signatures are unchanged.
   buffer allocated outside it (a parameter, or a scratch buffer that carries data between
   iterations), is refused (a race); iterations writing disjoint rows of an intermediate
   buffer are not.
+- Then every access must be shown inside its buffer, from the loop bounds and the conditions
+  of the guards around it, or is refused (lowering/bounds_check.py); with
+  `bounds_check=true` each access is checked at run time instead.
 - `block.alloc` becomes `memref.alloca` (same type: the scope string stays the memory
   space) at the start of the function, or inside the loop compact-buffers put it in;
   accel ops become loop nests (lower-accel).
@@ -63,6 +66,7 @@ from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPa
 from xtir.dialects import block as blk
 from xtir.dialects.accel import Accel, TMM16Op
 from xtir.dialects.block import SERIAL, AccessOp, BlockOp
+from xtir.lowering import bounds_check
 from xtir.lowering.accel_to_scf import LowerAccelOp
 from xtir.lowering.compact_buffers import INIT_GUARD, CompactBuffersPass
 from xtir.lowering.index_expr import IndexEmitter, alloca_point, constant, entry_block, sort_prologue
@@ -85,8 +89,8 @@ _OUTPUT_OPS = _SCF_OPS | _MEMREF_OPS | _FUNC_OPS
 
 
 def _allowed(op: Operation, names: set[str]) -> bool:
-    if isinstance(op, func.CallOp) and KERNEL_ATTR in op.attributes:
-        return names is _OUTPUT_OPS  # a micro-kernel call (microkernels=true) is output, never input
+    if isinstance(op, func.CallOp) and (KERNEL_ATTR in op.attributes or bounds_check.CALL_ATTR in op.attributes):
+        return names is _OUTPUT_OPS  # a micro-kernel call or a bounds report is output, never input
     return op.name in names or op.name.startswith(("arith.", "math."))
 
 
@@ -258,6 +262,9 @@ class LowerBlocksPass(ModulePass):
     microkernels: bool = False
     """Leave accel.tmm16 as a call of the CPU micro-kernel (lowering/microkernels.py) for
     convert-to-llvm, instead of a scalar loop nest; xtir.build sets it."""
+    bounds_check: bool = False
+    """Check every access at run time (lowering/bounds_check.py) instead of refusing the
+    ones that cannot be shown in bounds; xtir.build(..., bounds_check=True) sets it."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _check(op, _INPUT_OPS, self.name, "it lowers the block, accel, arith, math, scf and memref dialects only")
@@ -268,6 +275,8 @@ class LowerBlocksPass(ModulePass):
             CompactBuffersPass().apply(ctx, op)
         for f in op.ops:
             _check_parallel_loops(self.name, f)
+            if isinstance(f, func.FuncOp) and f.body.blocks:
+                bounds_check.check_accesses(self.name, f, self.bounds_check)
         patterns = [LowerFor(), LowerLoad(), LowerStore(), LowerAlloc(), LowerAccelOp()]
         if self.microkernels:
             patterns.insert(0, TMM16ToMicrokernel())

@@ -1,9 +1,12 @@
-"""Parallel loops do not race.
+"""Compiled code touches only its arguments, and parallel loops do not race.
 
-Regression tests of issue 17 (item 5) and issue 14 (parallel over an intermediate buffer):
-what the parallel primitive accepts, xtir.build compiles; what would race is refused by the
-primitive (and by the build, for parallel loops written by hand). Outputs start as NaN, and
-every array sits between guard zones that must come back untouched.
+Regression tests of issue 17 (items 5 and 7) and issue 14 (parallel over an intermediate
+buffer): what the parallel primitive accepts, xtir.build compiles; what would race is
+refused by the primitive (and by the build, for parallel loops written by hand); a `where`
+that lets a binding or an index leave its range is refused at parse; an access that cannot
+be shown inside its buffer is refused by the build, or checked at run time with
+`bounds_check=True`. Outputs start as NaN, and every array sits between guard zones that
+must come back untouched.
 """
 
 from __future__ import annotations
@@ -144,3 +147,100 @@ def test_racing_parallel_loop_written_by_hand_is_refused_by_the_build(program: s
     module = xtir.parse(program.replace("KIND", " parallel"))
     with pytest.raises(xtir.XtirError, match='parallel loop "i" would race'):
         xtir.build(module)
+
+
+# Predicates and bounds ----------------------------------------------------------------------
+
+WEAK_PREDICATE = """
+func.func @main(%A: memref<10xf32>, %B: memref<10xf32>) {
+  block.for %i0 = 0 to 3 "i_0" {
+    block.for %i1 = 0 to 4 "i_1" {
+      block.block "split"(%vi = spatial(10, %i0 * 4 + %i1)) where(%i0 * 4 + %i1 < 12) {
+        %a = block.load %A[%vi] : memref<10xf32>
+        block.store %a, %B[%vi] : memref<10xf32>
+      }
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_predicate_that_lets_a_binding_leave_its_domain_is_refused_at_parse() -> None:
+    """Issue 17 item 7: the compiled code read and wrote A[10], A[11], B[10], B[11]."""
+    with pytest.raises(xtir.XtirError, match=r"binding of %vi is 10 at i_0 = 2, i_1 = 2, where the predicate holds"):
+        xtir.parse(WEAK_PREDICATE)
+
+
+def test_predicate_that_lets_an_index_leave_is_refused_at_parse() -> None:
+    text = WEAK_PREDICATE.replace("spatial(10,", "spatial(12,")
+    with pytest.raises(xtir.XtirError, match=r"index 0 is 10 at i_0 = 2, i_1 = 2, where the predicate holds"):
+        xtir.parse(text)
+
+
+UNKNOWN_GUARD = """
+func.func @main(%A: memref<10xf32>, %B: memref<16xf32>, %N: memref<1xindex>) {
+  %n = block.load %N[0] : memref<1xindex>
+  block.for %t = 0 to 16 "t" {
+    %in = arith.cmpi slt, %t, %n : index
+    scf.if %in {
+      block.block "g"(%vt = spatial(16, %t)) {
+        %a = block.load %A[%vt] : memref<10xf32>
+        block.store %a, %B[%vt] : memref<16xf32>
+      }
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_access_not_shown_in_bounds_is_refused_by_the_build() -> None:
+    with pytest.raises(xtir.XtirError, match="cannot show that index 0 stays in .0, 9.*bounds_check=True"):
+        xtir.build(xtir.parse(UNKNOWN_GUARD))
+
+
+def test_bounds_check_reports_the_first_access_out_of_range() -> None:
+    f = xtir.build(xtir.parse(UNKNOWN_GUARD), bounds_check=True)
+    g = Guarded()
+    a, b = g.array(rand(10)), g.nan(16)
+    f(a, b, np.array([10], dtype=np.int64))  # the guard keeps t < 10: nothing out of range
+    np.testing.assert_array_equal(b[:10], a)
+    with pytest.raises(xtir.XtirEvaluationError, match=r'block.load on %A in block "g" \(.*\): index 0 is 10, outside \[0, 9\]'):
+        f(a, b, np.array([16], dtype=np.int64))
+    g.check()
+    np.testing.assert_array_equal(b[10:], 0)  # loads out of range yield 0
+    f(a, b, np.array([3], dtype=np.int64))  # the error was reported once
+
+
+SPLIT_SCHEDULES = [
+    "split{loop=i factors=-1,16},parallel{loop=i_0},vectorize{loop=i_1}",
+    "split{loop=i factors=-1,7},split{loop=i_1 factors=-1,3},fuse{loops=i_0,i_1_0},parallel{loop=i_0_i_1_0_fused}",
+    "split{loop=i factors=8,-1},reorder{loops=i_1,i_0},parallel{loop=i_1}",
+]
+
+
+@pytest.mark.parametrize("schedule", SPLIT_SCHEDULES)
+@pytest.mark.parametrize("bounds_check", [False, True])
+def test_predicated_schedules_stay_inside_their_buffers(schedule: str, bounds_check: bool) -> None:
+    """Non-dividing splits, fused and reordered, are shown in bounds from their predicates
+    (and pass the run-time checks)."""
+    text = """
+    func.func @main(%A: memref<1000xf32>, %B: memref<1000xf32>, %C: memref<1000xf32>) {
+      block.for %i = 0 to 1000 "i" {
+        block.block "C"(%vi = spatial(1000, %i)) {
+          %a = block.load %A[%vi] : memref<1000xf32>
+          %b = block.load %B[%vi] : memref<1000xf32>
+          %s = arith.addf %a, %b : f32
+          block.store %s, %C[%vi] : memref<1000xf32>
+        }
+      }
+      func.return
+    }
+    """
+    f = xtir.build(xtir.transform(xtir.parse(text), schedule), bounds_check=bounds_check)
+    g = Guarded()
+    a, b, c = g.array(rand(1000)), g.array(rand(1000)), g.nan(1000)
+    f(a, b, c)
+    g.check()
+    np.testing.assert_array_equal(c, a + b)

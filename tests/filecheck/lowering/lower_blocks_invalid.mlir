@@ -47,3 +47,42 @@ func.func @racing_parallel_loop(%U: memref<17xf32>) {
   }
   func.return
 }
+
+// -----
+
+// Under an scf.if written by hand (the verifier leaves it to lower-blocks), an access that
+// leaves its buffer where the condition holds is refused, with the point.
+func.func @guard_too_weak(%A: memref<10xf32>, %B: memref<10xf32>) {
+  %c12 = arith.constant 12 : index
+  block.for %t = 0 to 16 "t" {
+    %in = arith.cmpi slt, %t, %c12 : index
+    scf.if %in {
+      block.block "g"(%vt = spatial(12, %t)) {
+        // CHECK: {{.*}}lower_blocks_invalid.mlir:[[# @LINE + 1]]:9: error: 'block.load' op lower-blocks: block.load on %A in block "g": index 0 is 10 at t = 10, outside [0, 9]
+        %a = block.load %A[%vt] : memref<10xf32>
+        block.store %a, %B[%vt] : memref<10xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A condition lower-blocks cannot read (a value loaded from memory): the access cannot be shown
+// inside its buffer, and is refused unless every access is checked at run time
+// (lower_blocks_bounds_check.mlir).
+func.func @unknown_guard(%A: memref<10xf32>, %B: memref<10xf32>, %N: memref<1xindex>) {
+  %n = block.load %N[0] : memref<1xindex>
+  block.for %t = 0 to 16 "t" {
+    %in = arith.cmpi slt, %t, %n : index
+    scf.if %in {
+      block.block "g"(%vt = spatial(16, %t)) {
+        // CHECK: {{.*}}lower_blocks_invalid.mlir:[[# @LINE + 1]]:9: error: 'block.load' op lower-blocks: block.load on %A in block "g": cannot show that index 0 stays in [0, 9] under the conditions around it; build with bounds_check=True to check it at run time
+        %a = block.load %A[%vt] : memref<10xf32>
+        block.store %a, %B[%vt] : memref<10xf32>
+      }
+    }
+  }
+  func.return
+}
