@@ -3,10 +3,11 @@
 Used by the block verifier (bindings and accesses under a block's `where`) and by
 lower-blocks (every access, under the guards it is inlined into). `within` first bounds
 the expression by interval arithmetic tightened with the facts: a fact `e < b` caps any
-expression that is e plus something bounded (`i_0 * 16 + i_1` under `i_0 * 16 + i_1 < 1000`),
-also inside a floordiv or mod. When that is not enough it runs every point of the
-variables involved (up to ENUMERATION_LIMIT): either the expression stays inside wherever
-the facts hold, or a point shows where it leaves. Beyond the limit the answer is unknown.
+expression that is a multiple of e plus something bounded (`i_0 * 16 + i_1` under
+`i_0 * 16 + i_1 < 1000`; `(i_0 * 16 + i_1) * 4 + j` too), also inside a floordiv or mod.
+When that is not enough it runs every point of the variables involved (up to
+ENUMERATION_LIMIT): either the expression stays inside wherever the facts hold, or a point
+shows where it leaves. Beyond the limit the answer is unknown.
 """
 
 from __future__ import annotations
@@ -75,15 +76,26 @@ def _div_mod_bounds(atom: Div | Mod, inner: tuple[int, int] | None) -> tuple[int
 
 
 def _tighten(expr: Expr, span: tuple[int, int], facts: Sequence[Fact], bounds: Bounds) -> tuple[int, int]:
-    """`expr` = e + (expr - e) <= bound - 1 + max(expr - e), and = (expr + e) - e >=
-    min(expr + e) - (bound - 1), for each fact `e < bound`."""
+    """For each fact `e < bound` and multiple c of it in `expr` (`16 * e + i_1`): `expr` =
+    c * e + (expr - c * e) is at most c * (bound - 1) + max(expr - c * e) when c > 0, and at
+    least c * (bound - 1) + min(expr - c * e) when c < 0."""
     lo, hi = span
     for e, bound in facts:
-        if (above := (expr - e).bounds(bounds)) is not None:
-            hi = min(hi, bound - 1 + above[1])
-        if (below := (expr + e).bounds(bounds)) is not None:
-            lo = max(lo, below[0] - (bound - 1))
+        for c in _multiples(expr, e):
+            rest = (expr - e * c).bounds(bounds)
+            if rest is None:
+                continue
+            if c > 0:
+                hi = min(hi, c * (bound - 1) + rest[1])
+            else:
+                lo = max(lo, c * (bound - 1) + rest[0])
     return lo, hi
+
+
+def _multiples(expr: Expr, e: Expr) -> set[int]:
+    """The nonzero c for which some term of `e`, times c, is a term of `expr`."""
+    coefs = dict(expr.terms)
+    return {coefs[atom] // k for atom, k in e.terms if atom in coefs and coefs[atom] % k == 0}
 
 
 def _search(

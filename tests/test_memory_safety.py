@@ -244,3 +244,32 @@ def test_predicated_schedules_stay_inside_their_buffers(schedule: str, bounds_ch
     f(a, b, c)
     g.check()
     np.testing.assert_array_equal(c, a + b)
+
+
+HUGE_SPLIT = """
+func.func @main(%C: memref<32x32xf32>) {
+  block.for %i0 = 0 to 2 "i0_0" {
+    block.for %i1 = 0 to 2147483648 "i0_1" {
+      block.for %j0 = 0 to 2 "j0" {
+        block.block "tile"(%vi0 = spatial(2, %i0 * 2147483648 + %i1), %vj0 = spatial(2, %j0)) where(%i0 * 2147483648 + %i1 < 2) {
+          block.for %i = 0 to 16 "i" {
+            block.for %j = 0 to 16 "j" {
+              block.block "zero"(%vi = spatial(16, %i), %vj = spatial(16, %j)) {
+                %zero = arith.constant 0.000000e+00 : f32
+                block.store %zero, %C[%vi0 * 16 + %vi, %vj0 * 16 + %vj] : memref<32x32xf32>
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_index_a_multiple_of_the_predicate_is_shown_in_bounds() -> None:
+    """Found by the fuzzer (a split by 2^31 of a blockized matmul): inlined, the index is
+    (i0 * 2^31 + i1) * 16 + i under the guard i0 * 2^31 + i1 < 2, too many points to try."""
+    xtir.build(xtir.parse(HUGE_SPLIT))
