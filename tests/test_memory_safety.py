@@ -12,12 +12,15 @@ must come back untouched.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 import xtir
+
+ROOT = Path(__file__).resolve().parent.parent
 
 PAD = 64
 SENTINEL = np.float32(-12345.0)
@@ -273,3 +276,21 @@ def test_index_a_multiple_of_the_predicate_is_shown_in_bounds() -> None:
     """Found by the fuzzer (a split by 2^31 of a blockized matmul): inlined, the index is
     (i0 * 2^31 + i1) * 16 + i under the guard i0 * 2^31 + i1 < 2, too many points to try."""
     xtir.build(xtir.parse(HUGE_SPLIT))
+
+
+def test_cache_moved_under_a_parallel_loop_gets_one_per_iteration() -> None:
+    """Found by the fuzzer: parallel i, then a cache of B computed at k_0 under it, with a split
+    by factor 1 (`k_0 * 7 + k_1 + k_2`). compact-buffers did not see that each k_0 iteration
+    writes the part of B_global it reads (the loop k_2 of one iteration is the constant 0),
+    left the cache shared by the threads, and the build refused the race."""
+    sch = xtir.Schedule(xtir.transform(
+        xtir.parse((ROOT / "examples" / "matmul.mlir").read_text().replace("1024", "8")),
+        "parallel{loop=i},split{loop=k factors=-1,7,1},cache-read{block=matmul index=1 scope=global},"
+        "compute-at{block=B_global loop=k_0}",
+    ))
+    f = xtir.build(sch.mod)
+    g = Guarded()
+    a, b, c = g.array(rand(8, 8)), g.array(rand(8, 8)), g.nan(8, 8)
+    f(a, b, c)
+    g.check()
+    np.testing.assert_allclose(c, a @ b.T, rtol=1e-5, atol=1e-5)
