@@ -52,6 +52,7 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
+from xtir.dialects.bounds import within
 from xtir.dialects.expr import (
     Expr,
     from_affine_map,
@@ -441,20 +442,30 @@ class BlockOp(IRDLOperation):
 
     def _verify_bindings_in_domain(self) -> None:
         """Refuse a binding that leaves its domain for some iteration of the loops around the
-        block: nothing guards such iterations, so the body would run outside the domain
-        (and index its buffers out of bounds). Under the block's own `where`, or an scf.if,
-        only some iterations run, so nothing is refused. An enclosing block's `where` does
-        not count: it can only test loops outside that block, never the loops between the
-        two blocks, which are all a binding may use."""
-        if self.where_map is not None or _under_scf_if(self):
+        block: the body would run outside the domain (and index its buffers out of bounds).
+        Under the block's own `where`, only the iterations where it holds count: the binding
+        is refused at one where it leaves (when too many to try, lower-blocks checks each
+        access instead). Under an scf.if, which tests anything, lower-blocks checks. An
+        enclosing block's `where` does not count: it can only test loops outside that block,
+        never the loops between the two blocks, which are all a binding may use."""
+        if _under_scf_if(self):
             return
+        facts = self.predicate()
         for it in self.iters():
-            span = it.binding.bounds(loop_bounds)
-            if span is not None and (span[0] < 0 or span[1] >= it.extent):
+            verdict = within(it.binding, 0, it.extent - 1, facts, loop_bounds)
+            if verdict.inside or (verdict.inside is None and (facts or verdict.span is None)):
+                continue  # an unbounded variable (an empty loop) is refused by its own verifier
+            domain = f"its domain [0, {it.extent - 1}]"
+            if facts and verdict.witness is not None:
                 raise VerifyException(
-                    f'block "{self.label}": binding of {_name(it.var)} ranges over [{span[0]}, {span[1]}], '
-                    f"outside its domain [0, {it.extent - 1}]"
+                    f'block "{self.label}": binding of {_name(it.var)} is {verdict.value} at '
+                    f"{point_text(verdict.witness)}, where the predicate holds; outside {domain}"
                 )
+            assert verdict.span is not None
+            raise VerifyException(
+                f'block "{self.label}": binding of {_name(it.var)} ranges over [{verdict.span[0]}, {verdict.span[1]}], '
+                f"outside {domain}"
+            )
 
     def _verify_init(self) -> None:
         inits = [op for op in self.body.block.ops if isinstance(op, InitOp)]
@@ -645,19 +656,29 @@ def loop_bounds(value: SSAValue) -> tuple[int, int] | None:
 
 def verify_in_bounds(op: Operation, access: Access, shape: Sequence[int]) -> None:
     """Refuse an index that leaves its dimension for some value of the loop and block variables
-    it uses. Under a block predicate (`where`, or the scf.if it lowers to) not every value
-    runs, so nothing is refused."""
-    if _under_predicate(op):
+    it uses. Inside blocks with a predicate (`where`), only the points where the predicates
+    hold count: the index, in the loops the blocks are bound to, is refused at one where it
+    leaves (when too many to try, lower-blocks checks it). Under an scf.if (what lower-blocks
+    makes of predicates, or written by hand), lower-blocks checks every access."""
+    if _under_scf_if(op):
         return
+    facts, bindings = _predicates_around(op)
     for dim, (index, size, length) in enumerate(zip(access.indices, access.extents(), shape)):
         span = index.bounds(loop_bounds)
-        if span is None:
+        if span is None or (span[0] >= 0 and span[1] + size - 1 < length):
             continue
-        lo, hi = span[0], span[1] + size - 1
-        if lo < 0 or hi >= length:
+        where = f"the dimension's [0, {length - 1}]"
+        if not facts:
             raise VerifyException(
-                f"{op.name} on {_name(access.buffer)}: index {dim} ranges over [{lo}, {hi}], outside the "
-                f"dimension's [0, {length - 1}]"
+                f"{op.name} on {_name(access.buffer)}: index {dim} ranges over [{span[0]}, {span[1] + size - 1}], "
+                f"outside {where}"
+            )
+        verdict = within(index.substitute(bindings, loop_bounds), 0, length - size, facts, loop_bounds)
+        if verdict.inside is False and verdict.witness is not None:
+            what = f"index {dim}" if size == 1 else f"the {size}-element region at index {dim}"
+            raise VerifyException(
+                f"{op.name} on {_name(access.buffer)}: {what} is {verdict.value} at {point_text(verdict.witness)}, "
+                f"where the predicate holds; outside {where}"
             )
 
 
@@ -668,9 +689,26 @@ def _ancestors(op: Operation) -> Iterator[Operation]:
         parent = parent.parent_op()
 
 
-def _under_predicate(op: Operation) -> bool:
-    """Under a block predicate, or the scf.if one lowers to."""
-    return any(isinstance(p, scf.IfOp) or (isinstance(p, BlockOp) and p.where_map is not None) for p in _ancestors(op))
+def _predicates_around(op: Operation) -> tuple[list[tuple[Expr, int]], dict[SSAValue, Expr]]:
+    """The predicates of the blocks around `op`, and those blocks' bindings: under them, an
+    index holds where its iteration variables are these bindings of loops and the predicates
+    hold."""
+    facts: list[tuple[Expr, int]] = []
+    bindings: dict[SSAValue, Expr] = {}
+    for parent in _ancestors(op):
+        if isinstance(parent, BlockOp) and parent.where_map is not None:
+            facts += parent.predicate()
+            bindings |= {it.var: it.binding for it in parent.iters()}
+    return facts, bindings
+
+
+def point_text(witness: Mapping[SSAValue, int]) -> str:
+    """`i_0 = 2, i_1 = 3`: loops by name, iteration variables by SSA name."""
+    def name(v: SSAValue) -> str:
+        owner = v.owner.parent_op() if isinstance(v, BlockArgument) else None
+        return owner.label if isinstance(owner, ForOp) else _name(v)
+
+    return ", ".join(f"{name(v)} = {x}" for v, x in witness.items())
 
 
 def _under_scf_if(op: Operation) -> bool:

@@ -18,8 +18,14 @@ through; function signatures are unchanged.
   arith.floordivsi (floordiv) and arith.remsi (mod; with a select that makes it a floor
   mod when the operand may be negative) feeding memref.load / memref.store.
 - compact-buffers (on by default) shrinks each scratch buffer to what one iteration of
-  the deepest loop that does not carry data through it uses, and allocates it there; a
-  buffer still written by a parallel loop it is allocated outside of is refused (race).
+  the deepest loop that does not carry data through it uses, and allocates it there. A
+  parallel loop two of whose iterations touch one element that one of them writes, in a
+  buffer allocated outside it (a parameter, or a scratch buffer that carries data between
+  iterations), is refused (a race); iterations writing disjoint rows of an intermediate
+  buffer are not.
+- Then every access must be shown inside its buffer, from the loop bounds and the conditions
+  of the guards around it, or is refused (lowering/bounds_check.py); with
+  `bounds_check=true` each access is checked at run time instead.
 - `block.alloc` becomes `memref.alloca` (same type: the scope string stays the memory
   space) at the start of the function, or inside the loop compact-buffers put it in;
   accel ops become loop nests (lower-accel).
@@ -60,11 +66,13 @@ from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPa
 from xtir.dialects import block as blk
 from xtir.dialects.accel import Accel, TMM16Op
 from xtir.dialects.block import SERIAL, AccessOp, BlockOp
+from xtir.lowering import bounds_check
 from xtir.lowering.accel_to_scf import LowerAccelOp
 from xtir.lowering.compact_buffers import INIT_GUARD, CompactBuffersPass
 from xtir.lowering.index_expr import IndexEmitter, alloca_point, constant, entry_block, sort_prologue
 from xtir.lowering.loops import LOOP_KIND, LOOP_NAME
 from xtir.lowering.microkernels import KERNEL_ATTR, tmm16_call
+from xtir.passes.analysis.dependences import BLOCK_ATTR, carried_conflict, describe
 from xtir.passes.analysis.rewrite import substitute_in_op
 from xtir.passes.utils import fail
 
@@ -81,8 +89,8 @@ _OUTPUT_OPS = _SCF_OPS | _MEMREF_OPS | _FUNC_OPS
 
 
 def _allowed(op: Operation, names: set[str]) -> bool:
-    if isinstance(op, func.CallOp) and KERNEL_ATTR in op.attributes:
-        return names is _OUTPUT_OPS  # a micro-kernel call (microkernels=true) is output, never input
+    if isinstance(op, func.CallOp) and (KERNEL_ATTR in op.attributes or bounds_check.CALL_ATTR in op.attributes):
+        return names is _OUTPUT_OPS  # a micro-kernel call or a bounds report is output, never input
     return op.name in names or op.name.startswith(("arith.", "math."))
 
 
@@ -108,6 +116,9 @@ def inline_block(op: BlockOp) -> None:
     reduce_bindings = [b for b, kind in zip(bindings, op.kinds) if kind == blk.REDUCE]
     predicate = op.predicate()
     emitter = IndexEmitter(op)
+    for statement in blk.statements(op.body):
+        if isinstance(statement, AccessOp):
+            statement.attributes[BLOCK_ATTR] = StringAttr(op.label)
 
     # Ops that index with expressions get the bindings substituted (and simplified).
     users: dict[int, Operation] = {}
@@ -229,22 +240,15 @@ def _check(module: ModuleOp, names: set[str], pass_name: str, what: str) -> None
                 raise fail(pass_name, op, f"unexpected op {op.name}; {what}")
 
 
-def _check_no_shared_scratch(pass_name: str, f: Operation) -> None:
-    """A buffer allocated outside a parallel loop and written inside it is shared by its threads."""
-    for alloc in (o for o in f.walk() if isinstance(o, blk.AllocOp)):
-        for use in alloc.buffer.uses:
-            writer = use.operation
-            if not isinstance(writer, blk.AccessOp) or not any(
-                a.is_write and a.buffer is alloc.buffer for a in writer.accesses()
-            ):
-                continue
-            loop = writer.parent_op()
-            while loop is not None and loop is not alloc.parent_op():
-                if isinstance(loop, blk.ForOp) and loop.kind == blk.PARALLEL:
-                    raise fail(pass_name, loop, f'parallel loop "{loop.label}" writes {blk.buffer_name(alloc.buffer)}, '
-                               "which is allocated outside it, so its iterations would race; the buffer carries "
-                               "data between iterations, so compact-buffers cannot give each iteration its own")
-                loop = loop.parent_op()
+def _check_parallel_loops(pass_name: str, f: Operation) -> None:
+    """No two iterations of a parallel loop may share an element one of them writes (after
+    compact-buffers gave each iteration its own scratch buffers where it could). The parallel
+    primitive refuses such loops already; this catches parallel loops written by hand and
+    blocks moved under a parallel loop afterwards."""
+    for loop in (o for o in f.walk() if isinstance(o, blk.ForOp) and o.kind == blk.PARALLEL):
+        conflict = carried_conflict(loop)
+        if conflict is not None:
+            raise fail(pass_name, loop, f'parallel loop "{loop.label}" would race: {describe(conflict, loop)}')
 
 
 @dataclass(frozen=True)
@@ -258,6 +262,9 @@ class LowerBlocksPass(ModulePass):
     microkernels: bool = False
     """Leave accel.tmm16 as a call of the CPU micro-kernel (lowering/microkernels.py) for
     convert-to-llvm, instead of a scalar loop nest; xtir.build sets it."""
+    bounds_check: bool = False
+    """Check every access at run time (lowering/bounds_check.py) instead of refusing the
+    ones that cannot be shown in bounds; xtir.build(..., bounds_check=True) sets it."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _check(op, _INPUT_OPS, self.name, "it lowers the block, accel, arith, math, scf and memref dialects only")
@@ -267,7 +274,9 @@ class LowerBlocksPass(ModulePass):
         if self.compact:
             CompactBuffersPass().apply(ctx, op)
         for f in op.ops:
-            _check_no_shared_scratch(self.name, f)
+            _check_parallel_loops(self.name, f)
+            if isinstance(f, func.FuncOp) and f.body.blocks:
+                bounds_check.check_accesses(self.name, f, self.bounds_check)
         patterns = [LowerFor(), LowerLoad(), LowerStore(), LowerAlloc(), LowerAccelOp()]
         if self.microkernels:
             patterns.insert(0, TMM16ToMicrokernel())

@@ -114,8 +114,9 @@ def _read_predicate_at(read: _Use, write: _Use, top: Operation) -> set[tuple[Exp
     """The read's predicate conjuncts in the write's loop variables, at the element both access:
     a loop variable that appears alone (`u + rest`) in one index of the read is the write's index
     minus `rest` there. Conjuncts with other loop variables of the read are left out, which only
-    weakens what the read is known to need."""
-    relaxed = _loops_between(read.op, top)
+    weakens what the read is known to need. A loop of one iteration is the constant 0 (split
+    by a factor 1: `k_0 * 7 + k_1 + k_2`), not a variable to solve for."""
+    relaxed = {lp.var for lp in _enclosing_loops(read.op, top) if lp.extent > 1}
     at_write: dict[SSAValue, Expr] = {}
     for dim, index in enumerate(read.indices):
         for atom, coef in index.terms:

@@ -38,6 +38,14 @@ def test_seed_walkthrough_checks_and_benches() -> None:
     assert "GFLOP/s" in result.stdout
 
 
+def test_parallel_over_an_intermediate_buffer_checks() -> None:
+    """Issue 14: the build refused the matmul's parallel i as a race on temp, though each
+    iteration writes its own row."""
+    result = run("xtir-run", "examples/matmul_bias.mlir", "-p", 'parallel{loop="matmul/i"}', "--check")
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "ok max_abs_err=" in result.stdout
+
+
 def test_mismatch_exits_1(tmp_path: Path) -> None:
     """A wrong reference expression must be reported, not waved through."""
     text = (ROOT / "examples" / "vector_add.mlir").read_text().replace("numpy C = A + B", "numpy C = A - B")

@@ -43,12 +43,12 @@ def _run(module: ModuleOp, pass_name: str, **options: object) -> None:
     verify(module)
 
 
-def lower_to_llvm(module: ModuleOp) -> ModuleOp:
+def lower_to_llvm(module: ModuleOp, bounds_check: bool = False) -> ModuleOp:
     """A copy of `module` lowered to the llvm dialect (the input is left untouched)."""
     result = module.clone()
     if _uses_dialect(result, "block"):
         # accel.tmm16 becomes a call of the vectorized CPU micro-kernel rather than a loop nest
-        _run(result, "lower-blocks", microkernels=True)
+        _run(result, "lower-blocks", microkernels=True, bounds_check=bounds_check)
     if _uses_dialect(result, "accel"):
         _run(result, "lower-accel")
     _run(result, "convert-to-llvm")
@@ -85,25 +85,32 @@ def _signature(f: func.FuncOp) -> func.FuncOp:
     return func.FuncOp(f.sym_name.data, f.function_type, Region(block))
 
 
-def build(module: ModuleOp, target: str = "llvm", entry: str | None = None) -> CompiledFunction:
+def build(
+    module: ModuleOp, target: str = "llvm", entry: str | None = None, bounds_check: bool = False
+) -> CompiledFunction:
     """Compile `module` for `target`; return a callable `f(*arrays)` for its entry function.
 
     `f` takes numpy arrays in the function's argument order and writes output buffers
     in place; shapes, dtypes and layouts are checked (XtirError). `f.llvm_ir` is the
-    generated LLVM IR, `f.compile_seconds` the time this call took.
+    generated LLVM IR, `f.compile_seconds` the time this call took. An access that cannot
+    be shown to stay in its buffer is refused; with `bounds_check=True` every access is
+    checked at run time instead, and `f` raises the first one out of range after the call.
     """
     expect_module(module, "xtir.build")
     if target not in TARGETS:
         hint = " (GPU code generation is not available yet)" if target == "cuda" else ""
         raise XtirError(f"unknown target '{target}'{hint}; targets: {', '.join(TARGETS)}")
     start = time.perf_counter()
-    key = hashlib.sha256(f"{target}\0{entry}\0{module}".encode()).hexdigest()
+    key = hashlib.sha256(f"{target}\0{entry}\0{bounds_check}\0{module}".encode()).hexdigest()
     if (cached := _CACHE.get(key)) is not None:
         return cached
+    from xtir.lowering.bounds_check import BoundsChecked
     from xtir.lowering.jit import CompiledFunction, compile_llvm
 
     signature = _signature(entry_function(module, entry))
-    jit = compile_llvm(lower_to_llvm(module))
+    jit = compile_llvm(lower_to_llvm(module, bounds_check))
     compiled = CompiledFunction(signature, jit, time.perf_counter() - start)
+    if bounds_check:
+        compiled = BoundsChecked(compiled)  # type: ignore[assignment]
     _CACHE[key] = compiled
     return compiled

@@ -1,7 +1,7 @@
 // RUN: not xtir-opt %s --split-input-file -p lower-blocks 2>&1 | filecheck %s
 // Index arithmetic is signed 64-bit: an index expression constant that does not fit is
-// refused at the op that uses it. (Without a predicate the verifier already refuses such an
-// access as out of bounds; under one it is not checked statically. Lowering used to wrap 2^63
+// refused at the op that uses it. (The verifier refuses such an access when it leaves its
+// buffer; here the predicate keeps %i at 0, where the index is 0. Lowering used to wrap 2^63
 // to a negative constant and crash on 2^64 with xDSL's VerifyException.)
 
 func.func @main(%A: memref<4xf32>, %B: memref<4xf32>) {
@@ -22,7 +22,7 @@ func.func @main(%A: memref<4xf32>, %B: memref<4xf32>) {
     block.block "B"(%vi = spatial(4, %i)) where(%i < 1) {
       %a = block.load %A[%vi] : memref<4xf32>
       // CHECK: {{.*}}lower_blocks_int64_invalid.mlir:[[# @LINE + 1]]:7: error: 'block.store' op index constant 18446744073709551616 does not fit in 64 bits (at most 9223372036854775807); index arithmetic is signed 64-bit
-      block.store %a, %B[%vi + 18446744073709551616] : memref<4xf32>
+      block.store %a, %B[%vi * 18446744073709551616] : memref<4xf32>
     }
   }
   func.return

@@ -107,6 +107,22 @@ func.func @reduction_loop(%A: memref<8x16xf32>, %S: memref<8xf32>) {
 
 // -----
 
+// Threads must not share an element one of them writes (as parallel, parallel_invalid.mlir).
+func.func @backward_shift(%U: memref<17xf32>) {
+  // expected-error @+1 {{'block.for' op bind: block "B" writes an element of U in iteration 15 of loop "i" that block "B" reads in iteration 14; its iterations are not independent}}
+  block.for %i = 0 to 16 "i" {
+    block.block "B"(%vi = spatial(16, %i)) {
+      %u = block.load %U[15 - %vi] : memref<17xf32>
+      %one = arith.constant 1.000000e+00 : f32
+      %s = arith.addf %u, %one : f32
+      block.store %s, %U[16 - %vi] : memref<17xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
 // expected-error @+1 {{'func.func' op bind: no loop named "i"; loops: x}}
 func.func @unknown_loop(%A: memref<8xf32>) {
   block.for %x = 0 to 8 "x" {

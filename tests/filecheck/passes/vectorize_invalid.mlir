@@ -48,6 +48,23 @@ func.func @split_reduction(%A: memref<8x16xf32>, %S: memref<8xf32>) {
 
 // -----
 
+// Each iteration reads the element the next one writes: as for parallel
+// (parallel_invalid.mlir), vectorized iterations must not share an element one writes.
+func.func @backward_shift(%U: memref<17xf32>) {
+  // expected-error @+1 {{'block.for' op vectorize: block "B" writes an element of U in iteration 15 of loop "k" that block "B" reads in iteration 14; its iterations are not independent}}
+  block.for %k = 0 to 16 "k" {
+    block.block "B"(%vi = spatial(16, %k)) {
+      %u = block.load %U[15 - %vi] : memref<17xf32>
+      %one = arith.constant 1.000000e+00 : f32
+      %s = arith.addf %u, %one : f32
+      block.store %s, %U[16 - %vi] : memref<17xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
 // An unknown loop name lists the loops there are.
 // expected-error @+1 {{'func.func' op vectorize: no loop named "k"; loops: i}}
 func.func @unknown_loop(%A: memref<8xf32>) {

@@ -1,7 +1,8 @@
 // RUN: xtir-opt %s --split-input-file --verify-diagnostics
 // An access whose index can leave its buffer, for some value of the loop and block variables
 // it uses (block variables range over the block's domain), is refused. Under a block
-// predicate (`where`) not every value runs, and nothing is refused statically.
+// predicate (`where`) only the points where it holds run: the index, in the loops the block
+// is bound to, is refused at one of them where it leaves.
 
 func.func @past_the_end(%A: memref<10xf32>, %B: memref<8xf32>) {
   block.for %i = 0 to 8 "i" {
@@ -53,6 +54,20 @@ func.func @accel_region(%C: memref<16x16xf32, "global.accumulator">) {
     block.block "Z"(%vi = spatial(2, %i)) {
       // expected-error @+1 {{'accel.fill_zero' op accel.fill_zero on %C: index 0 ranges over [0, 23], outside the dimension's [0, 15]}}
       accel.fill_zero %C[%vi * 8 : 16, 0 : 16] : memref<16x16xf32, "global.accumulator">
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Under a predicate that lets the index leave: i < 7 runs A[vi + 4] at 10.
+func.func @predicate_too_weak(%A: memref<10xf32>, %B: memref<8xf32>) {
+  block.for %i = 0 to 8 "i" {
+    block.block "B"(%vi = spatial(8, %i)) where(%i < 7) {
+      // expected-error @+1 {{'block.load' op block.load on %A: index 0 is 10 at i = 6, where the predicate holds; outside the dimension's [0, 9]}}
+      %a = block.load %A[%vi + 4] : memref<10xf32>
+      block.store %a, %B[%vi] : memref<8xf32>
     }
   }
   func.return

@@ -1,9 +1,10 @@
 // RUN: xtir-opt %s --split-input-file --verify-diagnostics
 // A binding that leaves its iteration variable's domain, for some iteration of the loops it
 // uses, is refused: nothing stops those iterations, so the body would run outside the domain
-// (the compiled code wrote past its buffers; the evaluator stopped at run time). Under a
-// predicate (the block's own `where` or an enclosing block's) only some iterations run, and
-// nothing is refused statically.
+// (the compiled code wrote past its buffers; the evaluator stopped at run time). Under the
+// block's own predicate only the iterations where it holds run: a binding is refused at one
+// of them where it leaves its domain. An enclosing block's predicate does not count, and
+// under an scf.if lower-blocks checks each access instead.
 
 func.func @loop_longer_than_the_domain(%A: memref<8xf32>, %B: memref<4xf32>) {
   block.for %i = 0 to 8 "i" {
@@ -67,9 +68,40 @@ func.func @under_an_enclosing_predicate(%A: memref<8xf32>, %B: memref<8xf32>) {
 
 // -----
 
+// A predicate that lets the binding leave its domain: i_0 * 4 + i_1 < 12 runs %vi up to 11.
+func.func @predicate_too_weak(%A: memref<10xf32>, %B: memref<10xf32>) {
+  block.for %i0 = 0 to 3 "i_0" {
+    block.for %i1 = 0 to 4 "i_1" {
+      // expected-error @+1 {{'block.block' op block "split": binding of %vi is 10 at i_0 = 2, i_1 = 2, where the predicate holds; outside its domain [0, 9]}}
+      block.block "split"(%vi = spatial(10, %i0 * 4 + %i1)) where(%i0 * 4 + %i1 < 12) {
+        %a = block.load %A[%vi] : memref<10xf32>
+        block.store %a, %B[%vi] : memref<10xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A backward binding: f < 12 lets 9 - f reach -1.
+func.func @predicate_on_another_expression(%A: memref<10xf32>, %B: memref<10xf32>) {
+  block.for %f = 0 to 16 "f" {
+    // expected-error @+1 {{'block.block' op block "backward": binding of %vi is -1 at f = 10, where the predicate holds; outside its domain [0, 9]}}
+    block.block "backward"(%vi = spatial(10, 9 - %f)) where(%f < 12) {
+      %a = block.load %A[%vi] : memref<10xf32>
+      block.store %a, %B[%vi] : memref<10xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
 // Accepted (no diagnostic): a fused loop's floordiv / mod stay in their domains, a
-// non-dividing split is guarded by its own predicate, and so is a block under an scf.if
-// that tests its loops.
+// non-dividing split is guarded by its own predicate (also after a fuse of the split loops,
+// and a backward binding by a predicate bounding it from below), and a block under an scf.if
+// is left to lower-blocks.
 func.func @within_or_guarded(%A: memref<10xf32>, %B: memref<10xf32>, %C: memref<4x4xf32>) {
   block.for %f = 0 to 16 "f" {
     block.block "fused"(%vi = spatial(4, %f floordiv 4), %vj = spatial(4, %f mod 4)) {
@@ -83,6 +115,18 @@ func.func @within_or_guarded(%A: memref<10xf32>, %B: memref<10xf32>, %C: memref<
         %a = block.load %A[%vi] : memref<10xf32>
         block.store %a, %B[%vi] : memref<10xf32>
       }
+    }
+  }
+  block.for %f = 0 to 12 "i_0_i_1_fused" {
+    block.block "fused_split"(%vi = spatial(10, %f floordiv 4 * 4 + %f mod 4)) where(%f floordiv 4 * 4 + %f mod 4 < 10) {
+      %a = block.load %A[%vi] : memref<10xf32>
+      block.store %a, %B[%vi] : memref<10xf32>
+    }
+  }
+  block.for %b = 0 to 16 "b" {
+    block.block "backward"(%vi = spatial(10, 12 - %b)) where(%b < 13, 3 - %b < 1) {
+      %a = block.load %A[%vi] : memref<10xf32>
+      block.store %a, %B[%vi] : memref<10xf32>
     }
   }
   %c6 = arith.constant 6 : index

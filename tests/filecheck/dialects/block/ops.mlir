@@ -100,13 +100,13 @@ func.func @matmul(%A: memref<128x128xf32>, %B: memref<128x128xf32>, %C: memref<1
 // CHECK-NEXT:         %x = block.load %A[%vi, -%vf + 63] : memref<63x64xf32>
 // CHECK-NEXT:         %y = block.load %B[%vf mod 4 * 16 + %vf floordiv 4] : memref<64xf32>
 // CHECK-NEXT:         %z = block.load %B[(%vi + 1) floordiv 2] : memref<64xf32>
-// CHECK-NEXT:         %w = block.load %B[%vf * 2 - %vi + 2] : memref<64xf32>
+// CHECK-NEXT:         %w = block.load %W[%vf * 2 - %vi + 62] : memref<192xf32>
 // CHECK-NEXT:         %u = block.load %B[(%vf * 3 - 1) mod 64] : memref<64xf32>
 // CHECK-NEXT:         %v = block.load %B[7] : memref<64xf32>
 // CHECK-NEXT:         %s = arith.addf %x, %y : f32
 // CHECK-NEXT:         block.store %s, %A[%vi, %vf] : memref<63x64xf32>
 // CHECK-NEXT:       }
-func.func @expressions(%A: memref<63x64xf32>, %B: memref<64xf32>) {
+func.func @expressions(%A: memref<63x64xf32>, %B: memref<64xf32>, %W: memref<192xf32>) {
   block.for %i_0 = 0 to 4 "i_0" {
     block.for %i_1 = 0 to 16 "i_1" {
       block.for %f = 0 to 64 "f" {
@@ -114,7 +114,7 @@ func.func @expressions(%A: memref<63x64xf32>, %B: memref<64xf32>) {
           %x = block.load %A[%vi, 63 - %vf] : memref<63x64xf32>
           %y = block.load %B[%vf floordiv 4 + (%vf mod 4) * 16] : memref<64xf32>
           %z = block.load %B[(%vi + 1) floordiv 2] : memref<64xf32>
-          %w = block.load %B[-%vi + %vf * 2 - 3 + 5] : memref<64xf32>
+          %w = block.load %W[-%vi + %vf * 2 - 3 + 65] : memref<192xf32>
           %u = block.load %B[(3 * %vf - 1) mod 64] : memref<64xf32>
           %v = block.load %B[2 * 3 + 1] : memref<64xf32>
           %s = arith.addf %x, %y : f32
