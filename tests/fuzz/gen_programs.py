@@ -516,7 +516,7 @@ _PLAIN = {"identity": 8.0, "backward": 0.5, "split": 1.0, "fused": 0.5, "overhan
 _ALL_BINDINGS = {"identity": 4.0, "backward": 2.0, "split": 2.0, "fused": 1.5, "strided": 1.0, "shifted": 0.7,
                  "modular": 1.0, "cut": 1.0, "overhang": 1.0, "bad": 0.4}
 _PIPELINE_TEMPLATES = {"map": 2.0, "bias": 2.0, "relu": 2.0, "matmul": 3.0, "rowsum": 1.0, "copy_t": 0.5,
-                       "window": 0.5, "inplace": 0.5}
+                       "window": 0.5, "inplace": 0.5, "reduce_update": 0.5, "guarded_pair": 0.5}
 
 FAMILIES: dict[str, Family] = {
     # matmul -> bias -> ReLU and friends through intermediates, for caches, compute-at and inlining
@@ -528,11 +528,13 @@ FAMILIES: dict[str, Family] = {
                        {**_ALL_BINDINGS, "bad": 0.0}, {"identity": 1.0, "backward": 2.0, "split": 1.0,
                                                         "strided": 1.0, "modular": 1.0}, stages=(1, 3)),
     # in-place updates and loop-carried dependences next to producers
-    "inplace": Family({"inplace": 3.0, "carried": 3.0, "matmul": 1.5, "map": 1.0, "rowsum": 1.0, "window": 0.5},
+    "inplace": Family({"inplace": 3.0, "carried": 3.0, "reduce_update": 2.0, "matmul": 1.5, "map": 1.0, "rowsum": 1.0,
+                       "window": 0.5},
                       _PLAIN, {"identity": 3.0, "backward": 1.0}, stages=(2, 4), loop_kinds=0.1, primitive_weights={
                           "reverse_compute_at": 3.0, "compute_at": 2.0, "parallel": 2.0, "vectorize": 2.0}),
     # predicates, partial writers and two writers of one buffer (some predicates undefined)
-    "partial": Family({"column": 3.0, "map": 2.0, "matmul": 1.5, "bias": 1.0, "inplace": 1.0, "relu": 1.0},
+    "partial": Family({"column": 3.0, "map": 2.0, "matmul": 1.5, "bias": 1.0, "inplace": 1.0, "relu": 1.0,
+                       "guarded_pair": 2.0},
                       {"identity": 3.0, "cut": 3.0, "strided": 1.5, "shifted": 1.0, "split": 2.0, "overhang": 2.0,
                        "bad": 0.8, "modular": 0.5}, {"identity": 3.0, "split": 1.0}, stages=(2, 4), primitive_weights={
                           "cache_write": 3.0, "reverse_compute_inline": 6.0, "compute_inline": 3.0}),
@@ -693,7 +695,7 @@ class _FunctionGen:
     def defined_target(self, shape: tuple[int, ...]) -> str:
         """A buffer whose elements are all defined, to update in place: a written buffer or new data."""
         have = [n for n, s in self.full.items() if s == shape and self._writable(n)]
-        if self.last in have and len(have) > 1 and self.r.random() < 0.8:
+        if self.last in have and self.r.random() < 0.8:
             have.remove(self.last)  # mostly another buffer than the one the update reads
         if have and self.r.random() < 0.7:
             return self.r.choice(have)
@@ -711,16 +713,16 @@ class _FunctionGen:
         self.n_loop += 1
         return Loop(f"l{self.n_loop}", self._odd(name), extent)
 
-    def spatial(self, dims: Sequence[int], names: Sequence[str], allow_partial: bool) -> tuple[
-            list[Loop], list[IterVar], list[tuple[Ix, int]], bool]:
-        """Loops, spatial iteration variables and predicate covering `dims`; whether every
-        element is written (False for the partial bindings)."""
+    def spatial(self, dims: Sequence[int], names: Sequence[str], allow_partial: bool,
+                styles: dict[str, float] | None = None) -> tuple[list[Loop], list[IterVar], list[tuple[Ix, int]], bool]:
+        """Loops, spatial iteration variables and predicate covering `dims` (bindings drawn from
+        `styles`, else the family's); whether every element is written (False for partial bindings)."""
         r = self.r
         loops: list[Loop] = []
         ivars: list[IterVar] = []
         preds: list[tuple[Ix, int]] = []
         covers = True
-        styles = dict(self.fam.bindings)
+        styles = dict(styles or self.fam.bindings)
         if not allow_partial:
             styles = {k: w for k, w in styles.items() if k not in PARTIAL and k != "bad"} or {"identity": 1.0}
         k = 0
@@ -856,6 +858,9 @@ class _FunctionGen:
         return next(b.shape for b in self.params + self.scratch if b.name == name)
 
     def _nd(self) -> tuple[int, ...]:
+        """A shape of one or two dimensions, mostly the last written buffer's."""
+        if self.last is not None and self.r.random() < 0.8:
+            return self.full[self.last]
         return self.shape(2 if self.r.random() < 0.6 else 1)
 
     def t_map(self, last: bool) -> None:
@@ -892,9 +897,9 @@ class _FunctionGen:
         return var(f"v{self.n_stage}_{k}")
 
     def _elementwise(self, template: str, shape: tuple[int, ...], ins: list[str], out: str,
-                     value: Callable[[list[Val]], Val]) -> None:
+                     value: Callable[[list[Val]], Val], styles: dict[str, float] | None = None) -> None:
         partial_ok = self._observable(out)
-        loops, ivars, preds, covers = self.spatial(shape, ("i", "j", "k")[: len(shape)], partial_ok)
+        loops, ivars, preds, covers = self.spatial(shape, ("i", "j", "k")[: len(shape)], partial_ok, styles)
         index = tuple(var(iv.name) for iv in ivars)
         loads = [load(b, *index) for b in ins]
         st = Stage(template, self._block(template), loops, ivars, [Store(out, index, value(loads))], predicate=preds)
@@ -956,8 +961,17 @@ class _FunctionGen:
 
     def t_inplace(self, last: bool) -> None:
         shape = self._nd()
-        u = self.defined_target(shape)
-        t = self.source(shape)
+        self._update(self.defined_target(shape), self.source(shape), shape)
+
+    def t_reduce_update(self, last: bool) -> None:
+        """A reduction, then an in-place update of another buffer with its result (`U = U * 0.5 + T`)."""
+        self.r.choice((self.t_matmul, self.t_rowsum))(False)
+        produced = next(iter(self.stages[-1].buffers_written()))
+        shape = self.buffer_shape(produced)
+        self.n_stage += 1
+        self._update(self.param(shape, "inout"), produced, shape)
+
+    def _update(self, u: str, t: str, shape: tuple[int, ...]) -> None:
         loops, ivars, preds, _ = self.spatial(shape, ("i", "j")[: len(shape)], True)
         index = tuple(var(iv.name) for iv in ivars)
         half = const(0.5) if is_float(self.dtype) else const(3)
@@ -978,6 +992,16 @@ class _FunctionGen:
             t = self.source((n,))
             body = Store(u, (v + 1,), binop("add", binop("mul", load(u, v), self.constant()), load(t, v)))
         self._add(Stage("carried", self._block("carried"), [lp], [vi], [body]), u, True)
+
+    def t_guarded_pair(self, last: bool) -> None:
+        """A producer running more iterations than its domain, the rest cut by `where(%l < d)`, into a
+        scratch buffer, and a plain consumer of it (what reverse-compute-inline merges)."""
+        shape = self._nd()
+        src, mid = self.source(shape), self.scratch_buffer(shape)
+        self._elementwise("guarded", shape, [src], mid, self.combine, styles={"overhang": 1.0})
+        self.n_stage += 1
+        out = self.target(shape, last)
+        self._elementwise("map", shape, [mid], out, self.combine, styles={"identity": 1.0})
 
     def t_column(self, last: bool) -> None:
         """Write one column of a buffer (a new output, or one already written)."""

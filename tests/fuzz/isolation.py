@@ -207,15 +207,17 @@ def minimize_in_child(worker: Worker, failure: Failure, death: Death) -> Failure
     if first is None or not _same_death(first, death):
         return None
     calls, last = list(failure.calls), first
-    changed = True
-    while changed:
-        changed = False
-        for k in range(len(calls)):
-            candidate = calls[:k] + calls[k + 1 :]
-            d = dies(candidate)
+    chunk = len(calls)  # first without any call: the program alone often dies the same way
+    while chunk >= 1:
+        changed, k = False, 0
+        while k < len(calls):
+            d = dies(calls[:k] + calls[k + chunk :])
             if d is not None and _same_death(d, death):
-                calls, last, changed = candidate, d, True
-                break
+                calls, last, changed = calls[:k] + calls[k + chunk :], d, True
+            else:
+                k += 1
+        if not changed:
+            chunk //= 2
     worker.close()
     small = Failure(failure.kind, failure.program, failure.seed, calls, "", last.message())
     return schedules.classify(small, minimized=False)

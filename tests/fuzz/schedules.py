@@ -473,6 +473,10 @@ KNOWN_BUGS: list[KnownBug] = [
         _methods(f) & {"parallel", "vectorize"} or {"kind-parallel", "kind-vectorized"} & _tags(f))),
     # 4: reverse-compute-at of an in-place consumer under its producer's reduction loop
     ("17.4", lambda f: _mismatch(f) and "reverse_compute_at" in _methods(f) and "t-inplace" in _tags(f)),
+    # new: reverse-compute-at of a block that writes part of its output (a predicate on one of its
+    # loops) rebuilds that loop over the region it reads and drops the predicate: writes it never did
+    ("new:reverse-compute-at-drops-predicate", lambda f: _mismatch(f) and "reverse_compute_at" in _methods(f)
+        and "partial-writer" in _tags(f)),
     # 2: decompose-reduction with a backward (or modular) reduce binding hoists an init that runs last
     ("17.2", lambda f: _mismatch(f) and "decompose_reduction" in _methods(f) and bool(_NON_MONOTONE_REDUCE & _tags(f))),
     # 3: decompose-reduction moves an init above the producer of what it reads
@@ -814,7 +818,11 @@ class Generator:
             loop = self.loop(sch, block) if block.name in names else self.loop(sch)
             return Call(prim, (block, loop)) if loop is not None else None
         if prim in ("compute_inline", "reverse_compute_inline"):
-            return Call(prim, (self.block(sch),))
+            related_of = sch.get_consumers if prim == "compute_inline" else sch.get_producers
+            if r.random() < 0.8:  # mostly a block with a consumer (producer) to inline into
+                with contextlib.suppress(XtirError):
+                    names = [n for n in names if related_of(sch.get_block(n))] or names
+            return Call(prim, (self.block(sch, names),))
         if prim == "bind":
             loop = self.loop(sch)
             return Call(prim, (loop, r.choice(THREAD_AXES))) if loop is not None else None
@@ -840,10 +848,23 @@ class Generator:
         elif call.method == "split" and isinstance(result, list) and len(result) >= 2 and (
                 self.rounds > 0 or r.random() < 0.15):
             self.pending.append(lambda sch: Call("fuse", tuple(result[:2])))
+        elif call.method == "split" and isinstance(result, list) and result and r.random() < 0.4:
+            self.pending.append(lambda sch: self._inline_next_to(sch, result[0]))
         elif call.method == "fuse" and isinstance(result, LoopRV) and (self.rounds > 0 or r.random() < 0.15):
             self.rounds = self.rounds - 1 if self.rounds > 0 else r.randint(3, 6)
             if self.rounds:
                 self.pending.append(lambda sch: Call("split", (result,), (("factors", [None, r.choice((1, 2, 3))]),)))
+
+    def _inline_next_to(self, sch: Schedule, loop: LoopRV) -> Call | None:
+        """Inline a consumer into a block under `loop` (or the block into its consumer)."""
+        blocks = sch.get_child_blocks(loop)
+        if not blocks:
+            return None
+        block = self.r.choice(blocks)
+        consumers = sch.get_consumers(block)
+        if consumers and self.r.random() < 0.7:
+            return Call("reverse_compute_inline", (self.r.choice(consumers),))
+        return Call("compute_inline", (block,))
 
     def _move_next_to(self, sch: Schedule, block: BlockRV, prim: str) -> Call | None:
         related = sch.get_consumers(block) if prim == "compute_at" else sch.get_producers(block)

@@ -28,7 +28,12 @@ from tests.fuzz import gen_programs, isolation, schedules  # noqa: E402
 from tests.fuzz.oracles import GuardedArguments, compare, evaluate_reordered  # noqa: E402
 from tests.fuzz.schedules import Failure, Stats  # noqa: E402
 
-QUICK_SEEDS = {family: (0,) for family in gen_programs.FAMILIES} | {"partial": (0, 1), "inplace": (0, 1)}
+# One or two programs of each family, chosen to be quick and to meet known bugs (17.1, 17.7, 17.8,
+# 17.15, 17.17, 17.20, 17.21, new:eval-int-minmax) as of this writing. The `stack` family takes
+# seconds per build: the long profile and test_known_bugs.py::test_17_12 cover it.
+QUICK_CASES = ("gen.pipeline.2", "gen.bindings.1", "gen.inplace.4", "gen.partial.1", "gen.partial.5", "gen.functions.2",
+               "gen.names.1", "gen.types.0", "gen.types.1", "gen.types.2", "gen.types.3", "gen.layouts.0",
+               "gen.returns.4")
 THREAD_PROGRAMS = [f"gen.pipeline.{1_000_000 + k}" for k in range(3)]
 
 
@@ -37,9 +42,8 @@ def generated_stats() -> Stats:
     stats = Stats()
     worker = isolation.Worker()
     try:
-        for family, seeds in QUICK_SEEDS.items():
-            for seed in seeds:
-                isolation.run_case(worker, f"gen.{family}.{seed}", seed, stats, max_steps=6)
+        for name in QUICK_CASES:
+            isolation.run_case(worker, name, int(name.rsplit(".", 1)[1]), stats, max_steps=6)
         isolation.run_threads(worker, THREAD_PROGRAMS, 0, stats)
     finally:
         worker.close()
@@ -71,7 +75,8 @@ def test_no_new_other_failures(generated_stats: Stats) -> None:
 
 
 def test_every_family_is_generated_and_checked(generated_stats: Stats) -> None:
-    assert dict(generated_stats.programs) == {fam: len(seeds) for fam, seeds in QUICK_SEEDS.items()}
+    assert set(generated_stats.programs) == set(gen_programs.FAMILIES) - {"stack"}
+    assert generated_stats.schedules == len(QUICK_CASES)
     assert generated_stats.thread_rounds == 1
     assert generated_stats.memory_checked > 0
     assert generated_stats.compared > 0
@@ -82,7 +87,7 @@ def test_every_family_is_generated_and_checked(generated_stats: Stats) -> None:
 
 
 def test_generation_is_deterministic() -> None:
-    for family in gen_programs.FAMILIES:
+    for family in set(gen_programs.FAMILIES) - {"stack"}:
         a = gen_programs.generate(f"gen.{family}.3").text
         gen_programs.generate.cache_clear()
         assert gen_programs.generate(f"gen.{family}.3").text == a
@@ -92,7 +97,7 @@ def test_generation_is_deterministic() -> None:
 def test_unscheduled_programs_match_their_reference(family: str) -> None:
     """The generated text and the template's reference agree before any schedule (the evaluator
     and the JIT), so a later mismatch is the schedule's or the compiler's doing."""
-    for seed in range(3):
+    for seed in range(2):
         prog = schedules.find_program(f"gen.{family}.{seed}")
         if not prog.defined or prog.returns:
             continue

@@ -514,6 +514,34 @@ def test_new_evaluator_integer_max() -> None:
     np.testing.assert_array_equal(got, a)
 
 
+PARTIAL_CONSUMER = """func.func @main(%A: memref<4x6xf32>, %O: memref<4x6xf32>) {
+  %T = block.alloc : memref<4x6xf32>
+  block.for %i = 0 to 4 "i" {
+    block.for %j = 0 to 6 "j" {
+      block.block "P"(%vi = spatial(4, %i), %vj = spatial(6, %j)) {
+        %a = block.load %A[%vi, %vj] : memref<4x6xf32>
+        block.store %a, %T[%vi, %vj] : memref<4x6xf32>
+      }
+    }
+  }
+  block.for %i = 0 to 4 "i" {
+    block.for %j = 0 to 6 "j" {
+      block.block "C"(%vi = spatial(4, %i), %vj = spatial(6, %j)) where(%j < 3) {
+        %t = block.load %T[%vi, %vj] : memref<4x6xf32>
+        block.store %t, %O[%vi, %vj] : memref<4x6xf32>
+      }
+    }
+  }
+  func.return
+}"""
+
+
+@known("new:reverse-compute-at-drops-predicate", "reverse-compute-at drops the consumer's `where(%j < 3)`")
+def test_new_reverse_compute_at_keeps_the_consumers_predicate() -> None:
+    _same_as_unscheduled(PARTIAL_CONSUMER, "sch.reverse_compute_at(BlockRV('C'), LoopRV('i', 'P'))",
+                         shapes=((4, 6), (4, 6)))
+
+
 def test_every_known_bug_has_a_reproducer() -> None:
     ids = {bug_id for bug_id, _ in schedules.KNOWN_BUGS} | {bug_id for bug_id, _ in ir_mutation.KNOWN_MALFORMED}
     reasons = {mark.kwargs["reason"].split(": ", 1)[0] for test in globals().values()
