@@ -808,7 +808,7 @@ class _FunctionGen:
     def constant(self) -> Val:
         r = self.r
         if is_float(self.dtype):
-            if self.dtype == "f16" and r.random() < 0.08:
+            if self.dtype == "f16" and r.random() < 0.25:
                 self.tags.add("f16-overflow-constant")
                 return const(r.choice((70000.0, -1e5, 65520.0)))
             return const(r.choice((0.5, 2.0, -1.0, 0.25, 1.5, 3.0)))

@@ -640,7 +640,8 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
 
 def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
+    """The divisors up to 64, and n (loops of 2^31 iterations exist after huge split factors)."""
+    return [d for d in range(1, min(n, 64) + 1) if n % d == 0] + ([n] if n > 64 else [])
 
 
 def _block_names(sch: Schedule) -> list[str]:
@@ -920,18 +921,23 @@ def progress(stage: str, calls: Sequence[Call] = ()) -> None:
         PROGRESS(stage, list(calls))
 
 
-def parse_program(prog: Program, stats: Stats, fail: Callable[[str, str], None]) -> ModuleOp | None:
-    """The program's module; None when parsing refused it (XtirError, counted) or crashed (a failure)."""
+def start_schedule(prog: Program, stats: Stats, fail: Callable[[str, str], None]) -> Schedule | None:
+    """A schedule of the program's entry function; None when parsing the program or choosing the
+    function was refused (an XtirError, counted) or crashed (a failure)."""
     progress("parse")
-    try:
-        return prog.module
-    except XtirError:
-        stats.parse_rejected[prog.family] += 1
-    except CaseTimeout:
-        raise
-    except Exception as e:
-        fail("crash-parse", _exception_text(e))
-    return None
+    result = None
+    for kind, make in (("crash-parse", lambda: prog.module), ("crash-query", lambda: new_schedule(prog))):
+        try:
+            result = make()
+        except XtirError:
+            stats.parse_rejected[prog.family] += 1
+            return None
+        except CaseTimeout:
+            raise
+        except Exception as e:
+            fail(kind, _exception_text(e))
+            return None
+    return result
 
 
 def new_schedule(prog: Program) -> Schedule:
@@ -1018,19 +1024,10 @@ def run_case(
         stats.undefined += not prog.defined
     try:
         with time_limit(time_limit_s):
-            if parse_program(prog, stats, fail) is not None:
-                try:
-                    sch = new_schedule(prog)
-                except XtirError:
-                    stats.parse_rejected[prog.family] += 1
-                except CaseTimeout:
-                    raise
-                except Exception as e:
-                    fail("crash-query", _exception_text(e))
-                else:
-                    if schedule():
-                        progress("check", calls)
-                        check_schedule(prog, sch, seed, stats, fail, evaluate)
+            sch = start_schedule(prog, stats, fail)
+            if sch is not None and schedule():
+                progress("check", calls)
+                check_schedule(prog, sch, seed, stats, fail, evaluate)
     except CaseTimeout:
         fail("hang", f"the case ran past {time_limit_s} s")
     progress("classify", calls)
