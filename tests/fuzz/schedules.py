@@ -446,9 +446,6 @@ KNOWN_BUGS: list[KnownBug] = [
     ("17.11", lambda f: "runtime-name" in _tags(f) and f.kind in (*_PROCESS_KILLERS, "mismatch-jit")),
     # 12: dozens of scratch buffers under 256 KiB each overflow the 8 MiB stack
     ("17.12", lambda f: "stack" in _tags(f) and f.kind == "crash-process" and "SIGSEGV" in f.message),
-    # 13: LLVM aborts on IR that verifies
-    ("17.13", lambda f: f.kind == "crash-process" and any(
-        m in f.message for m in ("Node is not in map", "does not dominate", "Broken function"))),
     # 18: loop and block names with a space, `/`, `{` or non-ASCII letters: xDSL's name-hint ValueError
     ("17.18", lambda f: f.kind.startswith("crash") and "Invalid BlockArgument name format" in f.message),
     # 16: an f16 constant outside f16's range: OverflowError from parse
