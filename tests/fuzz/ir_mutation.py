@@ -14,6 +14,7 @@ diagnostic; never exit 2 (internal error), never a Python traceback, never a han
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import random
@@ -282,9 +283,14 @@ class Outcome:
     seconds: float
 
 
-def run_opt(data: bytes, args: Sequence[str] = (), timeout: float | None = 20.0, suffix: str = ".mlir") -> Outcome:
-    """xtir.opt.main on `data` (written to a temporary file), in this process, output captured."""
-    from xtir.opt import main
+def run_opt(data: bytes, args: Sequence[str] = (), timeout: float | None = 20.0, suffix: str = ".mlir",
+            tool: str = "xtir-opt") -> Outcome:
+    """xtir.opt.main (or xtir.run.main: `tool="xtir-run"`) on `data` (written to a temporary
+    file), in this process, output captured."""
+    if tool == "xtir-run":
+        from xtir.run import main
+    else:
+        from xtir.opt import main
 
     with tempfile.NamedTemporaryFile("wb", suffix=suffix, delete=False) as f:
         f.write(data)
@@ -377,6 +383,10 @@ class MalformedStats:
     by_mutation: Counter = field(default_factory=Counter)
     failures: list[tuple[str, bytes, tuple[str, ...], str, Outcome]] = field(default_factory=list)
 
+    def merge(self, other: MalformedStats) -> None:
+        for f in dataclasses.fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
     def report(self) -> str:
         lines = [
             f"malformed inputs: {self.cases}   exit 0: {self.exit0}   exit 1 (diagnostic): {self.exit1}   "
@@ -423,4 +433,80 @@ def fuzz_malformed(
             stats.known += 1
         else:
             stats.failures.append((why, data, args, f"seed {seed} {name} {'+'.join(mutations)}", outcome))
+    return stats
+
+
+# `xtir-run --check` with a broken `// xtir-run: numpy NAME = EXPR` line ---------------------------
+
+NUMPY_LINE_MUTATIONS = (
+    "{out} = {expr} + Q",  # an unknown name
+    "Q = {expr}",  # an unknown target
+    "{out} = {expr}[:-1]",  # a shape that does not fit
+    "{out} = ({expr}",  # a syntax error
+    "{out} = np.no_such_function({expr})",
+    "{out} = 1 / 0",
+    "{out} =",
+    "{out} = {expr}; {out}",
+    "{out} = {expr}.reshape(-1, 7)",
+    "{out} = [[{expr}]]",
+    "{out} = {expr}",  # unchanged: exit 0
+)
+_NUMPY_LINE = re.compile(r"^(//\s*xtir-run:\s*numpy\s+)(\w+)\s*=\s*(.+)$", re.MULTILINE)
+
+
+def run_check_texts() -> dict[str, str]:
+    """Small versions of the examples that have a numpy line (xtir-run builds and runs them)."""
+    from tests.fuzz.schedules import scaled_text
+
+    sizes = {"matmul.mlir": {1024: 6}, "matmul_bias.mlir": {1024: 5}, "window_sum.mlir": {1024: 7, 1026: 9},
+             "vector_add.mlir": {1024: 8}}
+    return {name: scaled_text(EXAMPLES / name, s) for name, s in sizes.items() if (EXAMPLES / name).exists()}
+
+
+def mutate_numpy_line(text: str, r: random.Random) -> tuple[str, str]:
+    """The text with its numpy line replaced by a mutation; the new line."""
+    m = _NUMPY_LINE.search(text)
+    if m is None:
+        return text, ""
+    line = r.choice(NUMPY_LINE_MUTATIONS).format(out=m.group(2), expr=m.group(3).strip())
+    return text[: m.start()] + m.group(1) + line + text[m.end() :], line
+
+
+KNOWN_MALFORMED: list[tuple[str, Callable[[bytes, Outcome], bool]]] = [
+    # issue 17, item 19: a bad numpy line escapes as a Python traceback
+    ("17.19", lambda data, outcome: b"xtir-run: numpy" in data and "Traceback" in outcome.stdout + outcome.stderr),
+]
+
+
+def known_malformed(data: bytes, outcome: Outcome) -> str | None:
+    for bug_id, matches in KNOWN_MALFORMED:
+        if matches(data, outcome):
+            return bug_id
+    return None
+
+
+def fuzz_run_check(seeds: Sequence[int], stats: MalformedStats | None = None, deadline: float | None = None,
+                   timeout: float = 60.0) -> MalformedStats:
+    """`xtir-run FILE --check` on examples whose numpy line is broken: exit 0 or 1 with a
+    diagnostic, as for xtir-opt; known bugs (KNOWN_MALFORMED) are counted, not recorded."""
+    stats = stats or MalformedStats()
+    texts = run_check_texts()
+    names = sorted(texts)
+    for seed in seeds:
+        if deadline is not None and time.monotonic() > deadline:
+            break
+        r = random.Random(f"run-check:{seed}")
+        name = r.choice(names)
+        text, line = mutate_numpy_line(texts[name], r)
+        stats.cases += 1
+        stats.by_mutation["numpy_line"] += 1
+        outcome = run_opt(text.encode(), ("--check",), timeout=timeout, tool="xtir-run")
+        why = check(outcome)
+        if why is None:
+            stats.exit0 += outcome.code == 0
+            stats.exit1 += outcome.code == 1
+        elif known_malformed(text.encode(), outcome):
+            stats.known += 1
+        else:
+            stats.failures.append((why, text.encode(), ("--check",), f"xtir-run seed {seed} {name}: {line}", outcome))
     return stats

@@ -1,14 +1,20 @@
-"""The long fuzzing profile: random schedules and malformed inputs for a given time.
+"""The long fuzzing profile: random schedules of fixed and generated programs, threads, malformed input.
 
     .venv/bin/python tests/fuzz/run_long.py --seconds 600 --seed 1000
 
-Runs seeds --seed, --seed + 1, ... over every fuzz program (tests/fuzz/schedules.py) for
-about --seconds, giving --malformed-share of the time to malformed-input fuzzing of
-xtir-opt (tests/fuzz/ir_mutation.py), then prints the counts: schedules tried,
-primitives accepted / rejected, builds, comparisons, failures by kind (crashes and
-mismatches must be 0), and each new failure (one not matching schedules.KNOWN_BUGS),
-minimized, with a Python reproducer and its xtir-opt pipeline. Exit status: 0 when
-there was no new failure, 1 otherwise.
+For about --seconds, seeds --seed, --seed + 1, ...: each seed schedules every fixed fuzz
+program and one generated program of each family (tests/fuzz/gen_programs.py:
+`gen.<family>.<seed>`), all in a child process (tests/fuzz/isolation.py), so that a case
+that kills the process is a `crash-process` finding; every --threads-every seeds a threads
+round builds and calls programs from several threads at once. --malformed-share of the
+time goes to malformed input for xtir-opt and `xtir-run --check` (tests/fuzz/ir_mutation.py).
+
+Prints the counts (cases per family and per template, schedules, accepted / rejected
+primitive calls, builds, guard-zone checks, comparisons with numpy and the evaluator,
+failures by kind), when each class of failure was first seen (known bugs by their id in
+schedules.KNOWN_BUGS, e.g. `17.1` for item 1 of issue 17), and each new failure, minimized,
+with a Python reproducer and its xtir-opt pipeline. Exit status: 0 when there was no new
+failure, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -16,11 +22,33 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.fuzz import ir_mutation, schedules  # noqa: E402
+from tests.fuzz import gen_programs, ir_mutation, isolation, schedules  # noqa: E402
+
+
+class FirstSeen:
+    """When each class of failure (a known bug's id, else `new <kind>`) showed up first."""
+
+    def __init__(self, start: float):
+        self.start = start
+        self.first: dict[str, tuple[float, str]] = {}
+        self.count: Counter = Counter()
+
+    def add(self, failures: list[schedules.Failure]) -> None:
+        for f in failures:
+            key = f.known or f"new {f.kind}"
+            self.count[key] += 1
+            self.first.setdefault(key, (time.monotonic() - self.start, f"{f.program} seed {f.seed}"))
+
+    def report(self) -> str:
+        lines = ["failure classes, first seen (s after start), count, first case:"]
+        for key, (seconds, case) in sorted(self.first.items(), key=lambda kv: kv[1][0]):
+            lines.append(f"  {key:36s} {seconds:7.0f} s  x{self.count[key]:<5d} {case}")
+        return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,47 +56,78 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=300.0, help="time budget (default 300)")
     parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     parser.add_argument("--max-steps", type=int, default=10, help="most primitives per schedule (default 10)")
-    parser.add_argument("--programs", help="comma-separated program names (default: all)")
+    parser.add_argument("--programs", help="comma-separated fixed program names (default: all; 'none': none)")
+    parser.add_argument("--families", help="comma-separated generated families (default: all; 'none': none)")
     parser.add_argument("--evaluate", action="store_true", help="also run the reference evaluator on every case")
-    parser.add_argument("--malformed-share", type=float, default=0.2, help="share of the time for malformed input")
+    parser.add_argument("--threads-every", type=int, default=5, help="a threads round every N seeds (0: none)")
+    parser.add_argument("--malformed-share", type=float, default=0.1, help="share of the time for malformed input")
     parser.add_argument("--no-minimize", action="store_true", help="print failures as found, not minimized")
     parser.add_argument("--show", type=int, default=20, help="most new failures to print (default 20)")
     args = parser.parse_args(argv)
 
-    names = args.programs.split(",") if args.programs else list(schedules.programs())
-    unknown = [n for n in names if n not in schedules.programs()]
-    if unknown:
-        parser.error(f"unknown programs {unknown}; known: {', '.join(schedules.programs())}")
+    names = _choose(args.programs, list(schedules.programs()), "programs", parser)
+    families = _choose(args.families, list(gen_programs.FAMILIES), "families", parser)
 
     start = time.monotonic()
     schedule_deadline = start + args.seconds * (1 - args.malformed_share)
     stats = schedules.Stats()
+    seen = FirstSeen(start)
+    worker = isolation.Worker()
     seed = args.seed
     last_note = start
-    while time.monotonic() < schedule_deadline:
-        schedules.fuzz([seed], names, args.max_steps, True if args.evaluate else None, schedule_deadline, stats)
-        seed += 1
-        if time.monotonic() - last_note > 30:
-            last_note = time.monotonic()
-            print(f"... {stats.schedules} schedules, seeds {args.seed}..{seed - 1}, "
-                  f"{len(stats.failures)} failures ({len(stats.new_failures)} new)", file=sys.stderr, flush=True)
-
-    malformed = ir_mutation.MalformedStats()
-    deadline = start + args.seconds
-    mseed = args.seed
-    while time.monotonic() < deadline:
-        ir_mutation.fuzz_malformed(range(mseed, mseed + 50), malformed, deadline=deadline)
-        mseed += 50
+    evaluate = True if args.evaluate else None
+    try:
+        while time.monotonic() < schedule_deadline:
+            targets = names + [f"gen.{fam}.{seed}" for fam in families]
+            for name in targets:
+                if time.monotonic() > schedule_deadline:
+                    break
+                seen.add(isolation.run_case(worker, name, seed, stats, args.max_steps, evaluate,
+                                            minimize=not args.no_minimize))
+            if args.threads_every and (seed - args.seed) % args.threads_every == 0 and time.monotonic() < schedule_deadline:
+                programs = [f"gen.pipeline.{1_000_000 + seed * 4 + k}" for k in range(4)]
+                seen.add(isolation.run_threads(worker, programs, seed, stats))
+            seed += 1
+            if time.monotonic() - last_note > 30:
+                last_note = time.monotonic()
+                print(f"... {time.monotonic() - start:.0f} s: {stats.schedules} cases, seeds {args.seed}..{seed - 1}, "
+                      f"{len(stats.failures)} failures ({len(stats.new_failures)} new), "
+                      f"{worker.started} child processes", file=sys.stderr, flush=True)
+        malformed = ir_mutation.MalformedStats()
+        deadline = start + args.seconds
+        mseed = args.seed
+        while time.monotonic() < deadline:
+            ok, answer = worker.request(("malformed", list(range(mseed, mseed + 20)), deadline), "malformed")
+            if ok:
+                malformed.merge(answer)
+            mseed += 20
+    finally:
+        worker.close()
 
     print(f"# xtir fuzzing: {time.monotonic() - start:.0f} s, schedule seeds {args.seed}..{seed - 1}, "
-          f"malformed seeds {args.seed}..{args.seed + malformed.cases - 1}\n")
+          f"malformed seeds {args.seed}..{mseed - 1}, {worker.started} child processes\n")
     print(stats.report())
     print()
     print(malformed.report())
-    known = sorted({f.known for f in stats.failures if f.known})
-    if known:
-        print(f"\nknown bugs seen: {', '.join(f'{k} x{sum(1 for f in stats.failures if f.known == k)}' for k in known)}")
+    print()
+    print(seen.report())
+    for bug_id in sorted({b for b, _ in ir_mutation.KNOWN_MALFORMED}):
+        print(f"  {bug_id:36s} (malformed input) {malformed.known} known hits in {malformed.cases} inputs")
+    return _show_new(stats, malformed, args)
 
+
+def _choose(option: str | None, known: list[str], what: str, parser: argparse.ArgumentParser) -> list[str]:
+    if option is None:
+        return known
+    if option == "none":
+        return []
+    chosen = option.split(",")
+    if unknown := [n for n in chosen if n not in known]:
+        parser.error(f"unknown {what} {unknown}; known: {', '.join(known)}")
+    return chosen
+
+
+def _show_new(stats: schedules.Stats, malformed: ir_mutation.MalformedStats, args: argparse.Namespace) -> int:
     new = stats.new_failures
     seen: set[tuple[str, str, str]] = set()
     shown = 0
@@ -76,12 +135,14 @@ def main(argv: list[str] | None = None) -> int:
         if shown >= args.show:
             print(f"\n... and {len(new) - shown} more new failures")
             break
-        if not args.no_minimize:
+        if not args.no_minimize and failure.kind not in schedules.NOT_MINIMIZED_HERE:
             try:
                 failure = failure.minimized or schedules.minimize(failure)
             except Exception as e:  # keep the unminimized case
                 print(f"(minimizing failed: {type(e).__name__}: {e})")
-        key = (failure.kind, failure.program, failure.trace)
+        elif failure.minimized is not None:
+            failure = failure.minimized
+        key = (failure.kind, failure.program, failure.trace or str(failure.calls))
         if key in seen:
             continue
         seen.add(key)

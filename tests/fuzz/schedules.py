@@ -33,7 +33,9 @@ persists, `classify` matches the minimized failure against KNOWN_BUGS, and
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
+import math
 import random
 import re
 import signal
@@ -49,6 +51,8 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 import xtir
+from tests.fuzz import gen_programs
+from tests.fuzz.oracles import GuardedArguments, compare, evaluate_reordered, has_parallel_loops
 from xtir import BlockRV, LoopRV, Schedule, XtirError, XtirPassError
 from xtir.dialects.block import REDUCE, BlockOp, ForOp
 from xtir.passes.analysis.navigation import all_blocks, all_loops
@@ -72,7 +76,12 @@ def scaled_text(path: Path, sizes: dict[int, int]) -> str:
 
 @dataclass(frozen=True)
 class Program:
-    """A fuzz target: IR text, the shapes of its arguments, which are outputs, and numpy's answer."""
+    """A fuzz target: IR text, the shapes of its arguments, which are outputs, and numpy's answer.
+
+    Generated programs (tests/fuzz/gen_programs.py) also say the element types, the function
+    to schedule and call, which outputs hold data before the call, whether the template's
+    semantics are defined (an undefined program must be refused or stay memory-safe), what
+    the function returns, and what they contain (`tags`, for classifying failures)."""
 
     name: str
     text: str
@@ -80,20 +89,34 @@ class Program:
     outputs: tuple[int, ...]
     reference: Callable[[list[np.ndarray]], list[np.ndarray]]
     cheap: bool = False  # small enough for the reference evaluator on every case
+    entry: str | None = None  # the function scheduled, built and called (None: main)
+    make_arguments: Callable[[np.random.Generator], list[np.ndarray]] | None = None
+    defined: bool = True
+    runnable: bool = True  # False: an element type numpy lacks (bf16): built, never called
+    returns: tuple[Any, ...] = ()  # the values the entry returns
+    tags: frozenset[str] = frozenset()
+    tolerance: tuple[float, float] = (1e-4, 1e-3)
 
     @functools.cached_property
     def module(self) -> ModuleOp:
         return xtir.parse(self.text, f"<fuzz program {self.name}>")
 
-    def arguments(self, rng: np.random.Generator) -> list[np.ndarray]:
-        """Inputs drawn from N(0, 1); outputs filled with NaN, so an element never written shows."""
+    @property
+    def family(self) -> str:
+        return self.name.split(".")[1] if self.name.startswith("gen.") else "fixed"
+
+    def arguments(self, rng: np.random.Generator) -> GuardedArguments:
+        """Inputs drawn from N(0, 1); outputs filled with NaN, so an element never written shows;
+        each array in the middle of a buffer with guard zones (oracles.GuardedArguments)."""
+        if self.make_arguments is not None:
+            return GuardedArguments(self.make_arguments(rng))
         arrays = []
         for k, shape in enumerate(self.shapes):
             if k in self.outputs:
                 arrays.append(np.full(shape, np.nan, dtype=np.float32))
             else:
                 arrays.append(rng.standard_normal(shape, dtype=np.float32))
-        return arrays
+        return GuardedArguments(arrays)
 
     def expected(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         return self.reference(list(arrays))
@@ -172,6 +195,48 @@ def programs() -> dict[str, Program]:
     return {p.name: p for p in progs}
 
 
+EVALUATOR_PROGRAM_LIMIT = 20_000  # loop-body executions of a generated program run by the evaluator
+
+
+@functools.cache
+def generated(name: str) -> Program:
+    """The generated program `gen.<family>.<seed>` as a fuzz target (its reference: the template's)."""
+    g = gen_programs.generate(name)
+    params = g.entry.params
+    outputs = tuple(k for k, b in enumerate(params) if b.role in ("out", "inout"))
+
+    def reference(arrays: list[np.ndarray]) -> list[np.ndarray]:
+        after, _ = g.expected(arrays)
+        return [after[k] for k in outputs]
+
+    dtypes = {b.dtype for b in params} | {g.entry.dtype}
+    half = "f16" in dtypes
+    returns = ()
+    if g.entry.returns is not None:
+        returns = (g.expected(g.arguments(np.random.default_rng(0)))[1],)
+    work = sum(math.prod(lp.extent for lp in st.loops) for st in g.entry.stages)
+    return Program(
+        name,
+        g.text,
+        tuple(b.shape for b in params),
+        outputs,
+        reference,
+        cheap=work <= EVALUATOR_PROGRAM_LIMIT,
+        entry=g.entry.name,
+        make_arguments=g.arguments,
+        defined=g.defined,
+        runnable="bf16" not in dtypes,
+        returns=returns,
+        tags=g.tags,
+        tolerance=(2e-2, 1e-1) if half else (1e-4, 1e-3),
+    )
+
+
+def find_program(name: str) -> Program:
+    """A fixed program by name, or a generated one (`gen.<family>.<seed>`)."""
+    return generated(name) if name.startswith("gen.") else programs()[name]
+
+
 # Calls: one primitive with literal handles (replayable, printable) ----------------------------
 
 PRIMITIVES: dict[str, float] = {
@@ -189,7 +254,10 @@ PRIMITIVES: dict[str, float] = {
     "unroll": 1.0,
     "compute_inline": 0.5,
     "reverse_compute_inline": 0.5,
+    "bind": 1.0,
+    "fuse_reduction_epilogue": 0.7,
 }
+THREAD_AXES = ("blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y", "vthread.x")
 SCOPES = ("global", "local", "shared", "global.A_reg")
 
 
@@ -229,6 +297,7 @@ def _handles(result: Any) -> Iterator[LoopRV | BlockRV]:
 # Failures -----------------------------------------------------------------------------------
 
 FAILURE_KINDS = (
+    "crash-parse",  # parsing the (generated) program raised something other than XtirError
     "crash-query",  # get_block / get_loops / ... raised something other than XtirError
     "crash-primitive",  # a primitive raised something other than XtirError
     "refusal-changed-state",  # a refused primitive changed sch.mod or sch.trace
@@ -236,13 +305,20 @@ FAILURE_KINDS = (
     "trace-replay",  # xtir.transform(original, sch.trace) fails or differs from sch.mod
     "trace-replay-names",  # ... is the same IR as sch.mod but prints other SSA value names
     "print-roundtrip",  # str(sch.mod) does not parse back to the same IR
+    "name-growth",  # a loop or block name grew past NAME_LIMIT characters
     "build-invalid-llvm",  # xtir.build refused the schedule because LLVM rejected the IR it generated
     "crash-build",  # xtir.build raised something other than XtirError
-    "crash-run",  # calling the compiled function raised
-    "mismatch-jit",  # the compiled function's outputs differ from numpy
-    "mismatch-eval",  # the reference evaluator on the scheduled IR differs from numpy
+    "crash-run",  # calling the compiled function raised something other than XtirError
+    "crash-eval",  # the reference evaluator raised something other than XtirError
+    "crash-process",  # the process died (a signal: LLVM assertion, SIGSEGV, heap corruption found by free)
+    "memory-unsafe",  # the compiled function wrote outside its arguments (a guard zone changed)
+    "mismatch-jit",  # the compiled function's outputs differ from numpy (or a returned value was dropped)
+    "mismatch-eval",  # the reference evaluator on the scheduled IR differs from numpy (or refused it)
+    "race",  # results change when parallel / vectorized loops run in another order
     "hang",  # a case ran past its time limit
 )
+
+NOT_MINIMIZED_HERE = ("hang", "crash-parse", "crash-process")  # the last one by tests/fuzz/isolation.py
 
 FAILING_LAST = ("crash-primitive", "refusal-changed-state", "refusal-not-diagnosed")
 
@@ -257,34 +333,54 @@ class Failure:
     message: str
     known: str | None = None  # the id of a known bug it matches
     minimized: Failure | None = None  # the same failure with fewer calls (see classify)
+    mode: str = "schedule"  # or "threads" (tests/fuzz/isolation.py: concurrent builds and calls)
 
     def reproducer(self) -> str:
+        if self.mode == "threads":
+            return THREADS_REPRODUCER.format(program=self.program)
+        prog = find_program(self.program)
+        entry = f", func_name={prog.entry!r}" if prog.entry else ""
         lines = [
             "import numpy as np, xtir",
             "from xtir import BlockRV, LoopRV",
-            "from tests.fuzz.schedules import programs",
-            f"prog = programs()[{self.program!r}]",
-            "sch = xtir.Schedule(prog.module)",
+            "from tests.fuzz.schedules import find_program",
+            f"prog = find_program({self.program!r})",
+            f"sch = xtir.Schedule(prog.module{entry})",
             *(c.source() for c in self.calls),
         ]
-        if self.kind in ("mismatch-jit", "crash-build", "crash-run", "build-invalid-llvm"):
+        rtol, atol = prog.tolerance
+        check = [
+            "assert not args.violations(), args.violations()",
+            "for k, want in zip(prog.outputs, expected):",
+            f"    np.testing.assert_allclose(args[k], want, rtol={rtol}, atol={atol})",
+        ]
+        if self.kind in ("mismatch-jit", "crash-build", "crash-run", "build-invalid-llvm", "memory-unsafe",
+                         "crash-process"):
+            build_entry = f", entry={prog.entry!r}" if prog.entry else ""
             lines += [
                 "args = prog.arguments(np.random.default_rng(0))",
-                "xtir.build(sch.mod)(*args)",
-                "for k, want in zip(prog.outputs, prog.expected(args)):",
-                "    np.testing.assert_allclose(args[k], want, rtol=1e-4, atol=1e-3)",
+                "expected = prog.expected(args)" if prog.defined else "expected = []  # undefined: memory safety only",
+                f"xtir.build(sch.mod{build_entry})(*args)",
+                *check,
             ]
-        elif self.kind == "mismatch-eval":
+        elif self.kind in ("mismatch-eval", "crash-eval", "race"):
+            evaluate = "evaluate_reordered(sch.mod, args" if self.kind == "race" else "xtir.evaluate(sch.mod, *args"
+            if self.kind == "race":
+                lines.append("from tests.fuzz.oracles import evaluate_reordered")
             lines += [
                 "args = prog.arguments(np.random.default_rng(0))",
-                "xtir.evaluate(sch.mod, *args)",
-                "for k, want in zip(prog.outputs, prog.expected(args)):",
-                "    np.testing.assert_allclose(args[k], want, rtol=1e-4, atol=1e-3)",
+                "expected = prog.expected(args)",
+                f"{evaluate}, func={(prog.entry or 'main')!r})",
+                *check[1:],
             ]
         elif self.kind == "print-roundtrip":
             lines.append("assert str(xtir.parse(str(sch.mod))) == str(sch.mod)")
         elif self.kind in ("trace-replay", "trace-replay-names"):
             lines.append("assert str(xtir.transform(prog.module, sch.trace)) == str(sch.mod)")
+        elif self.kind == "crash-parse":
+            lines[4:] = ["xtir.parse(prog.text)"]
+        elif self.kind == "name-growth":
+            lines.append("print(max(len(n) for n in re.findall(r'\"[^\"]*\"', str(sch.mod))))")
         return "\n".join(lines)
 
     def pipeline(self) -> str:
@@ -297,21 +393,113 @@ class Failure:
         return f"{self.kind} on {self.program} (seed {self.seed}){tag}: {first[:300]}"
 
 
+THREADS_REPRODUCER = """import numpy as np, xtir
+from concurrent.futures import ThreadPoolExecutor
+from tests.fuzz.schedules import find_program
+prog = find_program({program!r})
+with ThreadPoolExecutor(4) as pool:  # in a child process: it may abort
+    compiled = list(pool.map(lambda _: xtir.build(prog.module, entry=prog.entry), range(4)))
+del compiled
+xtir.build(find_program('gen.pipeline.1').module)  # an unrelated build afterwards"""
+
+
 # Known bugs: a failure matching one is counted as known, not new (see test_fuzz_quick.py) --------
 
 KnownBug = tuple[str, Callable[[Failure], bool]]
 
 
-# None open. A new one gets (id, matcher) here and a strict xfail with its reproducer in
-# test_fuzz_quick.py, so it is counted (not failed on) until fixed.
-KNOWN_BUGS: list[KnownBug] = []
+def _tags(f: Failure) -> frozenset[str]:
+    return find_program(f.program).tags
+
+
+def _methods(f: Failure) -> set[str]:
+    return {c.method for c in f.calls}
+
+
+def _printed(f: Failure) -> str:
+    """The scheduled module of a failure, printed (its calls replayed)."""
+    sch = new_schedule(find_program(f.program))
+    for call in f.calls:
+        call.apply(sch)
+    return str(sch.mod)
+
+
+def _mismatch(f: Failure) -> bool:
+    return f.kind in ("mismatch-jit", "mismatch-eval")
+
+
+_NON_MONOTONE_REDUCE = frozenset({"reduce-backward", "reduce-modular"})
+_PROCESS_KILLERS = ("crash-process", "crash-build", "crash-run", "memory-unsafe")
+
+# Open bugs, each with a strict xfail reproducer in test_fuzz_quick.py (it turns XPASS, a test
+# failure, when the bug is fixed: then drop the mark and the entry). Ids `17.N` are the items of
+# issue 17; `new:...` are classes these fuzzers found that the issue does not list. Judged on the
+# minimized failure, first match wins.
+KNOWN_BUGS: list[KnownBug] = [
+    # 9 and 14: builds from several threads (one module built twice at once) drop MCJIT engines,
+    # which free the TargetMachine every build shares; the next build aborts
+    ("17.9", lambda f: f.mode == "threads" and f.kind in _PROCESS_KILLERS),
+    # 10: a non-ASCII function name raises UnicodeEncodeError after the engine exists; the next build dies
+    ("17.10", lambda f: "non-ascii-name" in _tags(f) and (
+        f.kind == "crash-process" or "UnicodeEncodeError" in f.message)),
+    # 11: a function named like a runtime symbol (free, GOMP_parallel, aligned_alloc, ...)
+    ("17.11", lambda f: "runtime-name" in _tags(f) and f.kind in (*_PROCESS_KILLERS, "mismatch-jit")),
+    # 12: dozens of scratch buffers under 256 KiB each overflow the 8 MiB stack
+    ("17.12", lambda f: "stack" in _tags(f) and f.kind == "crash-process" and "SIGSEGV" in f.message),
+    # 18: loop and block names with a space, `/`, `{` or non-ASCII letters: xDSL's name-hint ValueError
+    ("17.18", lambda f: f.kind.startswith("crash") and "Invalid BlockArgument name format" in f.message),
+    # 16: an f16 constant outside f16's range: OverflowError from parse
+    ("17.16", lambda f: f.kind == "crash-parse" and "OverflowError" in f.message),
+    # 17: a bf16 buffer: xDSL's LLVMTranslationException from build
+    ("17.17", lambda f: f.kind == "crash-build" and "bf16" in f.message),
+    # 15: integer arithmetic in the evaluator raises OverflowError under NumPy 2
+    ("17.15", lambda f: f.kind == "crash-eval" and "OverflowError" in f.message),
+    # 21: a function without arguments returning a value builds, and the value is dropped
+    ("17.21", lambda f: f.kind == "mismatch-jit" and "the compiled function returned" in f.message),
+    # 20: names double with every fuse of split loops
+    ("17.20", lambda f: f.kind == "name-growth"),
+    # 8: parameters with non-identity layouts: the JIT honours them, the call and the evaluator do not
+    ("17.8", lambda f: "layout" in _tags(f) and f.kind in (*_PROCESS_KILLERS, "mismatch-jit")),
+    # 7: a `where` that lets bindings leave their domains: compiled code reads and writes outside
+    ("17.7", lambda f: not find_program(f.program).defined and f.kind in ("memory-unsafe", "crash-process")),
+    # 6: reverse-compute-inline replaces a predicate conjunct instead of conjoining it
+    ("17.6", lambda f: "reverse_compute_inline" in _methods(f) and (
+        f.kind in ("memory-unsafe", "crash-process") or _mismatch(f))),
+    # 5: parallel / vectorize accepted on a loop whose iterations depend on each other through memory
+    ("17.5", lambda f: f.kind == "race" or f.kind == "mismatch-jit" and "t-carried" in _tags(f) and bool(
+        _methods(f) & {"parallel", "vectorize"} or {"kind-parallel", "kind-vectorized"} & _tags(f))),
+    # 4: reverse-compute-at of an in-place consumer under its producer's reduction loop
+    ("17.4", lambda f: _mismatch(f) and "reverse_compute_at" in _methods(f) and "t-inplace" in _tags(f)),
+    # new: reverse-compute-at of a block that writes part of its output (a predicate on one of its
+    # loops) rebuilds that loop over the region it reads and drops the predicate: writes it never did
+    ("new:reverse-compute-at-drops-predicate", lambda f: _mismatch(f) and "reverse_compute_at" in _methods(f)
+        and "partial-writer" in _tags(f)),
+    # 2: decompose-reduction with a backward (or modular) reduce binding hoists an init that runs last
+    ("17.2", lambda f: _mismatch(f) and "decompose_reduction" in _methods(f) and bool(_NON_MONOTONE_REDUCE & _tags(f))),
+    # 3: decompose-reduction moves an init above the producer of what it reads
+    ("17.3", lambda f: _mismatch(f) and "decompose_reduction" in _methods(f) and (
+        "init-reads" in _tags(f) or "fuse_reduction_epilogue" in _methods(f))),
+    # 1: cache-write of a block that writes part of its buffer copies the whole cache back
+    ("17.1", lambda f: _mismatch(f) and "cache_write" in _methods(f) and "partial-writer" in _tags(f)),
+    # new: compute-at (and the other passes that rebuild a reduction's loops) rebinds a backward or
+    # modular reduce variable in increasing order, so its init no longer runs where it did
+    ("new:reduce-order", lambda f: _mismatch(f) and bool(_NON_MONOTONE_REDUCE & _tags(f))),
+    # new: `-(e mod c)` (a backward binding, fused) prints as `-e mod c`, which parses as `(-e) mod c`;
+    # the same for floordiv
+    ("new:print-negated-mod", lambda f: f.kind == "print-roundtrip" and re.search(
+        r"-%[\w.$-]+ (?:floordiv|mod) ", _printed(f)) is not None),
+    # new: a non-ASCII block name prints as byte escapes ("\C3\9F") that do not parse back
+    ("new:print-non-ascii-name", lambda f: f.kind == "print-roundtrip" and "string literal expected" in f.message),
+    # new: the reference evaluator has no arith.maxsi / minsi (integer max and min), which the JIT compiles
+    ("new:eval-int-minmax", lambda f: f.kind == "mismatch-eval" and "Could not find interpretation function" in f.message),
+]
 
 
 def classify(failure: Failure, minimized: bool = True) -> Failure:
     """Mark the failure with the known bug it is, judged on its minimized calls (`minimized=False`:
     on its calls as they are). The minimized failure is kept as `failure.minimized`."""
     subject = failure
-    if minimized and failure.kind != "hang":
+    if minimized and failure.kind not in NOT_MINIMIZED_HERE:
         try:
             subject = failure.minimized = minimize(failure)
         except Exception:  # the failure did not replay: judge it as it is
@@ -335,13 +523,22 @@ class Stats:
     rejected: Counter = field(default_factory=Counter)
     reject_reasons: Counter = field(default_factory=Counter)
     query_rejected: int = 0
+    programs: Counter = field(default_factory=Counter)  # cases per program family
+    templates: Counter = field(default_factory=Counter)  # generated programs per template / binding / option
+    parse_rejected: Counter = field(default_factory=Counter)  # generated programs xtir.parse refused, per family
+    undefined: int = 0  # cases of programs whose template semantics are undefined
     built: int = 0
     build_rejected: int = 0
     not_run: int = 0
     slow_cases: list[tuple[float, str, int, str]] = field(default_factory=list)
     build_reasons: Counter = field(default_factory=Counter)
+    call_rejected: Counter = field(default_factory=Counter)  # calls refused with an XtirError, by reason
+    memory_checked: int = 0  # calls whose guard zones were checked
     compared: int = 0
     evaluated: int = 0
+    eval_rejected: int = 0  # evaluator refusals (XtirError) of undefined programs
+    race_checked: int = 0  # evaluations with parallel / vectorized loops reversed
+    thread_rounds: int = 0  # threads mode: rounds of concurrent builds and calls
     failures: list[Failure] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -353,21 +550,8 @@ class Stats:
         return [f for f in self.failures if f.known is None]
 
     def merge(self, other: Stats) -> None:
-        self.schedules += other.schedules
-        self.steps += other.steps
-        self.accepted += other.accepted
-        self.rejected += other.rejected
-        self.reject_reasons += other.reject_reasons
-        self.query_rejected += other.query_rejected
-        self.built += other.built
-        self.build_rejected += other.build_rejected
-        self.not_run += other.not_run
-        self.slow_cases += other.slow_cases
-        self.build_reasons += other.build_reasons
-        self.compared += other.compared
-        self.evaluated += other.evaluated
-        self.failures += other.failures
-        self.seconds += other.seconds
+        for f in dataclasses.fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
     def report(self, top: int = 12) -> str:
         lines = [
@@ -375,26 +559,38 @@ class Stats:
             f"accepted: {sum(self.accepted.values())}   rejected (XtirError): {sum(self.rejected.values())}   "
             f"queries refused: {self.query_rejected}",
             f"built: {self.built}   build refused (XtirError): {self.build_rejected}   "
-            f"not run (> {JIT_ITERATION_LIMIT} iterations): "
-            f"{self.not_run}   "
-            f"compared with numpy: {self.compared}   also through the reference evaluator: {self.evaluated}",
-            "per primitive (accepted / rejected):",
+            f"not run (> {JIT_ITERATION_LIMIT} iterations): {self.not_run}   "
+            f"calls refused (XtirError): {sum(self.call_rejected.values())}   "
+            f"guard zones checked: {self.memory_checked}",
+            f"compared with numpy: {self.compared}   also through the reference evaluator: {self.evaluated}   "
+            f"with parallel loops reversed: {self.race_checked}   evaluator refusals of undefined programs: "
+            f"{self.eval_rejected}   thread rounds: {self.thread_rounds}",
         ]
+        if self.programs:
+            lines.append("cases per program family (xtir.parse refusals in brackets): " + ", ".join(
+                f"{fam} {n} [{self.parse_rejected[fam]}]" for fam, n in sorted(self.programs.items())))
+            lines.append(f"cases of undefined programs (must be refused or stay memory-safe): {self.undefined}")
+        if self.templates:
+            lines.append("generated programs containing (templates t-, bindings bind- / reduce-, options):")
+            items = sorted(self.templates.items())
+            for k in range(0, len(items), 6):
+                lines.append("  " + "   ".join(f"{t} {n}" for t, n in items[k : k + 6]))
+        lines.append("per primitive (accepted / rejected):")
         for prim in sorted(set(self.accepted) | set(self.rejected)):
             lines.append(f"  {prim:24s} {self.accepted[prim]:6d} / {self.rejected[prim]:6d}")
+        if known := Counter(f.known for f in self.failures if f.known):
+            lines.append("known bugs seen: " + ", ".join(f"{k} x{n}" for k, n in sorted(known.items())))
         lines.append("failures by kind (must all be 0; known bugs in brackets):")
         for kind in FAILURE_KINDS:
             fs = [f for f in self.failures if f.kind == kind]
             known = sum(1 for f in fs if f.known)
             lines.append(f"  {kind:24s} {len(fs) - known:6d}   [{known} known]")
-        if self.reject_reasons:
-            lines.append(f"top rejection reasons (of {len(self.reject_reasons)} kinds):")
-            for reason, n in self.reject_reasons.most_common(top):
-                lines.append(f"  {n:6d}  {reason}")
-        if self.build_reasons:
-            lines.append("build refusals:")
-            for reason, n in self.build_reasons.most_common(top):
-                lines.append(f"  {n:6d}  {reason}")
+        for title, counter in (("top rejection reasons", self.reject_reasons), ("build refusals", self.build_reasons),
+                               ("call refusals", self.call_rejected)):
+            if counter:
+                lines.append(f"{title} (of {len(counter)} kinds):")
+                for why, n in counter.most_common(top):
+                    lines.append(f"  {n:6d}  {why}")
         for seconds, program, seed, trace in sorted(self.slow_cases, reverse=True)[:5]:
             lines.append(f"slow case: {seconds:.1f} s {program} seed {seed}: {trace}")
         lines.append(f"time: {self.seconds:.1f} s")
@@ -441,7 +637,8 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
 
 def _divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
+    """The divisors up to 64, and n (loops of 2^31 iterations exist after huge split factors)."""
+    return [d for d in range(1, min(n, 64) + 1) if n % d == 0] + ([n] if n > 64 else [])
 
 
 def _block_names(sch: Schedule) -> list[str]:
@@ -455,11 +652,15 @@ def _block_op(sch: Schedule, name: str) -> BlockOp:
 class Generator:
     """Chooses the next primitive call from the schedule's current state."""
 
-    def __init__(self, r: random.Random, stale_prob: float = 0.06, misuse_prob: float = 0.02):
+    def __init__(self, r: random.Random, stale_prob: float = 0.06, misuse_prob: float = 0.02,
+                 boost: dict[str, float] | None = None):
         self.r = r
+        self.weights = {p: w * (boost or {}).get(p, 1.0) for p, w in PRIMITIVES.items()}
         self.stale_prob = stale_prob
         self.misuse_prob = misuse_prob
         self.pool: list[LoopRV | BlockRV] = []  # every handle seen so far (some now stale)
+        self.pending: list[Callable[[Schedule], Call | None]] = []  # follow-ups of accepted calls
+        self.rounds = 0  # split-and-fuse rounds still planned
 
     def _remember(self, handles: Sequence[LoopRV | BlockRV]) -> None:
         self.pool.extend(handles)
@@ -541,12 +742,14 @@ class Generator:
 
     def next_call(self, sch: Schedule) -> Call | None:
         r = self.r
-        if r.random() < self.misuse_prob:
-            return self.misuse(sch)
-        prim = r.choices(list(PRIMITIVES), weights=list(PRIMITIVES.values()))[0]
+        if self.pending:
+            return self.pending.pop(0)(sch)
         names = _block_names(sch)
         if not names:
             return None
+        if r.random() < self.misuse_prob:
+            return self.misuse(sch)
+        prim = r.choices(list(self.weights), weights=list(self.weights.values()))[0]
         if prim == "split":
             block = self.block(sch)
             loops = self.loops_of(sch, block)
@@ -613,8 +816,63 @@ class Generator:
             loop = self.loop(sch, block) if block.name in names else self.loop(sch)
             return Call(prim, (block, loop)) if loop is not None else None
         if prim in ("compute_inline", "reverse_compute_inline"):
-            return Call(prim, (self.block(sch),))
+            related_of = sch.get_consumers if prim == "compute_inline" else sch.get_producers
+            if r.random() < 0.8:  # mostly a block with a consumer (producer) to inline into
+                with contextlib.suppress(XtirError):
+                    names = [n for n in names if related_of(sch.get_block(n))] or names
+            return Call(prim, (self.block(sch, names),))
+        if prim == "bind":
+            loop = self.loop(sch)
+            return Call(prim, (loop, r.choice(THREAD_AXES))) if loop is not None else None
+        if prim == "fuse_reduction_epilogue":
+            reductions = [b.label for b in all_blocks(sch.mod) if b.init is not None]
+            block = self.block(sch, reductions if reductions and r.random() < 0.9 else names)
+            consumers = sch.get_consumers(block) if block.name in names else []
+            epilogue = r.choice(consumers) if consumers and r.random() < 0.9 else self.block(sch)
+            return Call(prim, (block, epilogue))
         raise AssertionError(prim)
+
+    # Follow-ups: the moves TVM schedules make in pairs, planned when the first is accepted.
+
+    def accepted(self, call: Call, result: Any) -> None:
+        """Plan what usually follows `call`: a cache block moved next to its user (compute_at under a
+        consumer's loop, reverse_compute_at under a producer's), and split loops fused again (in
+        rounds, which is what makes generated names grow)."""
+        r = self.r
+        if call.method == "cache_read" and isinstance(result, BlockRV) and r.random() < 0.6:
+            self.pending.append(lambda sch: self._move_next_to(sch, result, "compute_at"))
+        elif call.method == "cache_write" and isinstance(result, BlockRV) and r.random() < 0.6:
+            self.pending.append(lambda sch: self._move_next_to(sch, result, "reverse_compute_at"))
+        elif call.method == "split" and isinstance(result, list) and len(result) >= 2 and (
+                self.rounds > 0 or r.random() < 0.15):
+            self.pending.append(lambda sch: Call("fuse", tuple(result[:2])))
+        elif call.method == "split" and isinstance(result, list) and result and r.random() < 0.4:
+            self.pending.append(lambda sch: self._inline_next_to(sch, result[0]))
+        elif call.method == "fuse" and isinstance(result, LoopRV) and (self.rounds > 0 or r.random() < 0.15):
+            self.rounds = self.rounds - 1 if self.rounds > 0 else r.randint(3, 6)
+            if self.rounds:
+                self.pending.append(lambda sch: Call("split", (result,), (("factors", [None, r.choice((1, 2, 3))]),)))
+
+    def _inline_next_to(self, sch: Schedule, loop: LoopRV) -> Call | None:
+        """Inline a consumer into a block under `loop` (or the block into its consumer)."""
+        blocks = sch.get_child_blocks(loop)
+        if not blocks:
+            return None
+        block = self.r.choice(blocks)
+        consumers = sch.get_consumers(block)
+        if consumers and self.r.random() < 0.7:
+            return Call("reverse_compute_inline", (self.r.choice(consumers),))
+        return Call("compute_inline", (block,))
+
+    def _move_next_to(self, sch: Schedule, block: BlockRV, prim: str) -> Call | None:
+        related = sch.get_consumers(block) if prim == "compute_at" else sch.get_producers(block)
+        if not related:
+            return None
+        loops = self.loops_of(sch, self.r.choice(related))
+        if not loops:
+            return None
+        kwargs = (("preserve_unit_loops", True),) if self.r.random() < 0.3 else ()
+        return Call(prim, (block, self.r.choice(loops)), kwargs)
 
     def _extent(self, sch: Schedule, loop: LoopRV) -> int:
         for lp in all_loops(sch.mod):
@@ -625,21 +883,7 @@ class Generator:
 
 # Running one case ----------------------------------------------------------------------------
 
-RTOL, ATOL = 1e-4, 1e-3
 SLOW_CASE_S = 10.0
-
-
-def _compare(prog: Program, arrays: list[np.ndarray], expected: list[np.ndarray]) -> str | None:
-    for k, want in zip(prog.outputs, expected):
-        got = arrays[k]
-        if not np.allclose(got, want, rtol=RTOL, atol=ATOL):
-            bad = ~np.isclose(got, want, rtol=RTOL, atol=ATOL)
-            where = tuple(int(i) for i in np.argwhere(bad)[0])
-            return (
-                f"output {k}: {int(bad.sum())} of {got.size} elements differ; first at {where}: "
-                f"got {got[where]!r}, expected {want[where]!r}"
-            )
-    return None
 
 
 _SSA_NAME = re.compile(r"%[A-Za-z_$.][\w$.-]*|%\d+")
@@ -663,6 +907,40 @@ class CaseResult:
     trace: str
 
 
+Progress = Callable[[str, Sequence["Call"]], None]
+PROGRESS: Progress | None = None
+"""Told what a case is about to do (a stage name and the accepted calls so far), so that a parent
+process can say where its child died (tests/fuzz/isolation.py sets it in the child)."""
+
+
+def progress(stage: str, calls: Sequence[Call] = ()) -> None:
+    if PROGRESS is not None:
+        PROGRESS(stage, list(calls))
+
+
+def start_schedule(prog: Program, stats: Stats, fail: Callable[[str, str], None]) -> Schedule | None:
+    """A schedule of the program's entry function; None when parsing the program or choosing the
+    function was refused (an XtirError, counted) or crashed (a failure)."""
+    progress("parse")
+    result = None
+    for kind, make in (("crash-parse", lambda: prog.module), ("crash-query", lambda: new_schedule(prog))):
+        try:
+            result = make()
+        except XtirError:
+            stats.parse_rejected[prog.family] += 1
+            return None
+        except CaseTimeout:
+            raise
+        except Exception as e:
+            fail(kind, _exception_text(e))
+            return None
+    return result
+
+
+def new_schedule(prog: Program) -> Schedule:
+    return Schedule(prog.module, func_name=prog.entry)
+
+
 def run_case(
     prog: Program,
     seed: int,
@@ -677,18 +955,24 @@ def run_case(
     """
     start = time.perf_counter()
     r = random.Random(f"{prog.name}:{seed}")
-    gen = Generator(r)
-    sch = Schedule(prog.module)
+    family = gen_programs.FAMILIES.get(prog.family)
+    gen = Generator(r, boost=family.primitive_weights if family else None)
     calls: list[Call] = []
     failures: list[Failure] = []
+    sch: Schedule | None = None
 
     def fail(kind: str, message: str, extra: Call | None = None) -> None:
-        failure = Failure(kind, prog.name, seed, [*calls, *([extra] if extra else [])], sch.trace, message)
+        trace = sch.trace if sch is not None else ""
+        failure = Failure(kind, prog.name, seed, [*calls, *([extra] if extra else [])], trace, message)
         failures.append(failure)
 
     def schedule() -> bool:
-        """Apply random primitives; False when the case ended in a failure."""
-        for _ in range(r.randint(1, max_steps)):
+        """Apply random primitives (follow-ups planned by the generator come on top); False when the
+        case ended in a failure."""
+        assert sch is not None
+        budget = r.randint(1, max_steps)
+        while budget > 0 or gen.pending:
+            budget -= not gen.pending
             try:
                 call = gen.next_call(sch)
             except XtirError:
@@ -702,6 +986,7 @@ def run_case(
             if call is None:
                 continue
             stats.steps += 1
+            progress("primitive", [*calls, call])
             before, before_trace = str(sch.mod), sch.trace
             try:
                 result = call.apply(sch)
@@ -724,14 +1009,25 @@ def run_case(
             stats.accepted[call.method] += 1
             calls.append(call)
             gen._remember(list(_handles(result)))
+            gen.accepted(call, result)
+            if (long := _long_name(sch.mod)) is not None:  # each further step would only be slower
+                fail("name-growth", long)
+                return False
         return True
 
+    stats.programs[prog.family] += 1
+    if prog.name.startswith("gen."):
+        stats.templates.update(prog.tags)
+        stats.undefined += not prog.defined
     try:
         with time_limit(time_limit_s):
-            if schedule():
+            sch = start_schedule(prog, stats, fail)
+            if sch is not None and schedule():
+                progress("check", calls)
                 check_schedule(prog, sch, seed, stats, fail, evaluate)
     except CaseTimeout:
         fail("hang", f"the case ran past {time_limit_s} s")
+    progress("classify", calls)
     for failure in failures:
         classify(failure)
     stats.schedules += 1
@@ -739,8 +1035,8 @@ def run_case(
     seconds = time.perf_counter() - start
     stats.seconds += seconds
     if seconds > SLOW_CASE_S:
-        stats.slow_cases.append((seconds, prog.name, seed, sch.trace))
-    return CaseResult(failures, calls, sch.trace)
+        stats.slow_cases.append((seconds, prog.name, seed, sch.trace if sch is not None else ""))
+    return CaseResult(failures, calls, sch.trace if sch is not None else "")
 
 
 JIT_ITERATION_LIMIT = 20_000_000
@@ -761,9 +1057,22 @@ def iterations(module: ModuleOp) -> int:
     return total
 
 
-def _build(module: ModuleOp, stats: Stats, fail: Callable[[str, str], None]) -> Any:
+NAME_LIMIT = 256
+"""Generated loop and block names stay below this many characters (TVM keeps them short); names
+that double with every fuse of split loops reach megabytes of IR in a few rounds."""
+
+
+def _long_name(module: ModuleOp) -> str | None:
+    for op in [*all_loops(module), *all_blocks(module)]:
+        if len(op.label) > NAME_LIMIT:
+            return f"{type(op).__name__} name of {len(op.label)} characters: {op.label[:80]}..."
+    return None
+
+
+def _build(module: ModuleOp, stats: Stats, fail: Callable[[str, str], None], entry: str | None = None) -> Any:
+    progress("build")
     try:
-        return xtir.build(module)
+        return xtir.build(module, entry=entry) if entry else xtir.build(module)
     except XtirError as e:
         if "LLVM rejected" in str(e):  # the compiler made invalid LLVM IR: its bug, not the user's
             fail("build-invalid-llvm", str(e))
@@ -777,6 +1086,19 @@ def _build(module: ModuleOp, stats: Stats, fail: Callable[[str, str], None]) -> 
     return None
 
 
+def _returned(prog: Program, got: Any, who: str) -> str | None:
+    """What is wrong with the values a call returned (compiled functions return None)."""
+    values = tuple(got) if isinstance(got, tuple | list) else (() if got is None else (got,))
+    if not prog.returns:
+        return None
+    if len(values) != len(prog.returns):
+        return f"{who} returned {values!r}; the function returns {prog.returns!r}"
+    for g, w in zip(values, prog.returns):
+        if not np.isclose(float(g), float(w), rtol=prog.tolerance[0], atol=prog.tolerance[1], equal_nan=True):
+            return f"{who} returned {values!r}; the function returns {prog.returns!r}"
+    return None
+
+
 def check_schedule(
     prog: Program,
     sch: Schedule,
@@ -784,8 +1106,40 @@ def check_schedule(
     stats: Stats,
     fail: Callable[[str, str], None],
     evaluate: bool | None = None,
+    only: str | None = None,
 ) -> None:
-    """Replay the trace, compile, run and compare with numpy (and the reference evaluator)."""
+    """Replay the trace, compile, run and compare with numpy (and the reference evaluator).
+
+    `only` restricts the checks to one part (CHECK_PART), as replaying a failure needs."""
+    if only in (None, "static"):
+        _check_static(prog, sch, fail)
+        if only == "static" or _long_name(sch.mod) is not None:
+            return
+    work = iterations(sch.mod)
+    if only in (None, "jit"):
+        compiled = _build(sch.mod, stats, fail, prog.entry)
+        if compiled is not None and (work > JIT_ITERATION_LIMIT or not prog.runnable):
+            # huge split factors make huge (mostly predicated-off) loop nests: compiled, not run
+            stats.built += 1
+            stats.not_run += 1
+            compiled = None
+        if compiled is not None:
+            stats.built += 1
+            _check_call(prog, seed, stats, fail, compiled)
+    if (only == "eval" or (only is None and (evaluate if evaluate is not None else prog.cheap))) and (
+            work <= EVALUATOR_ITERATION_LIMIT and prog.runnable):
+        _check_evaluation(prog, sch, seed, stats, fail)
+
+
+CHECK_PART = {
+    "trace-replay": "static", "trace-replay-names": "static", "print-roundtrip": "static", "name-growth": "static",
+    "build-invalid-llvm": "jit", "crash-build": "jit", "crash-run": "jit", "memory-unsafe": "jit", "mismatch-jit": "jit",
+    "mismatch-eval": "eval", "crash-eval": "eval", "race": "eval",
+}
+
+
+def _check_static(prog: Program, sch: Schedule, fail: Callable[[str, str], None]) -> None:
+    """The trace replays to the same IR, the printed IR parses back to it, names stay short."""
     if sch.trace:
         try:
             replayed = xtir.transform(prog.module, sch.trace)
@@ -810,42 +1164,77 @@ def check_schedule(
     else:
         if not reparsed.is_structurally_equivalent(sch.mod):
             fail("print-roundtrip", "the printed sch.mod parses to different IR")
+    if (long := _long_name(sch.mod)) is not None:
+        fail("name-growth", long)
 
-    compiled = _build(sch.mod, stats, fail)
-    work = iterations(sch.mod)
-    if compiled is not None and work > JIT_ITERATION_LIMIT:
-        # huge split factors make huge (mostly predicated-off) loop nests: compiled, not run
-        stats.built += 1
-        stats.not_run += 1
-        compiled = None
-    if compiled is not None:
-        stats.built += 1
+
+def _check_call(prog: Program, seed: int, stats: Stats, fail: Callable[[str, str], None], compiled: Any) -> None:
+    """Call on guarded arguments: memory safety always, the numbers when the program is defined."""
+    arrays = prog.arguments(np.random.default_rng(seed))
+    before = [a.copy() for a in arrays]
+    expected = prog.expected(before) if prog.defined else None
+    progress("call")
+    try:
+        got = compiled(*arrays)
+    except XtirError as e:
+        stats.call_rejected[reason(e)] += 1
+        return
+    except CaseTimeout:
+        raise
+    except Exception as e:
+        fail("crash-run", _exception_text(e))
+        return
+    stats.memory_checked += 1
+    if violations := arrays.violations():
+        fail("memory-unsafe", "the compiled function wrote outside its arguments: " + "; ".join(violations))
+        return
+    if expected is None:
+        return
+    stats.compared += 1
+    if (diff := compare(arrays, before, prog.outputs, expected, *prog.tolerance)) is not None:
+        fail("mismatch-jit", diff)
+    elif (wrong := _returned(prog, got, "the compiled function")) is not None:
+        fail("mismatch-jit", wrong)
+
+
+def _check_evaluation(prog: Program, sch: Schedule, seed: int, stats: Stats, fail: Callable[[str, str], None]) -> None:
+    """The reference evaluator on the scheduled IR, and again with parallel loops reversed."""
+    func = prog.entry or "main"
+    runs = [("evaluate", lambda a: xtir.evaluate(sch.mod, *a, func=func))]
+    if has_parallel_loops(sch.mod):
+        runs.append(("reversed", lambda a: evaluate_reordered(sch.mod, a, func)))
+    results = []
+    for stage, run in runs:
         arrays = prog.arguments(np.random.default_rng(seed))
-        expected = prog.expected(arrays)
+        before = [a.copy() for a in arrays]
+        progress(stage)
         try:
-            compiled(*arrays)
+            got = run(arrays)
+        except XtirError as e:
+            if prog.defined and stage == "evaluate":
+                fail("mismatch-eval", f"the reference evaluator refused the scheduled IR: {e}")
+            stats.eval_rejected += not prog.defined
+            return
         except CaseTimeout:
             raise
         except Exception as e:
-            fail("crash-run", _exception_text(e))
-        else:
-            stats.compared += 1
-            if (diff := _compare(prog, arrays, expected)) is not None:
-                fail("mismatch-jit", diff)
-
-    if (evaluate if evaluate is not None else prog.cheap) and work <= EVALUATOR_ITERATION_LIMIT:
-        arrays = prog.arguments(np.random.default_rng(seed))
-        expected = prog.expected(arrays)
-        try:
-            xtir.evaluate(sch.mod, *arrays)
-        except CaseTimeout:
-            raise
-        except Exception as e:
-            fail("mismatch-eval", f"the reference evaluator failed on the scheduled IR: {_exception_text(e)}")
-        else:
+            fail("crash-eval", f"the reference evaluator raised {_exception_text(e)}")
+            return
+        results.append((stage, arrays, before, got))
+    if not prog.defined:
+        return
+    expected = prog.expected(results[0][2])
+    for stage, arrays, before, got in results:
+        diff = compare(arrays, before, prog.outputs, expected, *prog.tolerance) or _returned(prog, got, "evaluate")
+        if stage == "evaluate":
             stats.evaluated += 1
-            if (diff := _compare(prog, arrays, expected)) is not None:
+            if diff is not None:
                 fail("mismatch-eval", diff)
+                return
+        else:
+            stats.race_checked += 1
+            if diff is not None:
+                fail("race", f"with its parallel and vectorized loops run backwards, {diff}")
 
 
 # Reproducing and minimizing ----------------------------------------------------------------------
@@ -857,7 +1246,15 @@ def replay(prog: Program, calls: Sequence[Call], kind: str) -> str | None:
     For crash-primitive / refusal-changed-state the last call is the failing one; every call
     before it must be accepted (a variant where one is refused is not the same case).
     """
-    sch = Schedule(prog.module)
+    if kind == "crash-parse":
+        try:
+            prog.module  # noqa: B018
+        except XtirError:
+            return None
+        except Exception as e:
+            return _exception_text(e)
+        return None
+    sch = new_schedule(prog)
     failing_last = kind in FAILING_LAST
     prefix = calls[:-1] if failing_last else calls
     try:
@@ -880,9 +1277,10 @@ def replay(prog: Program, calls: Sequence[Call], kind: str) -> str | None:
         except Exception as e:
             return _exception_text(e) if kind == "crash-primitive" else None
         return None
+    if kind == "name-growth":
+        return _long_name(sch.mod)
     messages: list[tuple[str, str]] = []
-    probe = Stats()
-    check_schedule(prog, sch, 0, probe, lambda k, m: messages.append((k, m)), evaluate=kind == "mismatch-eval")
+    check_schedule(prog, sch, 0, Stats(), lambda k, m: messages.append((k, m)), only=CHECK_PART.get(kind))
     for k, m in messages:
         if k == kind:
             return m
@@ -894,28 +1292,36 @@ def minimize(failure: Failure, same: Callable[[str], bool] | None = None) -> Fai
 
     `same(message)` can narrow "the same failure" (e.g. the same exception type).
     """
-    prog = programs()[failure.program]
+    prog = find_program(failure.program)
     calls = list(failure.calls)
     if same is None:
         first = failure.message.split(":", 1)[0]
         same = (lambda m: m.split(":", 1)[0] == first) if failure.kind.startswith("crash") else (lambda m: True)
     message = failure.message
-    changed = True
-    while changed:
+    keep_last = failure.kind in FAILING_LAST
+    chunk = max(1, len(calls) // 2)
+    while chunk >= 1:  # drop runs of `chunk` calls, halving the run when none can go
         changed = False
-        for k in range(len(calls)):
-            if failure.kind in FAILING_LAST and k == len(calls) - 1:
+        k = 0
+        while k < len(calls) - (1 if keep_last else 0):
+            candidate = calls[:k] + calls[k + chunk :]
+            if keep_last and len(candidate) < len(calls) and candidate[-1:] != calls[-1:]:
+                k += 1
                 continue
-            candidate = calls[:k] + calls[k + 1 :]
             m = replay(prog, candidate, failure.kind)
             if m is not None and same(m):
                 calls, message, changed = candidate, m, True
-                break
-    sch = Schedule(prog.module)
-    prefix = calls[:-1] if failure.kind in FAILING_LAST else calls
-    for call in prefix:
-        call.apply(sch)
-    return classify(Failure(failure.kind, failure.program, failure.seed, calls, sch.trace, message), minimized=False)
+            else:
+                k += 1
+        if not changed:
+            chunk //= 2
+    trace = ""
+    if failure.kind != "crash-parse":
+        sch = new_schedule(prog)
+        for call in calls[:-1] if failure.kind in FAILING_LAST else calls:
+            call.apply(sch)
+        trace = sch.trace
+    return classify(Failure(failure.kind, failure.program, failure.seed, calls, trace, message), minimized=False)
 
 
 # Driving many cases -----------------------------------------------------------------------------
@@ -936,5 +1342,5 @@ def fuzz(
         for name in names:
             if deadline is not None and time.monotonic() > deadline:
                 return stats
-            run_case(programs()[name], seed, stats, max_steps=max_steps, evaluate=evaluate)
+            run_case(find_program(name), seed, stats, max_steps=max_steps, evaluate=evaluate)
     return stats
