@@ -460,27 +460,6 @@ KNOWN_BUGS: list[KnownBug] = [
     ("17.20", lambda f: f.kind == "name-growth"),
     # 8: parameters with non-identity layouts: the JIT honours them, the call and the evaluator do not
     ("17.8", lambda f: "layout" in _tags(f) and f.kind in (*_PROCESS_KILLERS, "mismatch-jit")),
-    # 7: a `where` that lets bindings leave their domains: compiled code reads and writes outside
-    ("17.7", lambda f: not find_program(f.program).defined and f.kind in ("memory-unsafe", "crash-process")),
-    # 6: reverse-compute-inline replaces a predicate conjunct instead of conjoining it
-    ("17.6", lambda f: "reverse_compute_inline" in _methods(f) and (
-        f.kind in ("memory-unsafe", "crash-process") or _mismatch(f))),
-    # 5: parallel / vectorize accepted on a loop whose iterations depend on each other through memory
-    ("17.5", lambda f: f.kind == "race" or f.kind == "mismatch-jit" and "t-carried" in _tags(f) and bool(
-        _methods(f) & {"parallel", "vectorize"} or {"kind-parallel", "kind-vectorized"} & _tags(f))),
-    # 4: reverse-compute-at of an in-place consumer under its producer's reduction loop
-    ("17.4", lambda f: _mismatch(f) and "reverse_compute_at" in _methods(f) and "t-inplace" in _tags(f)),
-    # new: reverse-compute-at of a block that writes part of its output (a predicate on one of its
-    # loops) rebuilds that loop over the region it reads and drops the predicate: writes it never did
-    ("new:reverse-compute-at-drops-predicate", lambda f: _mismatch(f) and "reverse_compute_at" in _methods(f)
-        and "partial-writer" in _tags(f)),
-    # 2: decompose-reduction with a backward (or modular) reduce binding hoists an init that runs last
-    ("17.2", lambda f: _mismatch(f) and "decompose_reduction" in _methods(f) and bool(_NON_MONOTONE_REDUCE & _tags(f))),
-    # 3: decompose-reduction moves an init above the producer of what it reads
-    ("17.3", lambda f: _mismatch(f) and "decompose_reduction" in _methods(f) and (
-        "init-reads" in _tags(f) or "fuse_reduction_epilogue" in _methods(f))),
-    # 1: cache-write of a block that writes part of its buffer copies the whole cache back
-    ("17.1", lambda f: _mismatch(f) and "cache_write" in _methods(f) and "partial-writer" in _tags(f)),
     # new: compute-at (and the other passes that rebuild a reduction's loops) rebinds a backward or
     # modular reduce variable in increasing order, so its init no longer runs where it did
     ("new:reduce-order", lambda f: _mismatch(f) and bool(_NON_MONOTONE_REDUCE & _tags(f))),

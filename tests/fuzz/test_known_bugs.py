@@ -90,7 +90,6 @@ PARTIAL_WRITER = """func.func @main(%A: memref<128xf32>, %B: memref<128xf32>) {
 }"""
 
 
-@known("17.1", "cache-write of a block writing part of its buffer copies the whole cache back")
 def test_17_1_cache_write_of_a_partial_writer() -> None:
     sch = schedule_or_refuse(PARTIAL_WRITER, "sch.cache_write(BlockRV('B'), 0, 'global')")
     if sch is None:
@@ -131,7 +130,6 @@ def _same_as_unscheduled(text: str, *steps: str, shapes: tuple[tuple[int, ...], 
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
 
 
-@known("17.2", "decompose-reduction hoists the init of a backward reduce binding, which runs last")
 def test_17_2_decompose_reduction_of_a_backward_binding() -> None:
     _same_as_unscheduled(BACKWARD_REDUCE, "sch.decompose_reduction(BlockRV('R'), LoopRV('k'))", shapes=((4, 6), (4,)))
 
@@ -142,7 +140,6 @@ def test_new_compute_at_of_a_backward_reduce_binding() -> None:
                          "sch.compute_at(BlockRV('R'), LoopRV('ax0'))", shapes=((4, 6), (4,)))
 
 
-@known("17.3", "decompose-reduction moves an init above the cache copy of what it reads")
 def test_17_3_decompose_reduction_above_what_the_init_reads() -> None:
     prog = schedules.programs()["matmul_bias8"]
     sch = schedule_or_refuse(
@@ -190,7 +187,6 @@ IN_PLACE_CONSUMER = """func.func @main(%A: memref<4x6xf32>, %U: memref<4xf32>) {
 }"""
 
 
-@known("17.4", "reverse-compute-at puts an in-place consumer under the producer's reduction loop")
 def test_17_4_reverse_compute_at_of_an_in_place_update() -> None:
     _same_as_unscheduled(IN_PLACE_CONSUMER, "sch.reverse_compute_at(BlockRV('update'), LoopRV('k', 'R'))",
                          shapes=((4, 6), (4,)))
@@ -209,7 +205,6 @@ CARRIED = """func.func @main(%U: memref<9xf32>) {
 }"""
 
 
-@known("17.5", "parallel accepted on a loop whose iterations read what other iterations write")
 def test_17_5_parallel_loop_carried_dependence() -> None:
     try:
         sch = schedule_or_refuse(CARRIED, "sch.parallel(LoopRV('i'))")
@@ -257,7 +252,6 @@ def _memory_safe_and_right(module: object, arrays: list[np.ndarray], want: list[
         np.testing.assert_allclose(got, w, rtol=1e-6)
 
 
-@known("17.6", "reverse-compute-inline keeps `e < 15` of the split and drops the producer's `e < 10`")
 def test_17_6_reverse_compute_inline_keeps_every_conjunct() -> None:
     sch = schedule_or_refuse(PREDICATED_PRODUCER, "sch.split(LoopRV('e'), [None, 5])",
                              "sch.reverse_compute_inline(BlockRV('Q'))")
@@ -267,7 +261,6 @@ def test_17_6_reverse_compute_inline_keeps_every_conjunct() -> None:
     _memory_safe_and_right(sch.mod, [a, np.full(10, np.nan, np.float32)], [a, 2 * a + 1])
 
 
-@known("17.7", "a predicate that lets a binding leave its domain: compiled code writes past the buffer")
 def test_17_7_predicate_outside_the_domain() -> None:
     text = """func.func @main(%A: memref<10xf32>, %C: memref<10xf32>) {
   block.for %e = 0 to 16 "e" {
@@ -536,7 +529,6 @@ PARTIAL_CONSUMER = """func.func @main(%A: memref<4x6xf32>, %O: memref<4x6xf32>) 
 }"""
 
 
-@known("new:reverse-compute-at-drops-predicate", "reverse-compute-at drops the consumer's `where(%j < 3)`")
 def test_new_reverse_compute_at_keeps_the_consumers_predicate() -> None:
     _same_as_unscheduled(PARTIAL_CONSUMER, "sch.reverse_compute_at(BlockRV('C'), LoopRV('i', 'P'))",
                          shapes=((4, 6), (4, 6)))
