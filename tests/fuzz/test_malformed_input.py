@@ -354,6 +354,78 @@ def test_api_refuses_other_wrong_types() -> None:
         xtir.build(None)  # type: ignore[arg-type]
 
 
+# Names and constants users write ------------------------------------------------------------------------
+
+
+def _literal(text: str) -> str:
+    """`text` as an MLIR string literal (bytes outside printable ASCII, quotes and backslashes as hex)."""
+    return '"' + "".join(chr(b) if 32 <= b < 127 and chr(b) not in '"\\' else f"\\{b:02X}" for b in text.encode()) + '"'
+
+
+def _named_program(loop: str, block: str) -> str:
+    return f"""func.func @main(%A: memref<4x4xf32>, %C: memref<4x4xf32>) {{
+  block.for %i = 0 to 4 {_literal(loop)} {{
+    block.for %j = 0 to 4 "j" {{
+      block.block {_literal(block)}(%vi = spatial(4, %i), %vj = spatial(4, %j)) {{
+        %a = block.load %A[%vi, %vj] : memref<4x4xf32>
+        %b = arith.addf %a, %a : f32
+        block.store %b, %C[%vi, %vj] : memref<4x4xf32>
+      }}
+    }}
+  }}
+  func.return
+}}
+"""
+
+
+NAMES = ["i j", "a{b}", "a}b", "a,b", "a=b", 'a"b', "a\\b", "a\nb", "\u00fc", "i\u00fc", "", "$", "_", "_0", "__0", "1i",
+         "%i", "true", "i_1_0", "global.A_reg", "x-y"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_any_loop_or_block_name_works_everywhere(name: str) -> None:
+    """A loop or block name is a user's string: it parses, prints and parses back, schedules
+    (split, fuse, cache-read with it as the scope), replays from the trace, and runs. Names
+    with a space, `{`, a quote or a non-ASCII letter used to end in xDSL's ValueError for an
+    SSA name hint, a non-ASCII name did not read back (xDSL printed it as a bytes literal),
+    and a `$` loop split into `$_0` crashed the same way."""
+    for loop, block in ((name, "B"), ("i", name)):
+        module = xtir.parse(_named_program(loop, block))
+        assert str(xtir.parse(str(module))) == str(module)
+        sch = xtir.Schedule(module)
+        b = sch.get_block(block)
+        i, _ = sch.get_loops(b)
+        outer, inner = sch.split(i, [None, 2])
+        sch.fuse(outer, inner)
+        sch.cache_read(sch.get_block(block), 0, name)
+        assert str(xtir.transform(module, sch.trace)) == str(sch.mod)
+        assert str(xtir.parse(str(sch.mod))) == str(sch.mod)
+        a = np.ones((4, 4), np.float32)
+        evaluated, compiled = np.zeros((4, 4), np.float32), np.zeros((4, 4), np.float32)
+        xtir.evaluate(sch.mod, a, evaluated)
+        xtir.build(sch.mod)(a, compiled)
+        np.testing.assert_array_equal(evaluated, 2 * a)
+        np.testing.assert_array_equal(compiled, evaluated)
+
+
+def test_slash_in_a_loop_name_is_refused() -> None:
+    """`/` separates BLOCK/LOOP in schedule handles: a loop named `i/j` could never be scheduled."""
+    with pytest.raises(xtir.XtirVerifyError, match='loop "i/j": a loop name cannot contain "/"') as info:
+        xtir.parse(_named_program("i/j", "B"))
+    assert info.value.location is not None and info.value.location.line == 2
+    xtir.parse(_named_program("i", "x/y"))  # a block name may hold one: a handle's loop is after the last `/`
+
+
+@pytest.mark.parametrize(("constant", "col"), [("1.0e10 : f16", 23), ("-1.0e10 : f16", 23), ("1.0e39 : f32", 23),
+                                               ("1.0e400 : f64", 23), ("0x1FFFF : f16", 23), ("-0x3C00 : f16", 23),
+                                               ("1.0 : f80", 23), ("dense<1.0e10> : tensor<2xf16>", 3)])
+def test_float_constant_out_of_range_is_a_parse_error(constant: str, col: int) -> None:
+    """xDSL raised OverflowError (or NotImplementedError for f80) from xtir.parse."""
+    with pytest.raises(xtir.XtirParseError) as info:
+        xtir.parse(f"func.func @main() {{\n  %c = arith.constant {constant}\n  func.return\n}}\n")
+    assert info.value.location is not None and (info.value.location.line, info.value.location.col) == (2, col)
+
+
 # xtir.build's argument checks -------------------------------------------------------------------------
 
 
