@@ -206,6 +206,13 @@ def verify_dominance(module: Operation, source: str | None = None, line_offset: 
     raise XtirVerifyError(f"{error}\n{note}", location=error.location, message=error.message, notes=[note])
 
 
+def format_error_at(text: str, name: str, offset: int, message: str, length: int = 1) -> LocatedText:
+    """`name:line:col: error: message` for the `length` characters at `offset` of `text`, with the
+    source line and carets (for errors in text that is not IR, such as a directive comment)."""
+    span = Span(offset, min(offset + max(length, 1), len(text)), Input(text, name))
+    return format_parse_error(ParseError(span, message))
+
+
 def _span(text: str, name: str, offset: int) -> Span:
     """The character at `offset` of the input (for a ParseError made outside the parser)."""
     return Span(offset, min(offset + 1, len(text)), Input(text, name))

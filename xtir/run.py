@@ -7,6 +7,8 @@ pipeline, compiled for the CPU (`xtir.build`) and run on random float inputs.
 a `// xtir-run: numpy NAME = EXPR` line (argument names are the function's), or else
 the unscheduled program, run by the reference evaluator when it is small and by the
 JIT otherwise. It prints `ok max_abs_err=...` or the mismatch, and exits 1 on a mismatch.
+An `xtir-run:` line that is not of that form, names no argument, does not evaluate or gives
+values of another shape or kind than the buffer's is an error at the line (file:line:col).
 
 --bench prints the median time over --repeat runs and the GFLOP/s, counting the float
 operations the unscheduled program performs (e.g. 2·n³ for a matmul).
@@ -27,6 +29,7 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, MemRefT
 
 import xtir
 from xtir.build import entry_function
+from xtir.diagnostics import format_error_at
 from xtir.dialects.block import BlockOp, ForOp, statements
 from xtir.errors import XtirError
 from xtir.interpreters.block import numpy_dtype
@@ -35,7 +38,8 @@ from xtir.verify_numerics import EVALUATOR_LIMIT, innermost_iterations
 FLOAT_OPS = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.MaximumfOp, arith.MinimumfOp,
              arith.MaxnumfOp, arith.MinnumfOp)
 
-_NUMPY_LINE = re.compile(r"^//\s*xtir-run:\s*numpy\s+(\w+)\s*=\s*(.+)$", re.MULTILINE)
+_DIRECTIVE = re.compile(r"^[ \t]*//\s*xtir-run:(.*)$", re.MULTILINE)
+_NUMPY_LINE = re.compile(r"\s*numpy\s+(\w+)\s*=\s*(\S.*?)\s*$")
 
 
 def random_arguments(f: func.FuncOp, seed: int) -> list[np.ndarray]:
@@ -72,15 +76,16 @@ def _loops_above(op) -> list[ForOp]:
     return loops
 
 
-def reference(text: str, module: ModuleOp, f: func.FuncOp, arrays: list[np.ndarray]) -> tuple[list[np.ndarray], str]:
+def reference(text: str, path: str, module: ModuleOp, f: func.FuncOp,
+              arrays: list[np.ndarray]) -> tuple[list[np.ndarray], str]:
     """The expected buffers after the call, and where they come from."""
     expected = [a.copy() for a in arrays]
     names = [arg.name_hint or f"arg{k}" for k, arg in enumerate(f.body.block.args)]
-    lines = _NUMPY_LINE.findall(text)
-    if lines:
-        env = {"np": np, **dict(zip(names, expected))}
-        for target, expr in lines:
-            env[target][...] = eval(expr, {"np": np}, env)  # noqa: S307 - the example file's own expression
+    directives = list(_DIRECTIVE.finditer(text))
+    if directives:
+        buffers = dict(zip(names, expected))
+        for directive in directives:
+            _run_numpy_line(text, path, directive, buffers)
         return expected, "numpy"
     name = f.sym_name.data
     iterations = innermost_iterations(f)
@@ -89,6 +94,41 @@ def reference(text: str, module: ModuleOp, f: func.FuncOp, arrays: list[np.ndarr
         return expected, "the reference evaluator"
     xtir.build(module, entry=name)(*expected)
     return expected, "the unscheduled program (JIT)"
+
+
+def _run_numpy_line(text: str, path: str, directive: re.Match[str], buffers: dict[str, np.ndarray]) -> None:
+    """Assign one `// xtir-run: numpy NAME = EXPR` line to its buffer; a line that is not of that
+    form, names no argument, does not evaluate or gives values the buffer cannot hold is an
+    error at the line."""
+    start = directive.start(1)
+
+    def error(message: str, at: int = 0, length: int = 1) -> XtirError:
+        return XtirError(format_error_at(text, path, start + at, f"xtir-run: {message}", length))
+
+    line = _NUMPY_LINE.fullmatch(directive.group(1))
+    if line is None:
+        raise error("expected `// xtir-run: numpy NAME = EXPR`", 0, len(directive.group(1)))
+    target, expr = line.group(1), line.group(2)
+    if target not in buffers:
+        raise error(f"numpy: no argument named '{target}' (arguments: {', '.join(buffers) or 'none'})",
+                    line.start(1), len(target))
+    try:
+        code = compile(expr, path, "eval")
+    except SyntaxError as e:
+        raise error(f"numpy: invalid expression: {e.msg}", line.start(2) + max((e.offset or 1) - 1, 0)) from None
+    try:
+        value = np.asarray(eval(code, {"np": np}, dict(buffers)))  # noqa: S307 - the example file's own expression
+    except Exception as e:  # the user's expression: any error it raises is theirs
+        raise error(f"numpy: {expr} failed: {type(e).__name__}: {e}", line.start(2), len(expr)) from None
+    buffer = buffers[target]
+    if not np.can_cast(value.dtype, buffer.dtype, "same_kind"):
+        raise error(f"numpy: {expr} gives {value.dtype} values; {target} holds {buffer.dtype}",
+                    line.start(2), len(expr))
+    try:
+        buffer[...] = value
+    except ValueError as e:
+        raise error(f"numpy: {expr} has shape {value.shape}; {target} has shape {buffer.shape} ({e})",
+                    line.start(2), len(expr)) from None
 
 
 def compare(got: list[np.ndarray], expected: list[np.ndarray], names: list[str]) -> tuple[bool, float, str]:
@@ -144,7 +184,7 @@ def _run(args: argparse.Namespace) -> int:
     compiled(*arrays)
     status = 0
     if args.check:
-        expected, source = reference(text, original, entry_function(original, name), inputs)
+        expected, source = reference(text, args.file, original, entry_function(original, name), inputs)
         names = [arg.name_hint or f"arg{k}" for k, arg in enumerate(f.body.block.args)]
         ok, err, where = compare(arrays, expected, names)
         if ok:
