@@ -95,3 +95,23 @@ def test_bad_numpy_line_is_a_diagnostic_at_the_line(tmp_path: Path, line: str, c
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
     assert f"{path}:2:{col}: error: xtir-run: " in result.stderr and message in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("tool", [("xtir-run",), ("xtir-translate", "--target", "llvm"), ("xtir-opt",)])
+def test_file_that_is_not_utf8_is_a_located_error(tmp_path: Path, tool: tuple[str, ...]) -> None:
+    """xtir-run and xtir-translate ended in a UnicodeDecodeError traceback (xtir.parse_file too)."""
+    path = tmp_path / "latin1.mlir"
+    path.write_bytes(b"func.func @main() {\n  func.return\n}\n// caf\xe9\n")
+    result = run(tool[0], str(path), *tool[1:])
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert f"{path}:4:7: error: invalid UTF-8 (byte 0xe9)" in result.stderr
+
+
+def test_parse_file_that_is_not_utf8(tmp_path: Path) -> None:
+    import xtir
+
+    path = tmp_path / "latin1.mlir"
+    path.write_bytes(b"\xe9")
+    with pytest.raises(xtir.XtirParseError, match="invalid UTF-8") as info:
+        xtir.parse_file(path)
+    assert info.value.location is not None and info.value.location.line == 1

@@ -217,3 +217,15 @@ def test_xtir_run_checks_integer_programs(tmp_path: Path) -> None:
                             capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert "ok max_abs_err=0 (against the reference evaluator)" in result.stdout
+
+
+def test_float_arithmetic_is_ieee_whatever_numpy_error_state() -> None:
+    """Under np.seterr(all="raise") the evaluator raised FloatingPointError on 1/0; compiled
+    code gives inf and nan, and so does the evaluator."""
+    body = ["%z = arith.constant 0.000000e+00 : f32", "%q = arith.divf %a, %z : f32", "%r0 = arith.mulf %q, %z : f32",
+            "%big = arith.constant 3.000000e+38 : f32", "%r1 = arith.mulf %big, %big : f32"]
+    a = np.array([1, 0], np.float32)
+    with np.errstate(all="raise"):
+        evaluated, compiled = run_both(elementwise(["f32"], ["f32", "f32"], body), [a], ["f32", "f32"])
+    np.testing.assert_array_equal(evaluated[0], compiled[0])  # nan where nan
+    assert np.isnan(evaluated[0]).all() and np.isinf(evaluated[1]).all()

@@ -13,6 +13,7 @@ them right after, and string literals are lexed in linear time (xtir/source_limi
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import NoReturn
 
 from xdsl.context import Context
@@ -204,6 +205,23 @@ def verify_dominance(module: Operation, source: str | None = None, line_offset: 
     definer = value.owner if isinstance(value.owner, Operation) else None
     note = Diagnostic("note", f"{name} is defined here", op_location(definer) if definer is not None else None)
     raise XtirVerifyError(f"{error}\n{note}", location=error.location, message=error.message, notes=[note])
+
+
+def decode_source(data: bytes, name: str, line_offset: int = 0) -> str:
+    """`data` as UTF-8 text; else an XtirParseError at the first byte that is not UTF-8."""
+    try:
+        return data.decode()
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1 + line_offset
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        message = f"invalid UTF-8 (byte 0x{data[e.start]:02x}): source files are UTF-8 text"
+        raise XtirParseError(f"{name}:{line}:{col}: error: {message}",
+                             location=SourceLocation(name, line, col), message=message) from None
+
+
+def read_source(path: str | Path) -> str:
+    """The UTF-8 text of the file at `path` (OSError when it cannot be read)."""
+    return decode_source(Path(path).read_bytes(), str(path))
 
 
 def format_error_at(text: str, name: str, offset: int, message: str, length: int = 1) -> LocatedText:

@@ -81,7 +81,9 @@ def evaluate(module: ModuleOp, *arrays: Any, func: str = "main") -> tuple[Any, .
     interpreter.register_implementations(ScfFunctions())
     interpreter.register_implementations(MemRefNumpyFunctions())
     try:
-        return tuple(interpreter.call_op(func, tuple(args)))
+        # IEEE arithmetic as in compiled code: 1/0 is inf, whatever np.seterr the caller set
+        with np.errstate(all="ignore"):
+            return tuple(interpreter.call_op(func, tuple(args)))
     except InterpretationError as e:
         raise XtirEvaluationError(f"evaluating '{func}': {e}") from None
     except XtirError as e:

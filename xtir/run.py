@@ -21,7 +21,6 @@ import re
 import sys
 import time
 from math import prod
-from pathlib import Path
 
 import numpy as np
 from xdsl.dialects import arith, func
@@ -29,7 +28,7 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, MemRefT
 
 import xtir
 from xtir.build import entry_function
-from xtir.diagnostics import format_error_at
+from xtir.diagnostics import format_error_at, read_source
 from xtir.dialects.block import BlockOp, ForOp, statements
 from xtir.errors import XtirError
 from xtir.interpreters.block import numpy_dtype
@@ -172,7 +171,7 @@ def _run(args: argparse.Namespace) -> int:
 
     for path in args.intrinsics:
         intrinsics.register_file(path, override=True)
-    text = Path(args.file).read_text()
+    text = read_source(args.file)
     original = xtir.parse(text, args.file)
     scheduled = xtir.transform(original, args.pipeline) if args.pipeline else original
     f = entry_function(scheduled, args.entry)

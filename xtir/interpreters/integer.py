@@ -171,8 +171,7 @@ def _int_to_float(value: int, type_: Attribute) -> np.floating:
         half = 1 << (shift - 1)
         quotient += rest > half or (rest == half and quotient % 2 == 1)
         value = (quotient << shift) * (1 if value > 0 else -1)
-    with np.errstate(over="ignore"):  # past the type's range is infinity, as in LLVM
-        return dtype.type(float(value))  # exact in a double: numpy rounds no further
+    return dtype.type(float(value))  # exact in a double: numpy rounds no further (or overflows to inf, as LLVM)
 
 
 def _float_to_int(value: object, bits: int, is_signed: bool) -> int:
