@@ -426,6 +426,26 @@ def test_float_constant_out_of_range_is_a_parse_error(constant: str, col: int) -
     assert info.value.location is not None and (info.value.location.line, info.value.location.col) == (2, col)
 
 
+@pytest.mark.parametrize("call", [
+    lambda sch, i: sch.split(i, 4),
+    lambda sch, i: sch.split(i, None),
+    lambda sch, i: sch.split(i, "4,4"),
+    lambda sch, i: sch.split(i, [None, 1.5]),
+    lambda sch, i: sch.split(i, [None, 10**30]),
+    lambda sch, i: sch.annotate(i, "k", 2**64),
+    lambda sch, i: sch.annotate(i, "k", -(2**70)),
+    lambda sch, i: sch.annotate(i, "k", 1.5),
+], ids=["int", "None", "str", "float", "huge", "annotate-2^64", "annotate-negative", "annotate-float"])
+def test_schedule_refuses_odd_arguments_with_an_xtir_error(call) -> None:
+    """`split(loop, 4)` raised TypeError and `annotate(loop, key, 2**64)` xDSL's VerifyException."""
+    sch = xtir.Schedule(xtir.parse(_named_program("i", "B")))
+    i, _ = sch.get_loops(sch.get_block("B"))
+    before = str(sch.mod)
+    with pytest.raises(xtir.XtirPassError):
+        call(sch, i)
+    assert str(sch.mod) == before and sch.trace == ""
+
+
 # xtir.build's argument checks -------------------------------------------------------------------------
 
 
