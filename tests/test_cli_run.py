@@ -115,3 +115,13 @@ def test_parse_file_that_is_not_utf8(tmp_path: Path) -> None:
     with pytest.raises(xtir.XtirParseError, match="invalid UTF-8") as info:
         xtir.parse_file(path)
     assert info.value.location is not None and info.value.location.line == 1
+
+
+def test_arguments_larger_than_memory_are_refused_before_allocating(tmp_path: Path) -> None:
+    """xtir-run drew random inputs for any shape: 4 TB ended in a MemoryError traceback (or,
+    below the allocator's limit, in the machine swapping)."""
+    path = tmp_path / "huge.mlir"
+    path.write_text("func.func @main(%A: memref<1000000x1000000xf32>) {\n  func.return\n}\n")
+    result = run("xtir-run", str(path))
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "xtir-run: @main takes 3725.3 GiB of buffers" in result.stderr

@@ -90,6 +90,8 @@ def evaluate(module: ModuleOp, *arrays: Any, func: str = "main") -> tuple[Any, .
         # xDSL's interpreter notes the whole module onto the error once per enclosing op
         e.__notes__ = []
         raise
+    except MemoryError as e:
+        raise XtirEvaluationError(f"evaluating '{func}': out of memory ({e})") from None
     except RecursionError:
         # xDSL's interpreter recurses per nested region, and prints the module into its errors
         raise XtirEvaluationError(

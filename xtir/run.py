@@ -17,6 +17,7 @@ operations the unscheduled program performs (e.g. 2·n³ for a matmul).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import time
@@ -42,18 +43,31 @@ _NUMPY_LINE = re.compile(r"\s*numpy\s+(\w+)\s*=\s*(\S.*?)\s*$")
 
 
 def random_arguments(f: func.FuncOp, seed: int) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    arrays = []
+    params = []
     for param in f.function_type.inputs.data:
         if not isinstance(param, MemRefType):
             raise XtirError(f"xtir-run: @{f.sym_name.data} takes {param}; only buffers (memrefs) are supported")
-        dtype = numpy_dtype(param.element_type)
-        shape = tuple(param.get_shape())
+        params.append(param)
+    _check_memory(f, [(numpy_dtype(p.element_type), tuple(p.get_shape())) for p in params])
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for param in params:
+        dtype, shape = numpy_dtype(param.element_type), tuple(param.get_shape())
         if isinstance(param.element_type, Float16Type | Float32Type | Float64Type):
             arrays.append(rng.standard_normal(shape).astype(dtype))
         else:
             arrays.append(rng.integers(-8, 8, size=shape).astype(dtype))
     return arrays
+
+
+def _check_memory(f: func.FuncOp, buffers: list[tuple[np.dtype, tuple[int, ...]]]) -> None:
+    """xtir-run holds each argument three times (the run, the inputs, the reference): refuse
+    arguments that would take more than half of this machine's memory, before allocating."""
+    need = 3 * sum(prod(shape) * dtype.itemsize for dtype, shape in buffers)
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if need > memory // 2:
+        raise XtirError(f"xtir-run: @{f.sym_name.data} takes {need / 3 / 2**30:.1f} GiB of buffers; with the "
+                        f"copies xtir-run keeps, that is more than half of this machine's {memory / 2**30:.0f} GiB")
 
 
 def float_ops(f: func.FuncOp) -> int:

@@ -446,6 +446,22 @@ def test_schedule_refuses_odd_arguments_with_an_xtir_error(call) -> None:
     assert str(sch.mod) == before and sch.trace == ""
 
 
+def test_evaluator_out_of_memory_is_an_xtir_error() -> None:
+    """A 4 TB scratch buffer: numpy's MemoryError escaped xtir.evaluate."""
+    module = xtir.parse("""func.func @main(%C: memref<2xf32>) {
+  %T = block.alloc : memref<1000000x1000000xf32>
+  block.for %i = 0 to 2 "i" {
+    block.block "C"(%vi = spatial(2, %i)) {
+      %a = block.load %T[%vi, %vi] : memref<1000000x1000000xf32>
+      block.store %a, %C[%vi] : memref<2xf32>
+    }
+  }
+  func.return
+}""")
+    with pytest.raises(xtir.XtirEvaluationError, match="out of memory"):
+        xtir.evaluate(module, np.zeros(2, np.float32))
+
+
 # xtir.build's argument checks -------------------------------------------------------------------------
 
 
