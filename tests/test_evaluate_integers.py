@@ -8,6 +8,7 @@ cases never reach the JIT here (an x86 division by zero traps).
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -229,3 +230,49 @@ def test_float_arithmetic_is_ieee_whatever_numpy_error_state() -> None:
         evaluated, compiled = run_both(elementwise(["f32"], ["f32", "f32"], body), [a], ["f32", "f32"])
     np.testing.assert_array_equal(evaluated[0], compiled[0])  # nan where nan
     assert np.isnan(evaluated[0]).all() and np.isinf(evaluated[1]).all()
+
+
+def random_integer_program(r: random.Random, t: str, n_ops: int) -> list[str]:
+    """A chain of random integer ops and casts over %a, %b and constants; the last value is %r0."""
+    ops = WRAPPING + DIVISIONS + SHIFTS
+    values = ["%a", "%b"]
+    body = []
+    bits = np.iinfo(DTYPES[t]).bits
+    for k in range(n_ops):
+        name = f"%v{k}"
+        choice = r.random()
+        if choice < 0.15:
+            body.append(f"{name} = arith.constant {r.choice(extremes(t))} : {t}")
+        elif choice < 0.25:
+            wide = "i64" if bits < 64 else "i32"
+            cast, back = ("extsi", "trunci") if bits < 64 else ("trunci", "extsi")
+            body.append(f"{name}_w = arith.{r.choice([cast, 'extui'] if bits < 64 else [cast])} "
+                        f"{r.choice(values)} : {t} to {wide}")
+            body.append(f"{name} = arith.{back} {name}_w : {wide} to {t}")
+        else:
+            body.append(f"{name} = arith.{r.choice(ops)} {r.choice(values)}, {r.choice(values)} : {t}")
+        values.append(name)
+    body.append(f"%r0 = arith.addi {values[-1]}, {r.choice(values)} : {t}")
+    return body
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_integer_programs_agree_with_the_jit(seed: int) -> None:
+    """Random chains of every integer op on extreme values: the evaluator and the JIT give the
+    same numbers, or the evaluator names an undefined result (and the JIT, which could trap on
+    it, is not run on that element)."""
+    r = random.Random(seed)
+    t = r.choice(["i8", "i16", "i32", "i64"])
+    body = random_integer_program(r, t, 8)
+    module = xtir.parse(elementwise([t, t], [t], body).replace("{n}", "1"))
+    compiled_fn = xtir.build(module)
+    for _ in range(16):  # one element per call: an undefined element must not hide the others
+        a, b = (np.array([r.choice(extremes(t))], DTYPES[t]) for _ in range(2))
+        evaluated, compiled = np.zeros(1, DTYPES[t]), np.zeros(1, DTYPES[t])
+        try:
+            xtir.evaluate(module, a.copy(), b.copy(), evaluated)
+        except xtir.XtirEvaluationError as e:
+            assert "undefined in compiled code" in e.message, e.message
+            continue
+        compiled_fn(a.copy(), b.copy(), compiled)
+        assert evaluated[0] == compiled[0], f"{body} on {a[0]}, {b[0]}: evaluator {evaluated[0]}, JIT {compiled[0]}"
