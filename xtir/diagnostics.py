@@ -163,14 +163,15 @@ def parse_module(ctx: Context, text: str, name: str = "<string>", line_offset: i
     if (deep := too_deep(text)) is not None:
         offset, message = deep
         raise XtirParseError(format_parse_error(ParseError(_span(text, name, offset), message), line_offset))
-    parser = LocatingParser(ctx, text, name, line_offset)
+    parser = None
     try:
+        parser = LocatingParser(ctx, text, name, line_offset)  # lexes the first token: may fail
         with recursion_room():
             module = parser.parse_module()
     except ParseError as e:
         raise XtirParseError(format_parse_error(e, line_offset)) from None
     except RecursionError:  # nesting that the limits do not count, e.g. types in types in types
-        error = ParseError(_span(text, name, parser.pos), "input nested too deeply to parse")
+        error = ParseError(_span(text, name, parser.pos if parser else 0), "input nested too deeply to parse")
         raise XtirParseError(format_parse_error(error, line_offset)) from None
     if (deep_op := too_deep_attribute(module)) is not None:
         message = f"types or attributes nested deeper than {MAX_ATTRIBUTE_NESTING} levels are not supported"

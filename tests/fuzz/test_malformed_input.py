@@ -26,6 +26,7 @@ from tests.fuzz.ir_mutation import (  # noqa: E402
     PIPELINES,
     MalformedStats,
     check,
+    check_parse_api,
     deep_nest,
     fuzz_malformed,
     hits_string_backtracking,
@@ -460,6 +461,17 @@ def test_evaluator_out_of_memory_is_an_xtir_error() -> None:
 }""")
     with pytest.raises(xtir.XtirEvaluationError, match="out of memory"):
         xtir.evaluate(module, np.zeros(2, np.float32))
+
+
+@pytest.mark.parametrize("text", ["\x01// comment\nfunc.func @f() {\n  func.return\n}\n", "@// A", "\ufffd", "'"])
+def test_bad_first_token_is_an_xtir_parse_error(text: str) -> None:
+    """Found by the malformed-input fuzzer's API check (seeds 4358, 4582, 4584): the parser lexes
+    the first token when it is made, outside the try that turns xDSL's ParseError into an
+    XtirParseError; xtir-opt caught it, xtir.parse let it escape."""
+    with pytest.raises(xtir.XtirParseError) as info:
+        xtir.parse(text)
+    assert info.value.location is not None and (info.value.location.line, info.value.location.col) == (1, 1)
+    assert check_parse_api(text.encode()) is None
 
 
 # xtir.build's argument checks -------------------------------------------------------------------------
