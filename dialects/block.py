@@ -174,6 +174,9 @@ class ForOp(IRDLOperation):
             raise VerifyException(f'loop "{self.label}" must have one index induction variable')
         if self.extent <= 0:
             raise VerifyException(f'loop "{self.label}" has extent {self.extent}; extents must be positive')
+        if "/" in self.label:
+            raise VerifyException(f'loop "{self.label}": a loop name cannot contain "/", which separates '
+                                  "BLOCK/LOOP in schedule handles")
         if self.kind not in LOOP_KINDS:
             raise VerifyException(
                 f'loop "{self.label}" has unknown kind "{self.kind}"; expected one of {", ".join(LOOP_KINDS)}'
@@ -268,23 +271,26 @@ def _parse_annotations(parser: Parser) -> dict[str, Attribute] | None:
 
 
 def _hint(label: str) -> str | None:
-    """The SSA name of a loop's variable: its label, made a valid name."""
-    return _usable_hint(stable_hint(label.replace(".", "_").replace("-", "_")))
+    """The SSA name hint made from a name users choose (a loop's for its variable, a cache's
+    from its scope): any string, so each character an SSA name cannot hold, such as `.`, a
+    space or `é`, becomes `_`."""
+    return _usable_hint(stable_hint(re.sub(r"[^A-Za-z0-9_]", "_", label)))
 
 
 def _usable_hint(hint: str) -> str | None:
     """`hint` when it is a valid SSA name hint (it starts with a letter or `_`), else None:
     the value then prints with a number (`%1_2` stabilized to `12` would be refused)."""
-    return hint if hint and (hint[0].isalpha() or hint[0] == "_") else None
+    return hint if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.-]*", hint) else None
 
 
 def stable_hint(name: str) -> str:
-    """`name` without underscores in its trailing `_<digits>` run (`i_1_0` -> `i10`).
+    """`name` without underscores in its trailing `_<digits>` run (`i_1_0` -> `i10`, `x__0` -> `x0`).
 
     xDSL's printer names the second value hinted `i` as `%i_1`, and strips one trailing
-    `_<digits>` from hints to keep them apart; a hint `i_1_0` would keep `i_1` and clash.
+    `_<digits>` from hints to keep them apart; a hint `i_1_0` would keep `i_1` and clash
+    (and `_0` would keep nothing, which xDSL refuses).
     """
-    return re.sub(r"(?:_\d+)+$", lambda m: m.group(0).replace("_", ""), name)
+    return re.sub(r"(?:_+\d+)+$", lambda m: m.group(0).replace("_", ""), name)
 
 
 def stabilize_name_hints(root: Operation) -> None:
@@ -602,7 +608,7 @@ class AllocOp(IRDLOperation):
 
     def __init__(self, buffer_type: MemRefType, name: str | None = None):
         super().__init__(result_types=[buffer_type])
-        self.buffer.name_hint = name
+        self.buffer.name_hint = _hint(name) if name is not None else None
 
     def verify_(self) -> None:
         verify_buffer_type(f"buffer {_name(self.buffer)}", self.buffer.type)

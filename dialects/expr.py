@@ -114,6 +114,7 @@ class Expr:
 
     @staticmethod
     def _make(coefs: Mapping[Atom, int], const: int) -> Expr:
+        coefs, const = _recombine_div_mod(coefs, const)
         terms = [(a, c) for a, c in coefs.items() if c != 0]
         # Larger strides first reads like TVM (`i_0 * 16 + i_1`); ties keep order.
         terms.sort(key=lambda t: -abs(t[1]))
@@ -233,6 +234,28 @@ class Expr:
         for atom, coef in self.terms:
             total += coef * _evaluate_atom(atom, env)
         return total
+
+
+def _recombine_div_mod(coefs: Mapping[Atom, int], const: int) -> tuple[dict[Atom, int], int]:
+    """`k*d * (e floordiv d) + k * (e mod d)` is `k * e`: fusing the loops of a split (or
+    splitting a fused loop) writes a variable that way, and each further split or fuse would
+    double the expression."""
+    result = {a: c for a, c in coefs.items() if c != 0}
+    while (pair := _div_mod_pair(result)) is not None:
+        div, mod, k = pair
+        del result[div], result[mod]
+        for atom, coef in mod.expr.terms:
+            result[atom] = result.get(atom, 0) + coef * k
+        const += mod.expr.const * k
+        result = {a: c for a, c in result.items() if c != 0}
+    return result, const
+
+
+def _div_mod_pair(coefs: Mapping[Atom, int]) -> tuple[Div, Mod, int] | None:
+    for atom, coef in coefs.items():
+        if isinstance(atom, Mod) and coefs.get(div := Div(atom.expr, atom.divisor)) == coef * atom.divisor:
+            return div, atom, coef
+    return None
 
 
 def _atom_bounds(atom: Atom, bounds: Bounds) -> tuple[int, int] | None:

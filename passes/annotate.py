@@ -17,6 +17,7 @@ from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 
 from xtir.dialects.block import BlockOp, ForOp
+from xtir.dialects.expr import INT64_MAX, fits_int64
 from xtir.passes.analysis.navigation import get_block, get_loop
 from xtir.passes.utils import fail, target_function
 
@@ -29,7 +30,9 @@ def annotation_value(value: int | str) -> Attribute:
     return StringAttr(value)
 
 
-def annotate(target: ForOp | BlockOp, key: str, value: int | str) -> None:
+def annotate(target: ForOp | BlockOp, key: str, value: int | str, pass_name: str = "annotate") -> None:
+    if isinstance(value, int) and not isinstance(value, bool) and not fits_int64(value):
+        raise fail(pass_name, target, f"annotation {key} = {value} does not fit in 64 bits (at most {INT64_MAX})")
     target.properties["annotations"] = DictionaryAttr(target.annotations | {key: annotation_value(value)})
 
 
@@ -49,7 +52,7 @@ class AnnotatePass(ModulePass):
             given = "both loop= and block=" if self.loop is not None else "neither loop= nor block="
             raise fail(self.name, f, f"give exactly one of loop=NAME or block=NAME, got {given}")
         if self.loop is not None:
-            annotate(get_loop(f, self.loop, self.name), self.key, self.value)
+            annotate(get_loop(f, self.loop, self.name), self.key, self.value, self.name)
         else:
             assert self.block is not None
-            annotate(get_block(f, self.block, self.name), self.key, self.value)
+            annotate(get_block(f, self.block, self.name), self.key, self.value, self.name)

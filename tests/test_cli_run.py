@@ -77,3 +77,59 @@ def test_translate_prints_llvm_ir() -> None:
     result = run("xtir-translate", "examples/vector_add.mlir", "--target", "llvm")
     assert result.returncode == 0, result.stderr
     assert "define" in result.stdout and "getelementptr" in result.stdout and "noalias" in result.stdout
+
+
+@pytest.mark.parametrize(("line", "col", "message"), [
+    ("numpy C = A + X", 24, "numpy: A + X failed: NameError: name 'X' is not defined"),
+    ("numpy C = A +", 24, "numpy: invalid expression"),
+    ("numpy C = (A", 24, "numpy: invalid expression"),
+    ("numpy D = A + B", 20, "numpy: no argument named 'D' (arguments: A, B, C)"),
+    ("numpy C = np.ones(3)", 24, "numpy: np.ones(3) has shape (3,); C has shape (1024,)"),
+    ("numpy C = A.reshape(7)", 24, "failed: ValueError: cannot reshape"),
+    ("numpy C = 1/0", 24, "failed: ZeroDivisionError"),
+    ("numpy C = 'abc'", 24, "numpy: 'abc' gives <U3 values; C holds float32"),
+    ("numpy C = A + 1j", 24, "gives complex64 values; C holds float32"),
+    ("numpy C A + B", 13, "expected `// xtir-run: numpy NAME = EXPR`"),
+    ("nmpy C = A + B", 13, "expected `// xtir-run: numpy NAME = EXPR`"),
+])
+def test_bad_numpy_line_is_a_diagnostic_at_the_line(tmp_path: Path, line: str, col: int, message: str) -> None:
+    """A bad `// xtir-run: numpy` line used to end in a Python traceback (NameError, SyntaxError,
+    KeyError, a broadcast ValueError), or was silently skipped when it was not of the form."""
+    text = (ROOT / "examples" / "vector_add.mlir").read_text().replace("// xtir-run: numpy C = A + B",
+                                                                        f"// xtir-run: {line}")
+    path = tmp_path / "bad.mlir"
+    path.write_text(text)
+    result = run("xtir-run", str(path), "--check")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"{path}:2:{col}: error: xtir-run: " in result.stderr and message in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("tool", [("xtir-run",), ("xtir-translate", "--target", "llvm"), ("xtir-opt",)])
+def test_file_that_is_not_utf8_is_a_located_error(tmp_path: Path, tool: tuple[str, ...]) -> None:
+    """xtir-run and xtir-translate ended in a UnicodeDecodeError traceback (xtir.parse_file too)."""
+    path = tmp_path / "latin1.mlir"
+    path.write_bytes(b"func.func @main() {\n  func.return\n}\n// caf\xe9\n")
+    result = run(tool[0], str(path), *tool[1:])
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert f"{path}:4:7: error: invalid UTF-8 (byte 0xe9)" in result.stderr
+
+
+def test_parse_file_that_is_not_utf8(tmp_path: Path) -> None:
+    import xtir
+
+    path = tmp_path / "latin1.mlir"
+    path.write_bytes(b"\xe9")
+    with pytest.raises(xtir.XtirParseError, match="invalid UTF-8") as info:
+        xtir.parse_file(path)
+    assert info.value.location is not None and info.value.location.line == 1
+
+
+def test_arguments_larger_than_memory_are_refused_before_allocating(tmp_path: Path) -> None:
+    """xtir-run drew random inputs for any shape: 4 TB ended in a MemoryError traceback (or,
+    below the allocator's limit, in the machine swapping)."""
+    path = tmp_path / "huge.mlir"
+    path.write_text("func.func @main(%A: memref<1000000x1000000xf32>) {\n  func.return\n}\n")
+    result = run("xtir-run", str(path))
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "xtir-run: @main takes 3725.3 GiB of buffers" in result.stderr

@@ -234,6 +234,23 @@ def test_simplification_preserves_value(vs):
                 assert e.mod(d, b).evaluate(env) == e.evaluate(env) % d
 
 
+def test_div_and_mod_of_one_expression_recombine(vs):
+    """`d * (e floordiv d) + e mod d` is e (times any k): what fusing split loops writes. Each
+    round of split and fuse used to double the binding instead (4x the IR per round)."""
+    i, j, *_ = vs
+    e = Expr.var(i) * 3 + Expr.var(j) - 2
+    assert e.floordiv(8) * 8 + e.mod(8) == e
+    assert (e.floordiv(8) * 24 + e.mod(8) * 3 + 5) == e * 3 + 5
+    nested = e.floordiv(4).floordiv(2) * 8 + e.floordiv(4).mod(2) * 4 + e.mod(4)
+    assert nested == e  # 8 * (x floordiv 2) + 4 * (x mod 2) is 4 * x, with x = e floordiv 4; then it is e
+    assert e.floordiv(8) * 4 + e.mod(8) != e  # not the identity: kept as it is
+    for iv in range(-3, 9):
+        for jv in range(-5, 7):
+            env = {i: iv, j: jv}
+            value = e.evaluate(env)
+            assert (e.floordiv(8) * 4 + e.mod(8)).evaluate(env) == value // 8 * 4 + value % 8
+
+
 # AffineMap storage -------------------------------------------------------------------
 
 

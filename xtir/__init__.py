@@ -49,8 +49,9 @@ def parse(text: str, name: str = "<string>") -> ModuleOp:
 
 
 def parse_file(path: str | Path) -> ModuleOp:
-    path = Path(path)
-    return parse(path.read_text(), str(path))
+    from xtir.diagnostics import read_source
+
+    return parse(read_source(path), str(path))
 
 
 def transform(module: ModuleOp, pipeline: str) -> ModuleOp:

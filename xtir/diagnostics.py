@@ -12,12 +12,17 @@ them right after, and string literals are lexed in linear time (xtir/source_limi
 
 from __future__ import annotations
 
+import math
+from pathlib import Path
+from typing import NoReturn
+
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import FileLineColLoc, FloatAttr, IntAttr, IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.parser import Parser, ParserState
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Input, Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind, StringLiteral
 
 from xtir.dialects.block import stabilize_name_hints
 from xtir.dominance import first_use_before_definition
@@ -43,11 +48,104 @@ class LocatingParser(Parser):
             op = super().parse_operation()
         except (VerifyException, DiagnosticException) as e:  # constraints checked while building the op
             raise ParseError(start, str(e).strip()) from None
+        except (ValueError, OverflowError, NotImplementedError) as e:  # xDSL's attribute constructors on bad values
+            raise ParseError(start, _construction_error(e)) from None
         if not isinstance(op.location, FileLineColLoc):
             op.location = FileLineColLoc(
                 StringAttr(self._file), IntAttr(location.line + self._line_offset), IntAttr(location.col)
             )
         return op
+
+    def parse_optional_str_literal(self) -> str | None:
+        """Also a literal whose escapes spell UTF-8 (`"\\C3\\BC"`, how xDSL prints `"ü"`): xDSL's
+        lexer makes it a bytes literal, so names xDSL prints would not read back; MLIR reads a
+        string literal as its bytes, and these are the string's."""
+        if self._current_token.kind != MLIRTokenKind.BYTES_LIT:
+            return super().parse_optional_str_literal()
+        try:
+            text = StringLiteral.from_span(self._current_token.span).bytes_contents.decode()
+        except UnicodeDecodeError:
+            return None
+        self._consume_token()
+        return text
+
+    def parse_optional_float(self, *, allow_negative: bool = True) -> float | None:
+        """A float literal; one past the double range is an error, as in MLIR (xDSL reads infinity)."""
+        start = self._current_token.span.start
+        value = super().parse_optional_float(allow_negative=allow_negative)
+        if value is not None and math.isinf(value):
+            literal = self._parser_state.lexer.input.content[start : self._current_token.span.start].rstrip()
+            self.raise_error("floating point value too large", start, start + len(literal))
+        return value
+
+    def _parse_optional_bool_int_or_float(self):  # the elements of `dense<...>`
+        parsed = super()._parse_optional_bool_int_or_float()
+        if parsed is not None and isinstance(parsed[0], float) and math.isinf(parsed[0]):
+            raise ParseError(parsed[1], "floating point value too large")
+        return parsed
+
+    def parse_optional_builtin_int_or_float_attr(self) -> IntegerAttr | FloatAttr | None:
+        """xDSL's number literal, refusing (at the literal) a float constant its type cannot hold.
+
+        xDSL packs the value with `struct` (OverflowError past f16's or f32's range; MLIR
+        rounds to infinity, which is written in hexadecimal, `0x7C00 : f16`, when meant),
+        reads `-0x1 : f16` as -1.0 instead of bits, and cannot print f80 or f128 constants."""
+        start = self._current_token.span.start
+        negative = self._current_token.kind == MLIRTokenKind.MINUS
+        try:
+            attr = super().parse_optional_builtin_int_or_float_attr()
+        except (OverflowError, NotImplementedError):
+            attr = None
+            self._refuse_float(start)
+        if isinstance(attr, FloatAttr):
+            literal = self._float_literal(start)
+            hexadecimal = literal.lstrip("-").lower().startswith("0x")
+            if hexadecimal and negative:
+                self.raise_error("a hexadecimal float literal gives the bits of the value; it takes no minus sign",
+                                 start, start + len(literal))
+            if not hexadecimal and math.isinf(attr.value.data) or not _printable(attr):
+                self._refuse_float(start)
+        return attr
+
+    def _float_literal(self, start: int) -> str:
+        """The literal of the `number : type` just parsed from `start`."""
+        return self._parser_state.lexer.input.content[start : self.pos].partition(":")[0].strip()
+
+    def _refuse_float(self, start: int) -> NoReturn:
+        literal = self._float_literal(start)
+        text = self._parser_state.lexer.input.content[start : self.pos]
+        type_text = text.partition(":")[2].strip() or "f64"
+        if literal.lower().startswith("0x"):
+            why = f"hexadecimal float literal {literal} has more bits than {type_text}"
+        elif type_text in _FLOAT_LIMITS:
+            why = f"floating point value {literal} is out of range for {type_text} " \
+                  f"(largest finite value {_FLOAT_LIMITS[type_text]:g})"
+        else:
+            why = f"{type_text} constants are not supported (xDSL cannot print them)"
+        self.raise_error(why, start, start + len(literal))
+
+
+_FLOAT_LIMITS = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.4028234663852886e38,
+                 "f64": 1.7976931348623157e308}
+"""The largest finite value of the float types of a buffer's elements."""
+
+
+def _printable(attr: FloatAttr) -> bool:
+    try:
+        attr.type.pack((attr.value.data,))
+    except NotImplementedError:  # f80, f128
+        return False
+    return True
+
+
+def _construction_error(error: Exception) -> str:
+    """The message for an op xDSL could not build from the values written."""
+    text = " ".join(map(str, error.args)).strip()
+    if isinstance(error, NotImplementedError):
+        return "xDSL cannot represent a type or value of this op (NotImplementedError)"
+    if isinstance(error, OverflowError):
+        return f"a value is out of range for its type ({text})"
+    return text or type(error).__name__
 
 
 def format_parse_error(error: ParseError, line_offset: int = 0) -> LocatedText:
@@ -65,14 +163,15 @@ def parse_module(ctx: Context, text: str, name: str = "<string>", line_offset: i
     if (deep := too_deep(text)) is not None:
         offset, message = deep
         raise XtirParseError(format_parse_error(ParseError(_span(text, name, offset), message), line_offset))
-    parser = LocatingParser(ctx, text, name, line_offset)
+    parser = None
     try:
+        parser = LocatingParser(ctx, text, name, line_offset)  # lexes the first token: may fail
         with recursion_room():
             module = parser.parse_module()
     except ParseError as e:
         raise XtirParseError(format_parse_error(e, line_offset)) from None
     except RecursionError:  # nesting that the limits do not count, e.g. types in types in types
-        error = ParseError(_span(text, name, parser.pos), "input nested too deeply to parse")
+        error = ParseError(_span(text, name, parser.pos if parser else 0), "input nested too deeply to parse")
         raise XtirParseError(format_parse_error(error, line_offset)) from None
     if (deep_op := too_deep_attribute(module)) is not None:
         message = f"types or attributes nested deeper than {MAX_ATTRIBUTE_NESTING} levels are not supported"
@@ -107,6 +206,30 @@ def verify_dominance(module: Operation, source: str | None = None, line_offset: 
     definer = value.owner if isinstance(value.owner, Operation) else None
     note = Diagnostic("note", f"{name} is defined here", op_location(definer) if definer is not None else None)
     raise XtirVerifyError(f"{error}\n{note}", location=error.location, message=error.message, notes=[note])
+
+
+def decode_source(data: bytes, name: str, line_offset: int = 0) -> str:
+    """`data` as UTF-8 text; else an XtirParseError at the first byte that is not UTF-8."""
+    try:
+        return data.decode()
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1 + line_offset
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        message = f"invalid UTF-8 (byte 0x{data[e.start]:02x}): source files are UTF-8 text"
+        raise XtirParseError(f"{name}:{line}:{col}: error: {message}",
+                             location=SourceLocation(name, line, col), message=message) from None
+
+
+def read_source(path: str | Path) -> str:
+    """The UTF-8 text of the file at `path` (OSError when it cannot be read)."""
+    return decode_source(Path(path).read_bytes(), str(path))
+
+
+def format_error_at(text: str, name: str, offset: int, message: str, length: int = 1) -> LocatedText:
+    """`name:line:col: error: message` for the `length` characters at `offset` of `text`, with the
+    source line and carets (for errors in text that is not IR, such as a directive comment)."""
+    span = Span(offset, min(offset + max(length, 1), len(text)), Input(text, name))
+    return format_parse_error(ParseError(span, message))
 
 
 def _span(text: str, name: str, offset: int) -> Span:

@@ -19,9 +19,10 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.utils.exceptions import InterpretationError
 
-from xtir.errors import XtirEvaluationError, expect_module
+from xtir.errors import XtirError, XtirEvaluationError, expect_module
 from xtir.interpreters.accel import AccelFunctions
 from xtir.interpreters.block import BlockFunctions, numpy_dtype
+from xtir.interpreters.integer import IntegerFunctions
 from xtir.interpreters.memref import MemRefNumpyFunctions
 from xtir.interpreters.scalar import ScalarFunctions
 from xtir.interpreters.tensor import TensorGraphFunctions
@@ -72,6 +73,7 @@ def evaluate(module: ModuleOp, *arrays: Any, func: str = "main") -> tuple[Any, .
     interpreter.register_implementations(FuncFunctions())
     interpreter.register_implementations(ArithFunctions())
     interpreter.register_implementations(ScalarFunctions(), override=True)
+    interpreter.register_implementations(IntegerFunctions(), override=True)
     interpreter.register_implementations(BlockFunctions())
     interpreter.register_implementations(AccelFunctions())
     interpreter.register_implementations(TensorGraphFunctions())
@@ -79,9 +81,17 @@ def evaluate(module: ModuleOp, *arrays: Any, func: str = "main") -> tuple[Any, .
     interpreter.register_implementations(ScfFunctions())
     interpreter.register_implementations(MemRefNumpyFunctions())
     try:
-        return tuple(interpreter.call_op(func, tuple(args)))
+        # IEEE arithmetic as in compiled code: 1/0 is inf, whatever np.seterr the caller set
+        with np.errstate(all="ignore"):
+            return tuple(interpreter.call_op(func, tuple(args)))
     except InterpretationError as e:
         raise XtirEvaluationError(f"evaluating '{func}': {e}") from None
+    except XtirError as e:
+        # xDSL's interpreter notes the whole module onto the error once per enclosing op
+        e.__notes__ = []
+        raise
+    except MemoryError as e:
+        raise XtirEvaluationError(f"evaluating '{func}': out of memory ({e})") from None
     except RecursionError:
         # xDSL's interpreter recurses per nested region, and prints the module into its errors
         raise XtirEvaluationError(

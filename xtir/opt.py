@@ -32,7 +32,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xtir import intrinsics
 from xtir.context import register_dialects
-from xtir.diagnostics import format_parse_error, parse_module, verify
+from xtir.diagnostics import decode_source, format_parse_error, parse_module, verify
 from xtir.errors import Diagnostic, XtirError
 from xtir.passes_registry import XTIR_PASSES
 from xtir.source_limits import recursion_room
@@ -75,7 +75,7 @@ class XtirOptMain(xDSLOptMain):
     def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
         if file_extension != "mlir":
             return super().parse_chunk(chunk, file_extension, start_offset)
-        text = chunk.read().decode()
+        text = decode_source(chunk.read(), self.get_input_name(), start_offset)
         self._source, self._offset = text, start_offset
         return parse_module(self.ctx, text, self.get_input_name(), start_offset)
 

@@ -7,6 +7,8 @@ pipeline, compiled for the CPU (`xtir.build`) and run on random float inputs.
 a `// xtir-run: numpy NAME = EXPR` line (argument names are the function's), or else
 the unscheduled program, run by the reference evaluator when it is small and by the
 JIT otherwise. It prints `ok max_abs_err=...` or the mismatch, and exits 1 on a mismatch.
+An `xtir-run:` line that is not of that form, names no argument, does not evaluate or gives
+values of another shape or kind than the buffer's is an error at the line (file:line:col).
 
 --bench prints the median time over --repeat runs and the GFLOP/s, counting the float
 operations the unscheduled program performs (e.g. 2·n³ for a matmul).
@@ -15,11 +17,11 @@ operations the unscheduled program performs (e.g. 2·n³ for a matmul).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import time
 from math import prod
-from pathlib import Path
 
 import numpy as np
 from xdsl.dialects import arith, func
@@ -27,6 +29,7 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, MemRefT
 
 import xtir
 from xtir.build import entry_function
+from xtir.diagnostics import format_error_at, read_source
 from xtir.dialects.block import BlockOp, ForOp, statements
 from xtir.errors import XtirError
 from xtir.interpreters.block import numpy_dtype
@@ -35,22 +38,36 @@ from xtir.verify_numerics import EVALUATOR_LIMIT, innermost_iterations
 FLOAT_OPS = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.MaximumfOp, arith.MinimumfOp,
              arith.MaxnumfOp, arith.MinnumfOp)
 
-_NUMPY_LINE = re.compile(r"^//\s*xtir-run:\s*numpy\s+(\w+)\s*=\s*(.+)$", re.MULTILINE)
+_DIRECTIVE = re.compile(r"^[ \t]*//\s*xtir-run:(.*)$", re.MULTILINE)
+_NUMPY_LINE = re.compile(r"\s*numpy\s+(\w+)\s*=\s*(\S.*?)\s*$")
 
 
 def random_arguments(f: func.FuncOp, seed: int) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    arrays = []
+    params = []
     for param in f.function_type.inputs.data:
         if not isinstance(param, MemRefType):
             raise XtirError(f"xtir-run: @{f.sym_name.data} takes {param}; only buffers (memrefs) are supported")
-        dtype = numpy_dtype(param.element_type)
-        shape = tuple(param.get_shape())
+        params.append(param)
+    _check_memory(f, [(numpy_dtype(p.element_type), tuple(p.get_shape())) for p in params])
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for param in params:
+        dtype, shape = numpy_dtype(param.element_type), tuple(param.get_shape())
         if isinstance(param.element_type, Float16Type | Float32Type | Float64Type):
             arrays.append(rng.standard_normal(shape).astype(dtype))
         else:
             arrays.append(rng.integers(-8, 8, size=shape).astype(dtype))
     return arrays
+
+
+def _check_memory(f: func.FuncOp, buffers: list[tuple[np.dtype, tuple[int, ...]]]) -> None:
+    """xtir-run holds each argument three times (the run, the inputs, the reference): refuse
+    arguments that would take more than half of this machine's memory, before allocating."""
+    need = 3 * sum(prod(shape) * dtype.itemsize for dtype, shape in buffers)
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if need > memory // 2:
+        raise XtirError(f"xtir-run: @{f.sym_name.data} takes {need / 3 / 2**30:.1f} GiB of buffers; with the "
+                        f"copies xtir-run keeps, that is more than half of this machine's {memory / 2**30:.0f} GiB")
 
 
 def float_ops(f: func.FuncOp) -> int:
@@ -72,15 +89,16 @@ def _loops_above(op) -> list[ForOp]:
     return loops
 
 
-def reference(text: str, module: ModuleOp, f: func.FuncOp, arrays: list[np.ndarray]) -> tuple[list[np.ndarray], str]:
+def reference(text: str, path: str, module: ModuleOp, f: func.FuncOp,
+              arrays: list[np.ndarray]) -> tuple[list[np.ndarray], str]:
     """The expected buffers after the call, and where they come from."""
     expected = [a.copy() for a in arrays]
     names = [arg.name_hint or f"arg{k}" for k, arg in enumerate(f.body.block.args)]
-    lines = _NUMPY_LINE.findall(text)
-    if lines:
-        env = {"np": np, **dict(zip(names, expected))}
-        for target, expr in lines:
-            env[target][...] = eval(expr, {"np": np}, env)  # noqa: S307 - the example file's own expression
+    directives = list(_DIRECTIVE.finditer(text))
+    if directives:
+        buffers = dict(zip(names, expected))
+        for directive in directives:
+            _run_numpy_line(text, path, directive, buffers)
         return expected, "numpy"
     name = f.sym_name.data
     iterations = innermost_iterations(f)
@@ -89,6 +107,41 @@ def reference(text: str, module: ModuleOp, f: func.FuncOp, arrays: list[np.ndarr
         return expected, "the reference evaluator"
     xtir.build(module, entry=name)(*expected)
     return expected, "the unscheduled program (JIT)"
+
+
+def _run_numpy_line(text: str, path: str, directive: re.Match[str], buffers: dict[str, np.ndarray]) -> None:
+    """Assign one `// xtir-run: numpy NAME = EXPR` line to its buffer; a line that is not of that
+    form, names no argument, does not evaluate or gives values the buffer cannot hold is an
+    error at the line."""
+    start = directive.start(1)
+
+    def error(message: str, at: int = 0, length: int = 1) -> XtirError:
+        return XtirError(format_error_at(text, path, start + at, f"xtir-run: {message}", length))
+
+    line = _NUMPY_LINE.fullmatch(directive.group(1))
+    if line is None:
+        raise error("expected `// xtir-run: numpy NAME = EXPR`", 0, len(directive.group(1)))
+    target, expr = line.group(1), line.group(2)
+    if target not in buffers:
+        raise error(f"numpy: no argument named '{target}' (arguments: {', '.join(buffers) or 'none'})",
+                    line.start(1), len(target))
+    try:
+        code = compile(expr, path, "eval")
+    except SyntaxError as e:
+        raise error(f"numpy: invalid expression: {e.msg}", line.start(2) + max((e.offset or 1) - 1, 0)) from None
+    try:
+        value = np.asarray(eval(code, {"np": np}, dict(buffers)))  # noqa: S307 - the example file's own expression
+    except Exception as e:  # the user's expression: any error it raises is theirs
+        raise error(f"numpy: {expr} failed: {type(e).__name__}: {e}", line.start(2), len(expr)) from None
+    buffer = buffers[target]
+    if not np.can_cast(value.dtype, buffer.dtype, "same_kind"):
+        raise error(f"numpy: {expr} gives {value.dtype} values; {target} holds {buffer.dtype}",
+                    line.start(2), len(expr))
+    try:
+        buffer[...] = value
+    except ValueError as e:
+        raise error(f"numpy: {expr} has shape {value.shape}; {target} has shape {buffer.shape} ({e})",
+                    line.start(2), len(expr)) from None
 
 
 def compare(got: list[np.ndarray], expected: list[np.ndarray], names: list[str]) -> tuple[bool, float, str]:
@@ -132,7 +185,7 @@ def _run(args: argparse.Namespace) -> int:
 
     for path in args.intrinsics:
         intrinsics.register_file(path, override=True)
-    text = Path(args.file).read_text()
+    text = read_source(args.file)
     original = xtir.parse(text, args.file)
     scheduled = xtir.transform(original, args.pipeline) if args.pipeline else original
     f = entry_function(scheduled, args.entry)
@@ -144,7 +197,7 @@ def _run(args: argparse.Namespace) -> int:
     compiled(*arrays)
     status = 0
     if args.check:
-        expected, source = reference(text, original, entry_function(original, name), inputs)
+        expected, source = reference(text, args.file, original, entry_function(original, name), inputs)
         names = [arg.name_hint or f"arg{k}" for k, arg in enumerate(f.body.block.args)]
         ok, err, where = compare(arrays, expected, names)
         if ok:

@@ -187,6 +187,8 @@ class Schedule:
     # loop transformations ------------------------------------------------------------------
     def split(self, loop: LoopRV, factors: Sequence[int | None]) -> list[LoopRV]:
         """Split into len(factors) loops, outermost first; one factor may be None (inferred)."""
+        if isinstance(factors, str | bytes) or not isinstance(factors, Sequence):
+            raise XtirPassError(f"split: factors must be a list such as [None, 16], got {type(factors).__name__}")
         factors = tuple(-1 if f is None else f for f in factors)
         loops = self._apply("split", {"loop": self._loop_handle(loop), "factors": factors}, produces=True)
         return [self._loop_rv(lp) for lp in loops]

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 import xtir
 from xtir.build import entry_function
+from xtir.diagnostics import read_source
 from xtir.errors import XtirError
 
 
@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--entry", help="function to translate (default: the only one, or main)")
     args = parser.parse_args(argv)
     try:
-        module = xtir.parse(Path(args.file).read_text(), args.file)
+        module = xtir.parse(read_source(args.file), args.file)
         if args.pipeline:
             module = xtir.transform(module, args.pipeline)
         name = entry_function(module, args.entry).sym_name.data

@@ -2,7 +2,8 @@
 
 `mutate(text, r)` applies one to three random mutations to IR text: delete, duplicate,
 swap or insert tokens and lines, truncate, change element types, integer literals
-(zero, negative, huge, past int32 / int64) and shapes, rename ops and SSA values,
+(zero, negative, huge, past int32 / int64), float literals (past f16 / f32 / f64, hexadecimal),
+names (spaces, `/`, pipeline punctuation, non-ASCII) and shapes, rename ops and SSA values,
 unbalance braces, insert garbage bytes (NUL, control characters, invalid UTF-8).
 `deep_nest(n)` writes n nested loops, `run_opt(data, args)` runs `xtir-opt` in process
 (xtir.opt.main, output captured, a time limit) and `run_opt_subprocess` as a user runs it.
@@ -59,6 +60,10 @@ IDENTS = ("block.for", "block.block", "block.load", "block.store", "block.init",
           "vectorized", "unrolled", "annotations", "scf.for", "memref.load", "builtin.module", "accel.tmm16",
           "accel.dma_copy", "accel.fill_zero", "floordiv", "mod", "thread_binding", "ceildiv")
 PUNCT = ("{", "}", "(", ")", "[", "]", "<", ">", ",", ":", "=", "*", "+", "-", "%", "@", "\"", "x", "?", "->", "//")
+NAMES = ("i j", "i/j", "a{b}", "a}b", "a,b", "a=b", r"a\22b", "\u00fc", r"\C3\BC", "", "$", "_0", "1", "i_0_1", "%i",
+         "x/y/z", r"a\\b", r"a\nb", "global.A_reg")
+FLOATS = ("1.0e10", "-1.0e10", "65520.0", "65504.0", "1.0e39", "1.0e400", "-1.0e400", "0x7C00", "0x1FFFF", "-0x1",
+          "0.0", "-0.0", "1.0e-50", "3.4028234e38", "100000", "0x7FC00000", "1.0e308")
 GARBAGE = (b"\x00", b"\xff\xfe", b"\x80", b"\xc3\x28", b"\x1b[31m", b"\r", b"\t\t", "\u00e9".encode(), "\u2028".encode(),
            "\U0001f600".encode(), b"\\", b"'", b"\x7f")
 
@@ -127,6 +132,17 @@ def change_integer(text: str, r: random.Random) -> str:
     return _replace_matching(text, r"(?<![\w.%@#^$-])\d+(?![\w.])", INTEGERS, r)
 
 
+def change_name(text: str, r: random.Random) -> str:
+    """A loop, block or scope name (any string literal) becomes an odd one: spaces, the `/` of
+    handles, the `{ } , =` of pipelines, quotes, non-ASCII, `_<digits>` endings."""
+    return _replace_matching(text, r'"(?:[^"\\\n]|\\.)*"', [f'"{n}"' for n in NAMES], r)
+
+
+def change_float(text: str, r: random.Random) -> str:
+    """A float literal becomes one at or past the edges of the float types (or hexadecimal bits)."""
+    return _replace_matching(text, r"(?<![\w.])-?\d+\.\d+(?:[eE][+-]?\d+)?", FLOATS, r)
+
+
 def change_shape(text: str, r: random.Random) -> str:
     shapes = ("?x", "0x", "", "1x1x1x1x", "2147483648x", "70000x70000x", "-1x", "4x?x", "9223372036854775807x")
     return _replace_matching(text, r"(?<=memref<)(?:\d+x)+", shapes, r)
@@ -183,6 +199,8 @@ MUTATIONS: dict[str, Mutation] = {
     "truncate": truncate,
     "change_type": change_type,
     "change_integer": change_integer,
+    "change_float": change_float,
+    "change_name": change_name,
     "change_shape": change_shape,
     "rename_op": rename_op,
     "rename_value": rename_value,
@@ -351,6 +369,25 @@ def check(outcome: Outcome) -> str | None:
     return None
 
 
+def check_parse_api(data: bytes, timeout: float = 20.0) -> str | None:
+    """Why `xtir.parse` on the text breaks the API's contract (it raises only XtirError), or
+    None. xtir-opt turns a stray ValueError into an unlocated `error:`; the API must not."""
+    import xtir
+
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        return None  # xtir.parse takes str; xtir-opt decodes
+    try:
+        with time_limit(timeout):
+            xtir.parse(text, "input.mlir")
+    except (xtir.XtirError, CaseTimeout):  # a hang is run_opt's to report
+        return None
+    except Exception as e:
+        return f"xtir.parse raised {type(e).__name__}: {e}"
+    return None
+
+
 # Pass pipelines to run on (mutated) programs ------------------------------------------------------
 
 PIPELINES = (
@@ -423,7 +460,7 @@ def fuzz_malformed(
         stats.cases += 1
         stats.by_mutation.update(mutations)
         outcome = run_opt(data, args, timeout=timeout)
-        why = check(outcome)
+        why = check(outcome) or check_parse_api(data, timeout)
         if why is None:
             if outcome.code == 0:
                 stats.exit0 += 1

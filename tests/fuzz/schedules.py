@@ -44,6 +44,7 @@ import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from math import isqrt
 from pathlib import Path
 from typing import Any
 
@@ -616,8 +617,9 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
 
 def _divisors(n: int) -> list[int]:
-    """The divisors up to 64, and n (loops of 2^31 iterations exist after huge split factors)."""
-    return [d for d in range(1, min(n, 64) + 1) if n % d == 0] + ([n] if n > 64 else [])
+    """The divisors of n, ascending; in O(sqrt n) (extents reach 2^33: trial division up to n hung)."""
+    small = [d for d in range(1, isqrt(n) + 1) if n % d == 0]
+    return small + [n // d for d in reversed(small) if d * d != n]
 
 
 def _block_names(sch: Schedule) -> list[str]:

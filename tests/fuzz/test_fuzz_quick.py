@@ -368,3 +368,12 @@ def test_strided_cache_write_back_stays_shared() -> None:
     args = prog.arguments(np.random.default_rng(0))
     xtir.build(sch.mod)(*args)
     np.testing.assert_allclose(args[2], prog.expected(args)[0], rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize(("name", "seed"), [("window_sum33", 31134), ("matmul30", 31104)])
+def test_generator_is_fast_on_huge_extents(name: str, seed: int) -> None:
+    """Both seeds split by 2^31 and then asked the generator for the divisors of a 2^32-ish
+    extent: trial division up to n ran past the 120 s case limit ('hang' in a 30-minute run)."""
+    stats = schedules.Stats()
+    result = schedules.run_case(schedules.programs()[name], seed, stats, max_steps=10, time_limit_s=30.0)
+    assert not result.failures, [f.message for f in result.failures]

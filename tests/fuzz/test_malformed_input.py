@@ -26,6 +26,7 @@ from tests.fuzz.ir_mutation import (  # noqa: E402
     PIPELINES,
     MalformedStats,
     check,
+    check_parse_api,
     deep_nest,
     fuzz_malformed,
     hits_string_backtracking,
@@ -352,6 +353,125 @@ def test_api_refuses_other_wrong_types() -> None:
         xtir.parse(b"func.func @main() {}")  # type: ignore[arg-type]
     with pytest.raises(xtir.XtirError, match="got NoneType"):
         xtir.build(None)  # type: ignore[arg-type]
+
+
+# Names and constants users write ------------------------------------------------------------------------
+
+
+def _literal(text: str) -> str:
+    """`text` as an MLIR string literal (bytes outside printable ASCII, quotes and backslashes as hex)."""
+    return '"' + "".join(chr(b) if 32 <= b < 127 and chr(b) not in '"\\' else f"\\{b:02X}" for b in text.encode()) + '"'
+
+
+def _named_program(loop: str, block: str) -> str:
+    return f"""func.func @main(%A: memref<4x4xf32>, %C: memref<4x4xf32>) {{
+  block.for %i = 0 to 4 {_literal(loop)} {{
+    block.for %j = 0 to 4 "j" {{
+      block.block {_literal(block)}(%vi = spatial(4, %i), %vj = spatial(4, %j)) {{
+        %a = block.load %A[%vi, %vj] : memref<4x4xf32>
+        %b = arith.addf %a, %a : f32
+        block.store %b, %C[%vi, %vj] : memref<4x4xf32>
+      }}
+    }}
+  }}
+  func.return
+}}
+"""
+
+
+NAMES = ["i j", "a{b}", "a}b", "a,b", "a=b", 'a"b', "a\\b", "a\nb", "\u00fc", "i\u00fc", "", "$", "_", "_0", "__0", "1i",
+         "%i", "true", "i_1_0", "global.A_reg", "x-y"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_any_loop_or_block_name_works_everywhere(name: str) -> None:
+    """A loop or block name is a user's string: it parses, prints and parses back, schedules
+    (split, fuse, cache-read with it as the scope), replays from the trace, and runs. Names
+    with a space, `{`, a quote or a non-ASCII letter used to end in xDSL's ValueError for an
+    SSA name hint, a non-ASCII name did not read back (xDSL printed it as a bytes literal),
+    and a `$` loop split into `$_0` crashed the same way."""
+    for loop, block in ((name, "B"), ("i", name)):
+        module = xtir.parse(_named_program(loop, block))
+        assert str(xtir.parse(str(module))) == str(module)
+        sch = xtir.Schedule(module)
+        b = sch.get_block(block)
+        i, _ = sch.get_loops(b)
+        outer, inner = sch.split(i, [None, 2])
+        sch.fuse(outer, inner)
+        sch.cache_read(sch.get_block(block), 0, name)
+        assert str(xtir.transform(module, sch.trace)) == str(sch.mod)
+        assert str(xtir.parse(str(sch.mod))) == str(sch.mod)
+        a = np.ones((4, 4), np.float32)
+        evaluated, compiled = np.zeros((4, 4), np.float32), np.zeros((4, 4), np.float32)
+        xtir.evaluate(sch.mod, a, evaluated)
+        xtir.build(sch.mod)(a, compiled)
+        np.testing.assert_array_equal(evaluated, 2 * a)
+        np.testing.assert_array_equal(compiled, evaluated)
+
+
+def test_slash_in_a_loop_name_is_refused() -> None:
+    """`/` separates BLOCK/LOOP in schedule handles: a loop named `i/j` could never be scheduled."""
+    with pytest.raises(xtir.XtirVerifyError, match='loop "i/j": a loop name cannot contain "/"') as info:
+        xtir.parse(_named_program("i/j", "B"))
+    assert info.value.location is not None and info.value.location.line == 2
+    xtir.parse(_named_program("i", "x/y"))  # a block name may hold one: a handle's loop is after the last `/`
+
+
+@pytest.mark.parametrize(("constant", "col"), [("1.0e10 : f16", 23), ("-1.0e10 : f16", 23), ("1.0e39 : f32", 23),
+                                               ("1.0e400 : f64", 23), ("0x1FFFF : f16", 23), ("-0x3C00 : f16", 23),
+                                               ("1.0 : f80", 23), ("dense<1.0e10> : tensor<2xf16>", 3)])
+def test_float_constant_out_of_range_is_a_parse_error(constant: str, col: int) -> None:
+    """xDSL raised OverflowError (or NotImplementedError for f80) from xtir.parse."""
+    with pytest.raises(xtir.XtirParseError) as info:
+        xtir.parse(f"func.func @main() {{\n  %c = arith.constant {constant}\n  func.return\n}}\n")
+    assert info.value.location is not None and (info.value.location.line, info.value.location.col) == (2, col)
+
+
+@pytest.mark.parametrize("call", [
+    lambda sch, i: sch.split(i, 4),
+    lambda sch, i: sch.split(i, None),
+    lambda sch, i: sch.split(i, "4,4"),
+    lambda sch, i: sch.split(i, [None, 1.5]),
+    lambda sch, i: sch.split(i, [None, 10**30]),
+    lambda sch, i: sch.annotate(i, "k", 2**64),
+    lambda sch, i: sch.annotate(i, "k", -(2**70)),
+    lambda sch, i: sch.annotate(i, "k", 1.5),
+], ids=["int", "None", "str", "float", "huge", "annotate-2^64", "annotate-negative", "annotate-float"])
+def test_schedule_refuses_odd_arguments_with_an_xtir_error(call) -> None:
+    """`split(loop, 4)` raised TypeError and `annotate(loop, key, 2**64)` xDSL's VerifyException."""
+    sch = xtir.Schedule(xtir.parse(_named_program("i", "B")))
+    i, _ = sch.get_loops(sch.get_block("B"))
+    before = str(sch.mod)
+    with pytest.raises(xtir.XtirPassError):
+        call(sch, i)
+    assert str(sch.mod) == before and sch.trace == ""
+
+
+def test_evaluator_out_of_memory_is_an_xtir_error() -> None:
+    """A 4 TB scratch buffer: numpy's MemoryError escaped xtir.evaluate."""
+    module = xtir.parse("""func.func @main(%C: memref<2xf32>) {
+  %T = block.alloc : memref<1000000x1000000xf32>
+  block.for %i = 0 to 2 "i" {
+    block.block "C"(%vi = spatial(2, %i)) {
+      %a = block.load %T[%vi, %vi] : memref<1000000x1000000xf32>
+      block.store %a, %C[%vi] : memref<2xf32>
+    }
+  }
+  func.return
+}""")
+    with pytest.raises(xtir.XtirEvaluationError, match="out of memory"):
+        xtir.evaluate(module, np.zeros(2, np.float32))
+
+
+@pytest.mark.parametrize("text", ["\x01// comment\nfunc.func @f() {\n  func.return\n}\n", "@// A", "\ufffd", "'"])
+def test_bad_first_token_is_an_xtir_parse_error(text: str) -> None:
+    """Found by the malformed-input fuzzer's API check (seeds 4358, 4582, 4584): the parser lexes
+    the first token when it is made, outside the try that turns xDSL's ParseError into an
+    XtirParseError; xtir-opt caught it, xtir.parse let it escape."""
+    with pytest.raises(xtir.XtirParseError) as info:
+        xtir.parse(text)
+    assert info.value.location is not None and (info.value.location.line, info.value.location.col) == (1, 1)
+    assert check_parse_api(text.encode()) is None
 
 
 # xtir.build's argument checks -------------------------------------------------------------------------

@@ -1,18 +1,20 @@
-"""Scalar arith ops the upstream interpreter lacks, and float constants of the right width.
+"""Float arith ops the upstream interpreter lacks, and constants as the evaluator holds them.
 
 Upstream `arith.constant` yields Python floats (doubles); the oracle must compute in
-the IR's precision, so constants become numpy scalars of their type.
+the IR's precision, so float constants become numpy scalars of their type. Integer
+constants are wrapped into their type's signed range (xtir/interpreters/integer.py).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import FloatAttr
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.interpreters.arith import ArithFunctions
 
 from xtir.interpreters.block import numpy_dtype
+from xtir.interpreters.integer import integer_constant
 
 
 @register_impls
@@ -21,6 +23,8 @@ class ScalarFunctions(InterpreterFunctions):
     def run_constant(self, interpreter: Interpreter, op: arith.ConstantOp, args: PythonValues) -> PythonValues:
         if isinstance(op.value, FloatAttr):
             return (numpy_dtype(op.result.type).type(op.value.value.data),)
+        if isinstance(op.value, IntegerAttr):
+            return (integer_constant(op),)
         return ArithFunctions().run_constant(interpreter, op, args).values  # @impl wraps the result
 
     @impl(arith.DivfOp)
@@ -47,6 +51,3 @@ class ScalarFunctions(InterpreterFunctions):
     def run_truncf(self, interpreter: Interpreter, op: arith.TruncFOp, args: PythonValues) -> PythonValues:
         return (numpy_dtype(op.result.type).type(args[0]),)
 
-    @impl(arith.SIToFPOp)
-    def run_sitofp(self, interpreter: Interpreter, op: arith.SIToFPOp, args: PythonValues) -> PythonValues:
-        return (numpy_dtype(op.result.type).type(args[0]),)

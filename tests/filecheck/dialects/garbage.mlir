@@ -9,5 +9,5 @@
 this is not IR at all { %%% ]] }} @@ "unterminated
 
 // BINARY-NOT: Traceback
-// BINARY: xtir-opt: error: {{.*}}can't decode
+// BINARY: stdin:1:1: error: invalid UTF-8 (byte 0xff): source files are UTF-8 text
 // BINARY-NOT: Traceback
