@@ -510,8 +510,6 @@ def mutate_numpy_line(text: str, r: random.Random) -> tuple[str, str]:
 
 
 KNOWN_MALFORMED: list[tuple[str, Callable[[bytes, Outcome], bool]]] = [
-    # issue 17, item 19: a bad numpy line escapes as a Python traceback
-    ("17.19", lambda data, outcome: b"xtir-run: numpy" in data and "Traceback" in outcome.stdout + outcome.stderr),
 ]
 
 

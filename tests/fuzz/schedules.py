@@ -447,18 +447,10 @@ KNOWN_BUGS: list[KnownBug] = [
     ("17.11", lambda f: "runtime-name" in _tags(f) and f.kind in (*_PROCESS_KILLERS, "mismatch-jit")),
     # 12: dozens of scratch buffers under 256 KiB each overflow the 8 MiB stack
     ("17.12", lambda f: "stack" in _tags(f) and f.kind == "crash-process" and "SIGSEGV" in f.message),
-    # 18: loop and block names with a space, `/`, `{` or non-ASCII letters: xDSL's name-hint ValueError
-    ("17.18", lambda f: f.kind.startswith("crash") and "Invalid BlockArgument name format" in f.message),
-    # 16: an f16 constant outside f16's range: OverflowError from parse
-    ("17.16", lambda f: f.kind == "crash-parse" and "OverflowError" in f.message),
     # 17: a bf16 buffer: xDSL's LLVMTranslationException from build
     ("17.17", lambda f: f.kind == "crash-build" and "bf16" in f.message),
-    # 15: integer arithmetic in the evaluator raises OverflowError under NumPy 2
-    ("17.15", lambda f: f.kind == "crash-eval" and "OverflowError" in f.message),
     # 21: a function without arguments returning a value builds, and the value is dropped
     ("17.21", lambda f: f.kind == "mismatch-jit" and "the compiled function returned" in f.message),
-    # 20: names double with every fuse of split loops
-    ("17.20", lambda f: f.kind == "name-growth"),
     # 8: parameters with non-identity layouts: the JIT honours them, the call and the evaluator do not
     ("17.8", lambda f: "layout" in _tags(f) and f.kind in (*_PROCESS_KILLERS, "mismatch-jit")),
     # new: compute-at (and the other passes that rebuild a reduction's loops) rebinds a backward or
@@ -468,10 +460,6 @@ KNOWN_BUGS: list[KnownBug] = [
     # the same for floordiv
     ("new:print-negated-mod", lambda f: f.kind == "print-roundtrip" and re.search(
         r"-%[\w.$-]+ (?:floordiv|mod) ", _printed(f)) is not None),
-    # new: a non-ASCII block name prints as byte escapes ("\C3\9F") that do not parse back
-    ("new:print-non-ascii-name", lambda f: f.kind == "print-roundtrip" and "string literal expected" in f.message),
-    # new: the reference evaluator has no arith.maxsi / minsi (integer max and min), which the JIT compiles
-    ("new:eval-int-minmax", lambda f: f.kind == "mismatch-eval" and "Could not find interpretation function" in f.message),
 ]
 
 
