@@ -368,8 +368,12 @@ def print_expr(printer: Printer, expr: Expr) -> None:
             printer.print_string(" - " if coef < 0 else " + ")
             coef = abs(coef)
         elif coef == -1:
-            printer.print_string("-")
-            coef = 1
+            # `-e mod c` would read back as `(-e) mod c`: a negated floordiv or mod keeps its parentheses
+            negated_div_mod = not isinstance(atom, Var)
+            printer.print_string("-(" if negated_div_mod else "-")
+            _print_atom(printer, atom)
+            printer.print_string(")" if negated_div_mod else "")
+            continue
         _print_atom(printer, atom)
         if coef != 1:
             printer.print_string(f" * {coef}")

@@ -456,10 +456,6 @@ KNOWN_BUGS: list[KnownBug] = [
     # new: compute-at (and the other passes that rebuild a reduction's loops) rebinds a backward or
     # modular reduce variable in increasing order, so its init no longer runs where it did
     ("new:reduce-order", lambda f: _mismatch(f) and bool(_NON_MONOTONE_REDUCE & _tags(f))),
-    # new: `-(e mod c)` (a backward binding, fused) prints as `-e mod c`, which parses as `(-e) mod c`;
-    # the same for floordiv
-    ("new:print-negated-mod", lambda f: f.kind == "print-roundtrip" and re.search(
-        r"-%[\w.$-]+ (?:floordiv|mod) ", _printed(f)) is not None),
 ]
 
 

@@ -471,7 +471,6 @@ def test_17_21_returned_value_without_arguments() -> None:
 # Classes the fuzzers found beyond issue 17 ---------------------------------------------------------------
 
 
-@known("new:print-negated-mod", "`-(e mod 3) + 2` prints as `-e mod 3 + 2`, which parses as `(-e) mod 3 + 2`")
 def test_new_printed_negated_mod_parses_back() -> None:
     text = """func.func @main(%U: memref<2x3xf32>) {
   block.for %i = 0 to 2 "i" {
