@@ -126,7 +126,8 @@ def _declaration(module: ModuleOp, types: list) -> str:
     for op in existing:
         if list(op.function_type.inputs) == types:
             return op.sym_name.data
-    name = f"{TMM16}_{len(existing)}"
+    taken = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp | llvm.FuncOp)}
+    name = next(f"{TMM16}_{n}" for n in range(len(existing), len(existing) + len(taken) + 1) if f"{TMM16}_{n}" not in taken)
     decl = func.FuncOp.external(name, types, [])
     decl.attributes[KERNEL_ATTR] = StringAttr("tmm16")
     module.body.block.add_op(decl)

@@ -2,8 +2,9 @@
 
 Pipeline for target "llvm": `lower-blocks` (when the module still has block-dialect ops),
 `lower-accel` (when accel ops are left), `convert-to-llvm`, then the JIT of
-`xtir.lowering.jit` (LLVM IR, O3 for the host CPU, MCJIT). Compiled functions are cached
-in the process by the hash of the module's text, the target and the entry.
+`xtir.lowering.jit` (LLVM IR, O3 for the host CPU in a worker process, MCJIT). Compiled
+functions are cached in the process by the hash of the module's text, the target and the
+entry. Safe to call from several threads at once.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from xdsl.ir import Block, Region
 from xtir.context import make_context
 from xtir.diagnostics import verify
 from xtir.errors import XtirError, expect_module
+from xtir.evaluate import check_parameters
 
 if TYPE_CHECKING:
     from xtir.lowering.jit import CompiledFunction
@@ -72,13 +74,14 @@ def entry_function(module: ModuleOp, entry: str | None) -> func.FuncOp:
 
 def _signature(f: func.FuncOp) -> func.FuncOp:
     """A body-less copy of `f`'s signature that keeps the argument names (for error messages)."""
+    if f.function_type.outputs.data:
+        raise XtirError(f"function '{f.sym_name.data}' returns values; a built function writes its buffers instead")
     for k, t in enumerate(f.function_type.inputs.data):
         if not isinstance(t, MemRefType):
             raise XtirError(
                 f"function '{f.sym_name.data}': parameter {k} has type {t}; a built function takes buffers (memrefs) only"
             )
-        if f.function_type.outputs.data:
-            raise XtirError(f"function '{f.sym_name.data}' returns values; a built function writes its buffers instead")
+    check_parameters(f)
     block = Block(arg_types=f.function_type.inputs.data)
     for new, old in zip(block.args, f.body.block.args):
         new.name_hint = old.name_hint
@@ -100,9 +103,10 @@ def build(module: ModuleOp, target: str = "llvm", entry: str | None = None) -> C
     key = hashlib.sha256(f"{target}\0{entry}\0{module}".encode()).hexdigest()
     if (cached := _CACHE.get(key)) is not None:
         return cached
-    from xtir.lowering.jit import CompiledFunction, compile_llvm
+    from xtir.lowering.jit import CompiledFunction, compile_llvm, start_worker
 
     signature = _signature(entry_function(module, entry))
+    start_worker()
     jit = compile_llvm(lower_to_llvm(module))
     compiled = CompiledFunction(signature, jit, time.perf_counter() - start)
     _CACHE[key] = compiled
