@@ -156,17 +156,22 @@ def _llvm_warning(message: str, vectorized: Sequence[str]) -> str:
 # the worker process
 
 
+_BOOTSTRAP = "import runpy, sys; sys.path.insert(0, sys.argv[1]); runpy.run_path(sys.argv[2], run_name='__main__')"
+"""The worker's command: isolated from the environment, the current directory and the user's
+modules (a `types.py` next to the user's script would shadow the standard library's), with
+only llvmlite's directory on its path."""
+
+
 class _Worker:
     """The LLVM worker (`llvm_worker.py`): its process, its pipes, the file its stderr goes to."""
 
     def __init__(self) -> None:
         self.log = tempfile.TemporaryFile()
-        # the worker imports llvmlite from where this process found it
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-P", "-S", str(Path(llvm_worker.__file__))],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env,
+                [sys.executable, "-I", "-S", "-c", _BOOTSTRAP, str(Path(llvm.__file__).parents[2]), llvm_worker.__file__],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                start_new_session=True,  # the terminal's ^C and ^Z are for the user's process, which ends the worker
             )
         except OSError as e:
             self.log.close()
@@ -270,11 +275,18 @@ def compile_in_worker(text: str, what: str) -> tuple[Any, ...]:
 
 
 def _stop_worker() -> None:
+    """At exit: end the worker (killed, if a thread still talks to it)."""
     global _worker
-    with _WORKER_LOCK:
+    if not _WORKER_LOCK.acquire(timeout=5):
+        if _worker is not None:
+            _worker.process.kill()
+        return
+    try:
         if _worker is not None:
             _worker.stop()
             _worker = None
+    finally:
+        _WORKER_LOCK.release()
 
 
 def _after_fork_in_child() -> None:

@@ -13,8 +13,9 @@ reply is one of
 Before replying "ok" the worker loads the object as `xtir.lowering.jit` will, so that a
 crash in LLVM's loader happens here too.
 
-Runs as a script (`python -P llvm_worker.py`) and imports only the standard library and
-llvmlite, so that it starts in a fraction of a second; `jit.py` imports the same functions.
+Runs as a script, in an isolated Python (see `jit._BOOTSTRAP`), and imports only the standard
+library and llvmlite, so that it starts in a fraction of a second; `jit.py` imports the
+same functions.
 """
 
 from __future__ import annotations

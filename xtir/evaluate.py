@@ -50,14 +50,19 @@ def _row_major(t: MemRefType) -> bool:
 
 def check_parameters(f: func.FuncOp, error: type[XtirError] = XtirError) -> None:
     """A buffer parameter is a numpy array in row-major order: a layout of its own (`strided<[2]>`,
-    an offset) is refused. The evaluator would ignore it and compiled code honour it, reaching
-    past the array."""
+    an offset) is refused (the evaluator would ignore it and compiled code honour it, reaching
+    past the array), and so is an element type numpy has no dtype for."""
     for k, param in enumerate(f.function_type.inputs.data):
-        if isinstance(param, MemRefType) and not _row_major(param):
-            raise error(
-                f"function '{f.sym_name.data}': parameter {k} has type {param}; buffer parameters must have the "
-                "row-major layout (no strides or offset of their own), the layout of a C-contiguous numpy array"
-            )
+        if not isinstance(param, MemRefType):
+            continue
+        where = f"function '{f.sym_name.data}': parameter {k} has type {param}"
+        if not _row_major(param):
+            raise error(f"{where}; buffer parameters must have the row-major layout (no strides or offset of "
+                        "their own), the layout of a C-contiguous numpy array")
+        try:
+            numpy_dtype(param.element_type)
+        except XtirEvaluationError:
+            raise error(f"{where}; numpy has no dtype for {param.element_type}, so no array can be passed for it") from None
 
 
 def check_arguments(f: func.FuncOp, arrays: tuple[Any, ...]) -> list[np.ndarray]:
