@@ -7,6 +7,7 @@ instead of killing pytest.
 
 from __future__ import annotations
 
+import random
 import re
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 
 import xtir
+from tests.test_build import matmul
 from xtir.build import lower_to_llvm
 from xtir.lowering.to_llvm import STACK_BUDGET
 
@@ -34,29 +36,8 @@ def isolated(code: str, timeout: float = 600) -> str:
 
 
 def scf_matmul(n: int, name: str = "main", parallel: bool = False) -> str:
-    """C = A · Bᵀ as an scf loop nest (the i loop parallel on request)."""
-    kind = ', xtir.loop_kind = "parallel"' if parallel else ""
-    return f"""
-func.func @{name}(%A: memref<{n}x{n}xf32>, %B: memref<{n}x{n}xf32>, %C: memref<{n}x{n}xf32>) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %cn = arith.constant {n} : index
-  %zero = arith.constant 0.0 : f32
-  scf.for %i = %c0 to %cn step %c1 {{
-    scf.for %j = %c0 to %cn step %c1 {{
-      %sum = scf.for %k = %c0 to %cn step %c1 iter_args(%acc = %zero) -> (f32) {{
-        %a = memref.load %A[%i, %k] : memref<{n}x{n}xf32>
-        %b = memref.load %B[%j, %k] : memref<{n}x{n}xf32>
-        %p = arith.mulf %a, %b : f32
-        %t = arith.addf %acc, %p : f32
-        scf.yield %t : f32
-      }} {{xtir.loop_name = "k"}}
-      memref.store %sum, %C[%i, %j] : memref<{n}x{n}xf32>
-    }} {{xtir.loop_name = "j"}}
-  }} {{xtir.loop_name = "i"{kind}}}
-  func.return
-}}
-"""
+    """C = A · Bᵀ as an scf loop nest in a function `name` (its i loop parallel on request)."""
+    return matmul(n, "parallel" if parallel else None).replace("@main(", f"@{name}(")
 
 
 # ----------------------------------------------------------------------------------------
@@ -466,3 +447,68 @@ def test_a_forked_child_builds_with_its_own_worker() -> None:
         print(os.waitstatus_to_exitcode(status), g.name)
     """)
     assert out.split() == ["0", "main"]
+
+
+# ----------------------------------------------------------------------------------------
+# the classes above, at random
+
+
+RUNTIME_SYMBOLS = ["GOMP_parallel", "GOMP_barrier", "omp_get_thread_num", "omp_get_num_threads", "aligned_alloc",
+                   "malloc", "free", "memcpy", "memset", "memmove", "tanhf", "expf", "sqrtf", "abort", "exit",
+                   "xtir_tmm16", "xtir_tmm16_0", "llvm.memcpy", "main_o_parallel", "main_o_parallel_omp"]
+
+
+def random_case(r: random.Random) -> tuple[str, list[int], bool]:
+    """A function name (a runtime symbol, a fresh identifier or one that cannot be a symbol),
+    scratch buffer sizes (over the stack budget together, or one alone, or small) and whether
+    the loop around them is parallel."""
+    kind = r.random()
+    if kind < 0.5:
+        name = r.choice(RUNTIME_SYMBOLS)
+    elif kind < 0.8:
+        name = r.choice("_abcXYZ") + "".join(r.choice("abc_$.019") for _ in range(r.randint(0, 12)))
+    else:
+        name = r.choice(["é", " ", "-", "/", "{", "\\\\22", "0"]) + r.choice(["f", "main", ""])
+    sizes = [r.choice([1, 7, 64, 1000, 30_000, STACK_BUDGET // 4 + 1]) for _ in range(r.randint(1, 12))]
+    return name, sizes, r.random() < 0.5
+
+
+def test_random_names_and_scratch_buffers_built_and_called_in_threads() -> None:
+    out = isolated("""
+        import random, threading, numpy as np, xtir
+        from tests.test_build_safety import random_case, many_scratch_buffers
+        problems, counts = [], {"ran": 0, "refused": 0}
+
+        def work(seed):
+            r = random.Random(seed)
+            for _ in range(5):
+                name, sizes, parallel = random_case(r)
+                text = many_scratch_buffers(sizes, parallel).replace("@main", '@"' + name + '"', 1)
+                try:
+                    f = xtir.build(xtir.parse(text))
+                except xtir.XtirError as e:
+                    counts["refused"] += 1
+                    if "cannot be a symbol of machine code" not in str(e):
+                        problems.append((name, sizes, str(e)[:300]))
+                    continue
+                except Exception as e:
+                    problems.append((name, sizes, repr(e)))
+                    continue
+                a = np.random.default_rng(seed).standard_normal((len(sizes), max(sizes)), dtype=np.float32)
+                b = np.zeros((2, len(sizes)), np.float32)
+                f(a, b)
+                want = [2 * a[k, :n].astype(np.float64).sum() for k, n in enumerate(sizes)]
+                if not np.allclose(b, [want, want], rtol=1e-3, atol=1e-2):
+                    problems.append((name, sizes, "wrong result"))
+                counts["ran"] += 1
+
+        threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print(problems or counts)
+    """)
+    counts = eval(out)  # noqa: S307 - our own child's output
+    assert isinstance(counts, dict), counts
+    assert counts["ran"] >= 8 and counts["refused"] >= 1, counts
