@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -80,6 +81,26 @@ def test_builds_and_calls_in_many_threads_while_functions_are_freed() -> None:
         print(errors or "ok")
     """)
     assert out.strip() == "ok"
+
+
+def test_parsing_and_lowering_in_threads() -> None:
+    """xDSL's ImplicitBuilder (which adds the terminator of a parsed scf.for) swapped a class
+    attribute in and out; threads doing so at once left ops inserted twice (ValueError)."""
+    errors: list[str] = []
+
+    def work(k: int) -> None:
+        for r in range(12):
+            try:
+                lower_to_llvm(xtir.parse(scf_matmul(3 + k + r, parallel=r % 2 == 0)))
+            except Exception as e:  # noqa: BLE001 - any failure is the bug
+                errors.append(repr(e))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
 
 
 def test_a_freed_function_leaves_the_next_build_working() -> None:
