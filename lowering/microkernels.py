@@ -127,7 +127,10 @@ def _declaration(module: ModuleOp, types: list) -> str:
         if list(op.function_type.inputs) == types:
             return op.sym_name.data
     taken = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp | llvm.FuncOp)}
-    name = next(f"{TMM16}_{n}" for n in range(len(existing), len(existing) + len(taken) + 1) if f"{TMM16}_{n}" not in taken)
+    n = len(existing)
+    while f"{TMM16}_{n}" in taken:  # a user function may have the name
+        n += 1
+    name = f"{TMM16}_{n}"
     decl = func.FuncOp.external(name, types, [])
     decl.attributes[KERNEL_ATTR] = StringAttr("tmm16")
     module.body.block.add_op(decl)

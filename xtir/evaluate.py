@@ -69,7 +69,6 @@ def check_arguments(f: func.FuncOp, arrays: tuple[Any, ...]) -> list[np.ndarray]
     """Each argument must be a numpy array of exactly the parameter's shape and dtype."""
     params = f.function_type.inputs.data
     name = f.sym_name.data
-    check_parameters(f, XtirEvaluationError)
     if len(arrays) != len(params):
         raise XtirEvaluationError(f"function '{name}' takes {len(params)} arguments, got {len(arrays)}")
     checked = []
@@ -97,6 +96,7 @@ def evaluate(module: ModuleOp, *arrays: Any, func: str = "main") -> tuple[Any, .
     like a TVM PrimFunc call; values the function returns are returned."""
     expect_module(module, "xtir.evaluate", XtirEvaluationError)
     f = find_func(module, func)
+    check_parameters(f, XtirEvaluationError)
     args = check_arguments(f, arrays)
     interpreter = Interpreter(module)
     interpreter.register_implementations(FuncFunctions())
