@@ -395,6 +395,19 @@ def test_function_without_arguments_returning_a_value_is_refused() -> None:
         xtir.build(xtir.parse(text))
 
 
+def test_a_private_entry_function_builds() -> None:
+    """Its LLVM function was internal, so it had no address: the call jumped to 0 (SIGSEGV)."""
+    out = isolated("""
+        import numpy as np, xtir
+        from tests.test_build_safety import scf_matmul
+        f = xtir.build(xtir.parse(scf_matmul(3).replace("func.func @main", "func.func private @main")))
+        c = np.zeros((3, 3), np.float32)
+        f(np.ones((3, 3), np.float32), np.ones((3, 3), np.float32), c)
+        print(c[0, 0])
+    """)
+    assert out.strip() == "3.0"
+
+
 def test_a_call_of_an_undefined_function_is_refused() -> None:
     """MCJIT left the unresolved symbol at address 0; the call jumped there (SIGSEGV)."""
     out = isolated("""

@@ -61,9 +61,13 @@ def _run(module: ModuleOp, pass_name: str, **options: object) -> None:
     verify(module)
 
 
-def lower_to_llvm(module: ModuleOp) -> ModuleOp:
-    """A copy of `module` lowered to the llvm dialect (the input is left untouched)."""
+def lower_to_llvm(module: ModuleOp, entry: str | None = None) -> ModuleOp:
+    """A copy of `module` lowered to the llvm dialect (the input is left untouched); the
+    function `entry` is made public (a private one would have no symbol to call)."""
     result = module.clone()
+    for op in result.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == entry:
+            op.sym_visibility = None
     if _uses_dialect(result, "block"):
         # accel.tmm16 becomes a call of the vectorized CPU micro-kernel rather than a loop nest
         _run(result, "lower-blocks", microkernels=True)
@@ -123,7 +127,7 @@ def build(module: ModuleOp, target: str = "llvm", entry: str | None = None) -> C
 
     signature = _signature(entry_function(module, entry))
     start_worker()
-    jit = compile_llvm(lower_to_llvm(module))
+    jit = compile_llvm(lower_to_llvm(module, signature.sym_name.data))
     compiled = CompiledFunction(signature, jit, time.perf_counter() - start)
     _CACHE[key] = compiled
     return compiled
