@@ -94,7 +94,7 @@ def compute_at(pass_name: str, block: BlockOp, loop: ForOp, preserve_unit_loops:
     position = min(i for c in consumers if (i := child_index(loop, c)) is not None)
     needed = required_region(loop, consumers, buffer, read_regions, relax_threads=True)
     own = next(r for r in write_regions(block) if r.buffer is buffer)
-    ranges, overflow = clip(pass_name, block, invert_region(pass_name, block, own, needed),
+    ranges, overflow = clip(pass_name, block, invert_region(pass_name, block, own, needed, provides=True),
                             instance_box(pass_name, block))
     anchor = list(loop.body.block.ops)[position]
     return move_under(block, loop, anchor, True, ranges, overflow, preserve_unit_loops)
