@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from xtir.dialects.block import ForOp
 from xtir.dialects.expr import INT64_MAX, Expr
-from xtir.passes.analysis.navigation import child_blocks, get_loop
+from xtir.passes.analysis.navigation import child_blocks, get_loop, loops_around
 from xtir.passes.analysis.rewrite import rebuild_block, substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.utils import fail, fresh_name, function_of, target_function
@@ -65,13 +65,7 @@ def _spelled(factors: tuple[int, ...]) -> str:
 
 
 def _same_nest(loop: ForOp) -> list[ForOp]:
-    nest = [op for op in loop.walk() if isinstance(op, ForOp)]
-    parent = loop.parent_op()
-    while parent is not None:
-        if isinstance(parent, ForOp):
-            nest.append(parent)
-        parent = parent.parent_op()
-    return nest
+    return [op for op in loop.walk() if isinstance(op, ForOp)] + loops_around(loop)
 
 
 def split_loop(loop: ForOp, factors: list[int], pass_name: str = "split") -> list[ForOp]:

@@ -31,9 +31,10 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, MemRefT
 
 import xtir
 from xtir.build import entry_function
-from xtir.dialects.block import BlockOp, ForOp, statements
+from xtir.dialects.block import BlockOp, statements
 from xtir.errors import XtirError
 from xtir.interpreters.block import numpy_dtype
+from xtir.passes.analysis.navigation import loops_around
 from xtir.verify_numerics import EVALUATOR_LIMIT, innermost_iterations
 
 FLOAT_OPS = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.MaximumfOp, arith.MinimumfOp,
@@ -61,19 +62,9 @@ def float_ops(f: func.FuncOp) -> int:
     """Float operations the program performs: per block, its float ops times the iterations of its loops."""
     total = 0
     for block in (op for op in f.walk() if isinstance(op, BlockOp)):
-        trips = prod(lp.extent for lp in _loops_above(block))
+        trips = prod(lp.extent for lp in loops_around(block))
         total += trips * sum(isinstance(op, FLOAT_OPS) for op in statements(block.body, include_init=False))
     return total
-
-
-def _loops_above(op) -> list[ForOp]:
-    loops = []
-    parent = op.parent_op()
-    while parent is not None:
-        if isinstance(parent, ForOp):
-            loops.append(parent)
-        parent = parent.parent_op()
-    return loops
 
 
 def reference(text: str, module: ModuleOp, f: func.FuncOp, arrays: list[np.ndarray],
