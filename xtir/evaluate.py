@@ -2,8 +2,10 @@
 
 It interprets the IR with xDSL's interpreter and our implementations of the block,
 accel and tensor dialects; no code generation is involved, so it is the oracle for
-numerical tests of every pass. Lowered IR (scf / memref / arith) runs too. It is
-slow: use small shapes.
+numerical tests of every pass. Lowered IR (scf / memref / arith) runs too. Loop nests
+around a block run as numpy array operations (xtir/interpreters/vectorized.py); what
+cannot (lowered IR, blocks with ops that have no vector form) runs an op at a time, and a
+run estimated to take long warns, pointing to xtir.build.
 """
 
 from __future__ import annotations

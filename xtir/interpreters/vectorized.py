@@ -16,12 +16,14 @@ step, in f32 as the IR says). The condition is checked before the nest runs, ove
 grid, from the access indices (not from any compiler analysis); candidate lane sets are
 tried from the largest, and the empty one (a step per instance) always holds.
 
-Checks. Every step checks the bindings against their domains and every access against
-its buffer, at the instances where the block's `where` holds. A step that finds a
-violation stops the run: the first failing instance in sequential order is located over
-the grid and run in the scalar interpreter, which raises its usual error. (Vector ops
-never raise: ops that can, integer division and the like, keep their block in the
-scalar interpreter.)
+Checks. Before a nest runs, the bindings that could leave their domains and the accesses
+that could leave their buffers (by interval arithmetic on the loops' extents) are checked
+over the whole grid, at the instances where the block's `where` holds. Indices depend on
+loop variables and values from outside the nest only, never on loaded data, so that check
+is exact. A nest with a failing instance runs in the scalar interpreter, which performs
+the instances before it and stops at it with its usual error: the buffers and the message
+are the same as without the fast path. (Vector ops never raise: ops that can, integer
+division and the like, keep their block in the scalar interpreter.)
 """
 
 from __future__ import annotations
@@ -272,17 +274,6 @@ def plan_nest(root: block.ForOp) -> Nest | ScalarNest | None:
 # Running a nest --------------------------------------------------------------------------------
 
 
-class Violation(Exception):
-    """A step found a binding outside its domain or an access outside its buffer."""
-
-
-def _in_range(value: object, extent: int) -> bool:
-    if np.ndim(value) == 0:
-        return 0 <= value < extent  # type: ignore[operator]
-    array = np.asarray(value)
-    return array.size == 0 or (int(array.min()) >= 0 and int(array.max()) < extent)
-
-
 def _dtype(value: SSAValue) -> np.dtype | None:
     """The numpy type the fast path holds a scalar value in (None: a buffer, or held as it is)."""
     if isinstance(value.type, MemRefType):
@@ -373,13 +364,13 @@ class NestRunner:
             self._hint_scalar(ScalarNest(nest.loops, nest.block, shared))
             run_scalar()
             return
+        if _fails_somewhere(nest, outside):
+            self._hint_scalar(ScalarNest(nest.loops, nest.block, "an instance fails a check, which it reports"))
+            run_scalar()
+            return
         lanes = _lanes(nest, outside)
         self._hint_vector(nest, lanes)
-        try:
-            _steps(nest, outside, lanes)
-        except Violation:
-            _raise_first_error(interpreter, nest, outside)
-            run_scalar()  # not reached: the first failing instance raises
+        _steps(nest, outside, lanes)
 
     # hints ----------------------------------------------------------------------------------------
     def _hint_scalar(self, nest: ScalarNest) -> None:
@@ -515,11 +506,7 @@ def _step(nest: Nest, env: dict[SSAValue, object], shape: tuple[int, ...]) -> No
             return
         if not np.all(holds):
             env, shape = _compact(env, nest.loop_vars, shape, np.asarray(holds))
-    values = nest.bind(*(env[v] for v in nest.operands))
-    for k in nest.checked_iters:
-        if not _in_range(values[k], nest.domain[k]):
-            raise Violation
-    env.update(zip(nest.iter_vars, values))
+    env.update(zip(nest.iter_vars, nest.bind(*(env[v] for v in nest.operands))))
     if nest.init:
         first = _all([env[v] == 0 for v in nest.reduce_vars])
         if np.all(first):
@@ -537,9 +524,6 @@ def _run(statements: Sequence[Statement], env: dict[SSAValue, object]) -> None:
                 env[s.result] = result
             continue
         index = s.index(*(env[v] for v in s.operands))
-        for k in s.checked:
-            if not _in_range(index[k], s.shape[k]):
-                raise Violation
         array = env[s.buffer]
         if isinstance(s.op, block.LoadOp):
             env[s.value] = array[index]  # type: ignore[index]
@@ -576,30 +560,23 @@ def _performed(nest: Nest, env: dict[SSAValue, object], holds: object, access: A
 
 
 def _failing(nest: Nest, env: dict[SSAValue, object], holds: object) -> object:
-    """Where an instance fails a check: a binding outside its domain, an access outside its buffer."""
-    bad = _outside([env[v] for v in nest.iter_vars], nest.domain)
+    """Where an instance fails a check: a binding outside its domain, an access outside its
+    buffer (of those that could: the others cannot fail)."""
+    bad = _outside([env[nest.iter_vars[k]] for k in nest.checked_iters], [nest.domain[k] for k in nest.checked_iters])
     for access in nest.accesses:
-        index = access.index(*(env[v] for v in access.operands))
-        bad = bad | (_performed(nest, env, True, access) & _outside(index, access.shape))
+        if access.checked:
+            index = access.index(*(env[v] for v in access.operands))
+            outside = _outside([index[k] for k in access.checked], [access.shape[k] for k in access.checked])
+            bad = bad | (_performed(nest, env, True, access) & outside)
     return np.asarray(holds) & bad
 
 
-def _raise_first_error(interpreter: Interpreter, nest: Nest, outside: dict[SSAValue, object]) -> None:
-    """Run the first instance, in sequential order, that fails a check in the scalar
-    interpreter, which raises its error."""
+def _fails_somewhere(nest: Nest, outside: dict[SSAValue, object]) -> bool:
+    """Whether some instance of the nest fails a check (at these outside values)."""
+    if not nest.checked_iters and not any(a.checked for a in nest.accesses):
+        return False
     positions = range(len(nest.loops))
-    for chunk, shape in _chunks(nest.extents):
-        env, holds = _grid_env(nest, outside, positions, chunk)
-        failing = np.broadcast_to(_failing(nest, env, holds), shape)
-        if failing.any():
-            where = np.unravel_index(int(np.argmax(failing)), shape)
-            point = [int(np.broadcast_to(v, shape)[where]) for v in chunk]
-            interpreter.push_scope("first failing instance")
-            try:
-                interpreter.set_values(zip(nest.loop_vars, point))
-                interpreter.run_op(nest.block, interpreter.get_values(nest.block.operands))
-            finally:
-                interpreter.pop_scope()
+    return any(np.any(_failing(nest, *_grid_env(nest, outside, positions, chunk))) for chunk, _ in _chunks(nest.extents))
 
 
 def _element(index: Sequence[np.ndarray], shape: tuple[int, ...], count: int) -> np.ndarray:
@@ -611,10 +588,10 @@ def _independent(nest: Nest, outside: dict[SSAValue, object], lanes: tuple[int, 
     write among the touches).
 
     Conservative where exactness would cost: the init's accesses count at every instance
-    (not only the first of each reduction), an access outside its buffer counts as a conflict
-    (the steps then find it and report it). Loops outside the lanes that neither the predicate
-    nor the written buffers' indices depend on (through the bindings) only repeat the same
-    touches: they are held at 0."""
+    (not only the first of each reduction), an access outside its buffer counts as a
+    conflict (not reached: a nest with one runs in the scalar interpreter). Loops outside
+    the lanes that neither the predicate nor the written buffers' indices depend on
+    (through the bindings) only repeat the same touches: they are held at 0."""
     if not lanes:
         return True
     extents, loop_vars = nest.extents, nest.loop_vars
