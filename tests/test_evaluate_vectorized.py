@@ -3,8 +3,10 @@
 `xtir.evaluate` runs a loop nest around a block as numpy array operations where that
 keeps the sequential results (xtir/interpreters/vectorized.py); `vectorize=False` runs
 every block instance in the scalar interpreter. Both must leave the same bits in every
-buffer (NaN equal to NaN) and raise the same errors, on the fuzzers' programs under random
-schedules and on nests written to defeat the vectorizer (recurrences, in-place updates,
+buffer (NaN equal to NaN) and raise the same errors (the same text, the buffers as the
+instances before the failing one left them), on every function of examples/, the seed
+schedules, the fuzzers' programs (fixed, and of every generator family) under random
+schedules, and nests written to defeat the vectorizer (recurrences, in-place updates,
 predicates, backward reductions, aliased arguments, run-time errors).
 """
 
