@@ -251,7 +251,7 @@ def _check_writes(kernel: Kernel, uses: list[Use]) -> None:
     threads = kernel.thread_vars()
     everyone = {**threads, **{v: kernel.extent(t) for t, lps in kernel.loops.items() if t.startswith("blockIdx")
                               for v in [lps[0].body.block.args[0]]}}
-    for use in uses:
+    for use in sorted(uses, key=lambda u: _under_init(u.op)):  # a reduction is reported at its update
         if not use.is_write:
             continue
         shared = _memory_space(_buffer(use.op)) == SHARED
@@ -294,8 +294,7 @@ def _write_race(kernel: Kernel, use: Use, over: dict[SSAValue, int], shared: boo
     name = _buffer_name(_buffer(use.op))
     unused = [v for v in over if not any(i.uses(v) for i in use.indices or ())]
     tags = [tag for tag, lps in kernel.loops.items() if lps[0].body.block.args[0] in unused] or ["the thread axes"]
-    reduction = _reads_same_element(use)
-    if reduction is not None:
+    if _reads_same_element(use) is not None or _under_init(use.op):
         loops = [loop_name(lp) for tag in tags for lp in kernel.loops.get(tag, []) if lp.is_ancestor(use.op)]
         where = f'loop "{loops[0]}" bound to {tags[0]}' if loops else f"the threads of {tags[0]}"
         return (f"the update of {name} reduces over {where}: every thread reads and writes the same element; "
@@ -304,6 +303,10 @@ def _write_race(kernel: Kernel, use: Use, over: dict[SSAValue, int], shared: boo
         return (f"{_describe(use.op)} is not bound to a thread, and every thread of the block runs it, writing the same "
                 f"elements of shared buffer {name} (a race); bind it to a threadIdx axis (cooperative fetching)")
     return f"several threads ({', '.join(tags)}) write the same element of {name} (a race)"
+
+
+def _under_init(op: Operation) -> bool:
+    return any(isinstance(p, scf.IfOp) and INIT_GUARD in p.attributes for p in _ancestors(op, op.get_toplevel_object()))
 
 
 def _reads_same_element(use: Use) -> memref.LoadOp | None:
