@@ -56,6 +56,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    FixedBitwidthType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
@@ -74,8 +75,8 @@ from xtir.dialects.block import Block_
 from xtir.dialects.expr import Div, Expr, Mod, Var
 from xtir.lowering.compact_buffers import INIT_GUARD
 from xtir.lowering.index_expr import IndexEmitter, decode, decode_bounds, index_bounds
-from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, PARALLEL, THREAD_BINDING, loop_name, trip_count
-from xtir.passes.analysis.instances import ENUMERATION_LIMIT, distinct, gapless, injective, points, points_in_context
+from xtir.lowering.loops import LOOP_KIND, PARALLEL, THREAD_BINDING, loop_name, trip_count
+from xtir.passes.analysis.instances import distinct, gapless, injective, points
 from xtir.passes.analysis.regions import Range, relax
 from xtir.passes.utils import fail
 
@@ -231,11 +232,11 @@ def _accesses(root: Operation, canon: dict[SSAValue, SSAValue]) -> list[Use]:
 
 
 def _describe(op: Operation) -> str:
-    """`loop "ax0"` for the innermost named loop around `op`, else the op's name."""
+    """`loop "ax0"` for the innermost loop around `op` not bound to a thread, else the op."""
     for parent in _ancestors(op, op.get_toplevel_object()):
-        if isinstance(parent, scf.ForOp):
+        if isinstance(parent, scf.ForOp) and _thread(parent) is None:
             return f'loop "{loop_name(parent)}"'
-    return op.name
+    return f"the {op.name} outside any loop not bound to a thread"
 
 
 def _buffer_name(value: SSAValue) -> str:
@@ -252,11 +253,10 @@ def _check_writes(kernel: Kernel, uses: list[Use]) -> None:
     everyone = {**threads, **{v: kernel.extent(t) for t, lps in kernel.loops.items() if t.startswith("blockIdx")
                               for v in [lps[0].body.block.args[0]]}}
     for use in sorted(uses, key=lambda u: _under_init(u.op)):  # a reduction is reported at its update
-        if not use.is_write:
+        space = _memory_space(_buffer(use.op))
+        if not use.is_write or space == LOCAL:
             continue
-        shared = _memory_space(_buffer(use.op)) == SHARED
-        if _memory_space(_buffer(use.op)) == LOCAL:
-            continue
+        shared = space == SHARED
         over = threads if shared else everyone
         if use.indices is None:
             raise fail(_NAME, use.op, f"cannot tell which threads write {_buffer_name(_buffer(use.op))}")
@@ -264,30 +264,38 @@ def _check_writes(kernel: Kernel, uses: list[Use]) -> None:
             raise fail(_NAME, use.op, _write_race(kernel, use, over, shared))
 
 
-def _injective(over: dict[SSAValue, int], exprs: list[Expr]) -> bool:
-    """Whether `exprs` take a different value at each point of `over` (every other variable
-    fixed); those other variables that a floordiv or mod mixes in are enumerated too."""
-    if any(n > 1 and not any(e.uses(v) for e in exprs) for v, n in over.items()):
-        return False  # xtir's `injective` looks at the variables the expressions use
-    if injective(over, exprs):
-        return True
+def _enumerate(over: dict[SSAValue, int], exprs: list[Expr]) -> tuple[int, int] | None:
+    """(distinct values of `exprs` over the box `over`, number of contexts): the other variables
+    that a floordiv or mod mixes in are enumerated too, each context kept apart. None past
+    ENUMERATION_LIMIT points or for a context variable of unknown range."""
     context: dict[SSAValue, int] = {}
     for e in exprs:
         for atom, _ in e.terms:
             if isinstance(atom, Div | Mod) and any(v in over for v in atom.expr.variables()):
                 for v in atom.expr.variables():
+                    known = index_bounds(v) if v not in over else (0, 0)
+                    if known is None or known[0] != 0:
+                        return None
                     if v not in over:
-                        known = index_bounds(v)
-                        if known is None or known[0] != 0:
-                            return False
                         context[v] = known[1] + 1
-    size, contexts = 1, 1
-    for n in over.values():
-        size *= n
+    found = points([*over.items(), *context.items()], [*exprs, *map(Expr.var, context)])
+    contexts = 1
     for n in context.values():
         contexts *= n
-    found = points([*over.items(), *context.items()], [*exprs, *map(Expr.var, context)])
-    return found is not None and distinct(found) == size * contexts
+    return None if found is None else (distinct(found), contexts)
+
+
+def _injective(over: dict[SSAValue, int], exprs: list[Expr]) -> bool:
+    """Whether `exprs` take a different value at each point of `over` (other variables fixed)."""
+    if any(n > 1 and not any(e.uses(v) for e in exprs) for v, n in over.items()):
+        return False  # xtir's `injective` looks at the variables the expressions use
+    if injective(over, exprs):
+        return True
+    size = 1
+    for n in over.values():
+        size *= n
+    counted = _enumerate(over, exprs)
+    return counted is not None and counted[0] == size * counted[1]
 
 
 def _write_race(kernel: Kernel, use: Use, over: dict[SSAValue, int], shared: bool) -> str:
@@ -393,6 +401,12 @@ class SharedPlan:
     box: tuple[Range, ...]
 
 
+def _shift(a: Expr, b: Expr, bounds) -> int | None:
+    """b - a when it is one number (variables of one-iteration loops count as constants)."""
+    span = (b - a).bounds(bounds)
+    return span[0] if span is not None and span[0] == span[1] else None
+
+
 def _box(uses: list[Use], relaxed_of, bounds) -> tuple[Range, ...] | None:
     box: list[Range] | None = None
     for use in uses:
@@ -406,40 +420,38 @@ def _box(uses: list[Use], relaxed_of, bounds) -> tuple[Range, ...] | None:
         merged = []
         for a, b in zip(box, ranges):
             assert b is not None
-            shift = b.start - a.start
-            if not shift.is_const:
+            shift = _shift(a.start, b.start, bounds)
+            if shift is None:
                 return None
-            lo, hi = min(0, shift.const), max(a.extent, shift.const + b.extent)
+            lo, hi = min(0, shift), max(a.extent, shift + b.extent)
             merged.append(Range(a.start + lo, hi - lo))
         box = merged
     return tuple(box) if box is not None else None
 
 
-def _within(inner: tuple[Range, ...], outer: tuple[Range, ...]) -> bool:
+def _within(inner: tuple[Range, ...], outer: tuple[Range, ...], bounds) -> bool:
     for a, b in zip(outer, inner):
-        shift = b.start - a.start
-        if not shift.is_const or shift.const < 0 or shift.const + b.extent > a.extent:
+        shift = _shift(a.start, b.start, bounds)
+        if shift is None or shift < 0 or shift + b.extent > a.extent:
             return False
     return True
 
 
-def _fills(use: Use, relaxed: set[SSAValue], extents: dict[SSAValue, int]) -> bool:
-    """Whether the write reaches every element of its (guard-cut) box."""
+def _fills(use: Use, relaxed: set[SSAValue], extents: dict[SSAValue, int], bounds) -> bool:
+    """Whether the write reaches every element of its box (cut by its guards, which bound the
+    free part of an index: a gapless range stays gapless when cut)."""
     assert use.indices is not None
     loops = {v: n for v, n in extents.items() if v in relaxed and any(i.uses(v) for i in use.indices)}
     if gapless(use.indices, [1] * len(use.indices), loops):
         return True
-    if use.guards:
+    box = _box([use], lambda _: relaxed, bounds)
+    counted = _enumerate(loops, list(use.indices)) if not use.guards else None
+    if box is None or counted is None:
         return False
-    found = points_in_context(list(loops.items()), list(use.indices))
-    if found is None:
-        return False
-    values, contexts = found
-    box = _box([use], lambda _: relaxed, _bounds(extents))
     volume = 1
-    for r in box or ():
+    for r in box:
         volume *= r.extent
-    return box is not None and distinct(values) == volume * contexts and values.shape[1] <= ENUMERATION_LIMIT
+    return counted[0] == volume * counted[1]
 
 
 def _plan_shared(kernel: Kernel, alloca: memref.AllocaOp, uses: list[Use]) -> SharedPlan:
@@ -487,9 +499,9 @@ def _private(uses: list[Use], relaxed_of, extents: dict[SSAValue, int], bounds) 
         if box is None:
             return False
         if use.is_write:
-            if use.guards is not None and _guards_used(use, relaxed) and _fills(use, relaxed, extents):
+            if use.guards is not None and _guards_used(use, relaxed) and _fills(use, relaxed, extents, bounds):
                 writes.append((use, box))
-        elif not any(_within(box, wbox) for _, wbox in writes):
+        elif not any(_within(box, wbox, bounds) for _, wbox in writes):
             return False
     return True
 
@@ -517,8 +529,8 @@ def _rebase(plan: SharedPlan, uses: list[Use]) -> int:
     count = 1
     for r in plan.box:
         count *= r.extent
-    width = new_type.element_type.bitwidth // 8 if hasattr(new_type.element_type, "bitwidth") else 4  # type: ignore[attr-defined]
-    return count * width
+    element = new_type.element_type
+    return count * (element.size if isinstance(element, FixedBitwidthType) else 8)  # index: 8 bytes
 
 
 # Barriers ------------------------------------------------------------------------------------
@@ -648,11 +660,10 @@ class Planner:
                 (touch,) = self.touches(inner)
                 found = self.conflict(pending, [touch])
                 if found is not None:
-                    writer = found[0] if found[0].is_write else found[1]
                     raise fail(_NAME, touch.op, f"threads exchange data through shared buffer "
-                               f"{_buffer_name(touch.buffer)} ({_describe(writer.op)} writes it, other threads read "
-                               "it) with no barrier point between: the code between runs under a condition on the "
-                               "thread index, where __syncthreads() cannot be placed")
+                               f"{_buffer_name(touch.buffer)} (one writes what another reads) with no barrier point "
+                               "between: the code between runs under a condition on the thread index, where "
+                               "__syncthreads() cannot be placed")
                 pending.append(touch)
 
 

@@ -126,7 +126,7 @@ func.func @no_barrier_point(%A: memref<64xf32>, %B: memref<64xf32>) {
     block.block "X"(%v = spatial(64, %t)) where(%t < 64) {
       %a = block.load %A[%v] : memref<64xf32>
       block.store %a, %S[%v] : memref<65xf32, "shared">
-      // expected-error @+1 {{'memref.load' op lower-to-gpu: threads exchange data through shared buffer S (loop "t" writes it, other threads read it) with no barrier point between: the code between runs under a condition on the thread index, where __syncthreads() cannot be placed}}
+      // expected-error @+1 {{'memref.load' op lower-to-gpu: threads exchange data through shared buffer S (one writes what another reads) with no barrier point between: the code between runs under a condition on the thread index, where __syncthreads() cannot be placed}}
       %n = block.load %S[%v + 1] : memref<65xf32, "shared">
       block.store %n, %B[%v] : memref<64xf32>
     }
