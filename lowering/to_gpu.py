@@ -337,13 +337,14 @@ def _reads_same_element(use: Use) -> memref.LoadOp | None:
 
 
 def _check_local(kernel: Kernel, alloca: memref.AllocaOp) -> None:
-    loops = [lp for lps in kernel.loops.values() for lp in lps if lps[0].body.block.args[0] in kernel.thread_vars()]
-    for use in alloca.memref.uses:
-        for lp in loops:
-            if lp.is_ancestor(use.operation) and not lp.is_ancestor(alloca):
-                raise fail(_NAME, alloca, f'local buffer {_buffer_name(alloca.memref)} is used by every thread of loop '
-                           f'"{loop_name(lp)}" ({_thread(lp)}) but allocated outside it: threads would share it; local '
-                           "buffers are per thread")
+    """A local buffer is one per thread: it must be allocated inside every thread loop using it."""
+    users = [u.operation for u in alloca.memref.uses]
+    threads = kernel.thread_vars()
+    for lp in (lp for lps in kernel.loops.values() if lps[0].body.block.args[0] in threads for lp in lps):
+        if any(lp.is_ancestor(u) for u in users) and not lp.is_ancestor(alloca):
+            raise fail(_NAME, alloca, f'local buffer {_buffer_name(alloca.memref)} is used by every thread of loop '
+                       f'"{loop_name(lp)}" ({_thread(lp)}) but allocated outside it: threads would share it; local '
+                       "buffers are per thread")
 
 
 # Shared buffers: the region of one thread block --------------------------------------------

@@ -178,3 +178,68 @@ func.func @host_nest(%A: memref<1026xf32>, %B: memref<1024xf32>) {
   }
   func.return
 }
+
+// -----
+
+func.func @one_element(%A: memref<128xf32>, %B: memref<1xf32>) {
+  block.for %t = 0 to 128 "t" bind("threadIdx.x") {
+    block.block "B"(%v = spatial(128, %t)) {
+      %a = block.load %A[%v] : memref<128xf32>
+      // expected-error @+1 {{'memref.store' op lower-to-gpu: several threads (threadIdx.x) write the same element of B (a race)}}
+      block.store %a, %B[0] : memref<1xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// T is written by the threads of "t" and read, shifted, by those of "u": as a per-thread
+// (local) array each thread would read its own copy, which nobody wrote there.
+func.func @local_between_threads(%A: memref<128xf32>, %B: memref<128xf32>) {
+  // expected-error @+1 {{'memref.alloca' op lower-to-gpu: local buffer T is used by every thread of loop "t" (threadIdx.x) but allocated outside it: threads would share it; local buffers are per thread}}
+  %T = block.alloc : memref<128xf32, "local">
+  block.for %b = 0 to 1 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 128 "t" bind("threadIdx.x") {
+      block.block "T"(%v = spatial(128, %t)) {
+        %a = block.load %A[%v] : memref<128xf32>
+        block.store %a, %T[%v] : memref<128xf32, "local">
+      }
+    }
+    block.for %u = 0 to 128 "u" bind("threadIdx.x") {
+      block.block "B"(%v = spatial(128, %u)) {
+        %a = block.load %T[(%v + 1) mod 128] : memref<128xf32, "local">
+        block.store %a, %B[%v] : memref<128xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @virtual_threads(%A: memref<128xf32>) {
+  // expected-error @+1 {{'scf.for' op lower-to-gpu: loop "v" is bound to vthread.x; virtual threads are not supported yet}}
+  block.for %t = 0 to 128 "v" bind("vthread.x") {
+    block.block "A"(%v = spatial(128, %t)) {
+      %one = arith.constant 1.0 : f32
+      block.store %one, %A[%v] : memref<128xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @parallel_in_kernel(%A: memref<8x128xf32>) {
+  block.for %b = 0 to 8 "b" bind("blockIdx.x") {
+    // expected-error @+1 {{'scf.for' op lower-to-gpu: loop "p" is parallel inside a GPU kernel; bind it to a thread axis}}
+    block.for %t = 0 to 128 "p" parallel {
+      block.block "A"(%vb = spatial(8, %b), %v = spatial(128, %t)) {
+        %one = arith.constant 1.0 : f32
+        block.store %one, %A[%vb, %v] : memref<8x128xf32>
+      }
+    }
+  }
+  func.return
+}
