@@ -236,7 +236,7 @@ def _describe(op: Operation) -> str:
     for parent in _ancestors(op, op.get_toplevel_object()):
         if isinstance(parent, scf.ForOp) and _thread(parent) is None:
             return f'loop "{loop_name(parent)}"'
-    return f"the {op.name} outside any loop not bound to a thread"
+    return f"the {op.name}"
 
 
 def _buffer_name(value: SSAValue) -> str:
@@ -308,8 +308,9 @@ def _write_race(kernel: Kernel, use: Use, over: dict[SSAValue, int], shared: boo
         return (f"the update of {name} reduces over {where}: every thread reads and writes the same element; "
                 "cross-thread reduction is not supported yet (keep the reduction loop serial)")
     if shared:
-        return (f"{_describe(use.op)} is not bound to a thread, and every thread of the block runs it, writing the same "
-                f"elements of shared buffer {name} (a race); bind it to a threadIdx axis (cooperative fetching)")
+        return (f"{_describe(use.op)} is not bound to a thread (or not to every threadIdx axis), and the threads of the "
+                f"block that run it write the same elements of shared buffer {name} (a race); bind it to a threadIdx "
+                "axis (cooperative fetching)")
     return f"several threads ({', '.join(tags)}) write the same element of {name} (a race)"
 
 
@@ -581,11 +582,22 @@ class Planner:
         """Every thread of the block reaches the inside of `op` (an scf.if not on a thread id)."""
         if isinstance(op, scf.ForOp):
             return True
-        if isinstance(op, scf.IfOp):
-            cond = decode_bounds(op.cond)
-            return cond is not None and not any(
-                self.canon.get(v, v) in self.ids - self.kernel.block_vars() for e, _ in cond for v in e.variables()
-            )
+        return isinstance(op, scf.IfOp) and not self.on_threads(op.cond)
+
+    def on_threads(self, value: SSAValue) -> bool:
+        """Whether `value` may differ between the threads of a block (a loaded value may)."""
+        threads = set(self.kernel.thread_vars())
+        pending, seen = [value], set()
+        while pending:
+            v = pending.pop()
+            if isinstance(v, BlockArgument):
+                if self.canon.get(v, v) in threads:
+                    return True
+            elif isinstance(v.owner, memref.LoadOp):
+                return True
+            elif id(v.owner) not in seen:
+                seen.add(id(v.owner))
+                pending.extend(v.owner.operands)
         return False
 
     def run(self, block: Block, pending: list[Touch]) -> list[Touch]:
@@ -625,7 +637,7 @@ class Planner:
         for op in block.ops:
             if isinstance(op, gpu.BarrierOp):
                 return None
-            touches = [t for t in self.touches(op) if not _contains_barrier(op)]
+            touches = self.touches(op)  # all of an op holding a barrier: conservative
             found = self.conflict([p for p in pending if not self.repeated_write(p, touches, block)], touches)
             if found is not None:
                 return found

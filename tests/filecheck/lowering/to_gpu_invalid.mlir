@@ -99,7 +99,7 @@ func.func @redundant_fetch(%A: memref<1026xf32>, %B: memref<1024xf32>) {
       block.for %ax0 = 0 to 130 "ax0" {
         block.block "A_shared"(%v0 = spatial(1026, %i0 * 128 + %ax0)) {
           %0 = block.load %A[%v0] : memref<1026xf32>
-          // expected-error @+1 {{'memref.store' op lower-to-gpu: loop "ax0" is not bound to a thread, and every thread of the block runs it, writing the same elements of shared buffer A_shared (a race); bind it to a threadIdx axis (cooperative fetching)}}
+          // expected-error @+1 {{'memref.store' op lower-to-gpu: loop "ax0" is not bound to a thread (or not to every threadIdx axis), and the threads of the block that run it write the same elements of shared buffer A_shared (a race); bind it to a threadIdx axis (cooperative fetching)}}
           block.store %0, %A_shared[%v0] : memref<1026xf32, "shared">
         }
       }
