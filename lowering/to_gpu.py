@@ -73,14 +73,14 @@ from xdsl.transforms.dead_code_elimination import region_dce
 
 from xtir.dialects.block import Block_
 from xtir.dialects.expr import Div, Expr, Mod, Var
+from xtir.lowering.blocks_to_scf import THREAD
 from xtir.lowering.compact_buffers import INIT_GUARD
 from xtir.lowering.index_expr import IndexEmitter, decode, decode_bounds, index_bounds
-from xtir.lowering.loops import LOOP_KIND, PARALLEL, THREAD_BINDING, loop_name, trip_count
+from xtir.lowering.loops import PARALLEL, THREAD_BINDING, loop_kind, loop_name, trip_count
 from xtir.passes.analysis.instances import distinct, gapless, injective, points
 from xtir.passes.analysis.regions import Range, relax
 from xtir.passes.utils import fail
 
-THREAD = "xtir.thread"
 LOOP_NAMES = "xtir.loop_names"
 SHARED_BYTES = "xtir.shared_bytes"
 SHARED, LOCAL = "shared", "local"
@@ -100,14 +100,9 @@ _NAME = "lower-to-gpu"
 
 def _thread(op: Operation) -> str | None:
     attr = op.attributes.get(THREAD)
-    if isinstance(op, scf.ForOp) and isinstance(attr, StringAttr) and _kind(op) == THREAD_BINDING:
+    if isinstance(op, scf.ForOp) and isinstance(attr, StringAttr) and loop_kind(op) == THREAD_BINDING:
         return attr.data
     return None
-
-
-def _kind(op: scf.ForOp) -> str:
-    attr = op.attributes.get(LOOP_KIND)
-    return attr.data if isinstance(attr, StringAttr) else "serial"
 
 
 def _memory_space(value: SSAValue) -> str | None:
@@ -158,7 +153,7 @@ def _collect(root: scf.ForOp) -> Kernel:
                            f'"{loop_name(loops[0])}" of the same kernel is bound to it with extent '
                            f"{trip_count(loops[0])}; one thread axis has one extent")
             loops.append(op)
-        elif isinstance(op, scf.ForOp) and _kind(op) == PARALLEL:
+        elif isinstance(op, scf.ForOp) and loop_kind(op) == PARALLEL:
             raise fail(_NAME, op, f'loop "{loop_name(op)}" is parallel inside a GPU kernel; bind it to a thread axis')
     return kernel
 
