@@ -851,8 +851,9 @@ def _prepare_buffers(kernel: Kernel, f: func.FuncOp) -> int:
     for alloca in (op for op in f.body.block.ops if isinstance(op, memref.AllocaOp)):
         users = [u.operation for u in alloca.memref.uses]
         if any(kernel.root.is_ancestor(u) for u in users) and not all(kernel.root.is_ancestor(u) for u in users):
-            raise fail(_NAME, alloca, f"buffer {_buffer_name(alloca.memref)} is used by this kernel and outside it; "
-                       "a kernel's shared and local buffers live only while it runs")
+            raise fail(_NAME, alloca, f"buffer {_buffer_name(alloca.memref)} is used by a kernel and outside it; a "
+                       "kernel's shared and local buffers live only while it runs (buffers in global memory between "
+                       "kernels are not supported yet)")
     total = 0
     largest: tuple[int, str] = (0, "")
     for alloca in _allocas(kernel.root, f):

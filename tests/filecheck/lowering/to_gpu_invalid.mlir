@@ -243,3 +243,24 @@ func.func @parallel_in_kernel(%A: memref<8x128xf32>) {
   }
   func.return
 }
+
+// -----
+
+// T carries data from one kernel to the next.
+func.func @between_kernels(%A: memref<128xf32>, %B: memref<128xf32>) {
+  // expected-error @+1 {{'memref.alloca' op lower-to-gpu: buffer T is used by a kernel and outside it; a kernel's shared and local buffers live only while it runs (buffers in global memory between kernels are not supported yet)}}
+  %T = block.alloc : memref<128xf32>
+  block.for %t = 0 to 128 "t" bind("threadIdx.x") {
+    block.block "T"(%v = spatial(128, %t)) {
+      %a = block.load %A[%v] : memref<128xf32>
+      block.store %a, %T[%v] : memref<128xf32>
+    }
+  }
+  block.for %u = 0 to 128 "u" bind("threadIdx.x") {
+    block.block "B"(%v = spatial(128, %u)) {
+      %a = block.load %T[127 - %v] : memref<128xf32>
+      block.store %a, %B[%v] : memref<128xf32>
+    }
+  }
+  func.return
+}
