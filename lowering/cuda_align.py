@@ -193,7 +193,7 @@ def float4_copy(loop: scf.ForOp) -> Float4Copy | None:
     if len(effects) != 2 or not isinstance(load := effects[0], memref.LoadOp):
         return None
     store = effects[1]
-    if not isinstance(store, memref.StoreOp) or store.value is not load.res or len(load.res.uses) != 1:
+    if not isinstance(store, memref.StoreOp) or store.value is not load.res or load.res.uses.get_length() != 1:
         return None
     if not (_aligned(load, v, body) and _aligned(store, v, body)):
         return None

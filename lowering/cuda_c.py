@@ -49,10 +49,11 @@ class Expr:
         return self.text if self.precedence >= precedence else f"({self.text})"
 
 
-def binary(op: str, lhs: Expr, rhs: Expr) -> Expr:
-    """`lhs op rhs`; the right operand is parenthesized at equal precedence (left-associative)."""
+def binary(op: str, lhs: Expr, rhs: Expr, associative: bool = False) -> Expr:
+    """`lhs op rhs`; the right operand is parenthesized at equal precedence (C is left-associative)
+    unless the operation is associative (integer + and *, not float ones)."""
     p = BINARY_PRECEDENCE[op]
-    return Expr(f"{lhs.at(p)} {op} {rhs.at(p + 1)}", p)
+    return Expr(f"{lhs.at(p)} {op} {rhs.at(p if associative else p + 1)}", p)
 
 
 def call(name: str, *args: Expr) -> Expr:

@@ -30,16 +30,17 @@ import math
 from dataclasses import dataclass, field, replace
 
 from xdsl.dialects import arith, func, gpu, memref, scf
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from xtir.errors import XtirError
 from xtir.lowering import cuda_c as c
 from xtir.lowering.cuda_align import float4_copy, nonnegative
 from xtir.lowering.cuda_c import Expr
-from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, UNROLLED, VECTORIZED, constant_int
+from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, UNROLLED, VECTORIZED, constant_int, loop_name
 
 SHARED_SPACES = ("shared", 3)
+LOOP_NAMES = "xtir.loop_names"
 
 HELPERS = {
     "xtir_floordiv": "template <typename T> __device__ __forceinline__ T xtir_floordiv(T a, T b) {\n"
@@ -140,6 +141,10 @@ def _host_launches(host: func.FuncOp) -> list[gpu.LaunchFuncOp]:
     for op in host.body.block.ops:
         if isinstance(op, gpu.LaunchFuncOp):
             launches.append(op)
+        elif isinstance(op, scf.ForOp):
+            raise XtirError(f"function '{host.sym_name.data}': loop '{loop_name(op)}' is not bound to a GPU thread "
+                            "axis, so it would run on the host; the cuda targets run functions whose loop nests are all "
+                            "bound to blockIdx/threadIdx (bind, then lower-to-gpu outlines them as kernels)")
         elif not isinstance(op, arith.ConstantOp | func.ReturnOp):
             raise XtirError(f"function '{host.sym_name.data}': '{op.name}' runs on the host between kernel launches; "
                             "the cuda target runs functions made only of kernel launches (lower-to-gpu makes them)")
@@ -228,7 +233,11 @@ def _loop_name(op: Operation) -> str | None:
 
 
 def _id_name(op: Operation) -> str | None:
-    """The name of the loop a thread or block id replaces (xDSL keeps no `_0` suffix in name hints)."""
+    """The name of the (first) loop a thread or block id replaces: `xtir.loop_names` (lower-to-gpu)
+    or `xtir.loop_name`, before the name hint, which loses a `_0` suffix in a print/parse round trip."""
+    names = op.attributes.get(LOOP_NAMES)
+    if isinstance(names, ArrayAttr) and names.data and isinstance(names.data[0], StringAttr):
+        return names.data[0].data
     return _loop_name(op) or op.results[0].name_hint
 
 
@@ -399,7 +408,8 @@ class _KernelEmitter:
         if isinstance(op, arith.MuliOp) and (self._is_zero(op.lhs) or self._is_zero(op.rhs)):
             return Expr("0")
         if (symbol := _BINARY.get(type(op))) is not None:
-            return c.binary(symbol, self.expr(op.operands[0]), self.expr(op.operands[1]))
+            associative = isinstance(op, arith.AddiOp | arith.MuliOp)
+            return c.binary(symbol, self.expr(op.operands[0]), self.expr(op.operands[1]), associative)
         if (symbol := _UNSIGNED_BINARY.get(type(op))) is not None:
             return self.unsigned(op, symbol)
         match op:
@@ -504,13 +514,13 @@ class _KernelEmitter:
                 continue
             term = self.expr(index)
             if stride != 1:
-                term = c.binary("*", term, Expr(str(stride)))
+                term = c.binary("*", term, Expr(str(stride)), associative=True)
             terms.append(term)
         if not terms:
             return Expr("0")
         total = terms[0]
         for term in terms[1:]:
-            total = c.binary("+", total, term)
+            total = c.binary("+", total, term, associative=True)
         return total
 
     def buffer(self, value: SSAValue) -> str:
@@ -560,6 +570,10 @@ class _KernelEmitter:
     def float4(self, load: memref.LoadOp, store: memref.StoreOp, loop: scf.ForOp) -> None:
         label = _loop_name(loop) or "vectorized loop"
         self.zero = loop.body.block.args[0]
+        for op in loop.body.block.ops:  # lane 0's index values used twice (floordiv and rem of one offset)
+            if op.results and op.results[0].uses.get_length() > 1 and not isinstance(op, arith.ConstantOp):
+                self.line(f"const {self.index_type} {self.declare(op.results[0], op.results[0].name_hint, 'v')} = "
+                          f"{self.render(op).text};")
         dst = f"{self.buffer(store.memref)} + {self.offset(store).at(c.ADD + 1)}"
         src = f"{self.buffer(load.memref)} + {self.offset(load).at(c.ADD + 1)}"
         self.zero = None

@@ -29,7 +29,7 @@ struct alignas(16) float4 { float x, y, z, w; };
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __shared__ static
-#define __align__(n) alignas(n)
+#define __align__(n) __attribute__((aligned(n)))
 
 namespace xtir_emu {
 
