@@ -4,6 +4,7 @@ barrier makes the emulation give wrong numbers. Target "cuda" itself runs only w
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 from pathlib import Path
@@ -19,58 +20,19 @@ from xtir.errors import XtirError
 ROOT = Path(__file__).resolve().parent.parent
 CUDA_LIT = ROOT / "tests" / "filecheck" / "cuda"
 
-VECTOR_ADD = 'split{loop=i factors=-1,128},bind{loop=i_0 thread="blockIdx.x"},bind{loop=i_1 thread="threadIdx.x"}'
-WINDOW_SUM = (VECTOR_ADD + ',cache-read{block=B index=0 scope="shared"},compute-at{block=A_shared loop=i_1},'
-              'split{loop=ax0 factors=-1,128},bind{loop=ax0_1 thread="threadIdx.x"}')
-GEMM_LOCAL = ('cache-write{block=C index=0 scope="local"},split{loop=i factors=-1,8,8},split{loop=j factors=-1,8,8},'
-              'split{loop=k factors=-1,4},unroll{loop=k_1},reorder{loops=i_0,j_0,i_1,j_1,k_0,k_1,i_2,j_2},'
-              'reverse-compute-at{block=C_local loop=j_1},bind{loop=i_0 thread="blockIdx.x"},'
-              'bind{loop=j_0 thread="blockIdx.y"},bind{loop=i_1 thread="threadIdx.x"},'
-              'bind{loop=j_1 thread="threadIdx.y"},decompose-reduction{block=C loop=k_0}')
+
+def _load_seed_gpu():
+    spec = importlib.util.spec_from_file_location("seed_gpu", ROOT / "examples" / "seed_gpu.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def _fetch(index: int, buffer: str) -> str:
-    return (f'cache-read{{block=C index={index} scope="shared"}},compute-at{{block={buffer} loop=k_0}},'
-            f'fuse{{loops="{buffer}/ax0","{buffer}/ax1"}},split{{loop="{buffer}/ax0_ax1_fused" factors=-1,64,4}},'
-            f'bind{{loop="{buffer}/ax0_ax1_fused_1" thread="threadIdx.x"}},vectorize{{loop="{buffer}/ax0_ax1_fused_2"}}')
-
-
-GEMM_SHARED = ('cache-write{block=C index=0 scope="local"},split{loop=i factors=-1,8,8},split{loop=j factors=-1,8,8},'
-               'split{loop=k factors=-1,8},reorder{loops=i_0,j_0,i_1,j_1,k_0,k_1,i_2,j_2},fuse{loops=i_1,j_1},'
-               'reverse-compute-at{block=C_local loop=i_1_j_1_fused},bind{loop=i_0 thread="blockIdx.x"},'
-               'bind{loop=j_0 thread="blockIdx.y"},bind{loop=i_1_j_1_fused thread="threadIdx.x"},'
-               + _fetch(0, "A_shared") + "," + _fetch(1, "B_shared"))
-
-
-def seed_module(example: str, pipeline: str, n: int = 1024) -> xtir.ModuleOp:
-    """An example of seed 002 at size n (the GEMMs run at 128 in the emulation), scheduled."""
-    text = (ROOT / "examples" / example).read_text().replace("1026", str(n + 2)).replace("1024", str(n))
-    return xtir.transform(xtir.parse(text), pipeline)
-
-
-def _gemm(n: int) -> tuple[list[np.ndarray], np.ndarray]:
-    rng = np.random.default_rng(0)
-    a, b = rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32)
-    return [a, b, np.full((n, n), np.nan, np.float32)], a @ b
-
-
-def _window(n: int) -> tuple[list[np.ndarray], np.ndarray]:
-    a = np.random.default_rng(0).standard_normal(n + 2, dtype=np.float32)
-    return [a, np.full(n, np.nan, np.float32)], a[:-2] + a[1:-1] + a[2:]
-
-
-def _vector_add(n: int) -> tuple[list[np.ndarray], np.ndarray]:
-    rng = np.random.default_rng(0)
-    a, b = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
-    return [a, b, np.full(n, np.nan, np.float32)], a + b
-
-
-SEEDS = {
-    "vector_add": ("vector_add.mlir", VECTOR_ADD, 1024, _vector_add),
-    "window_sum": ("window_sum.mlir", WINDOW_SUM, 1024, _window),
-    "gemm_local": ("gpu_matmul.mlir", GEMM_LOCAL, 128, _gemm),
-    "gemm_shared": ("gpu_matmul.mlir", GEMM_SHARED, 128, _gemm),
-}
+seed_gpu = _load_seed_gpu()
+SIZES = {"vector_add": 1024, "window_sum": 1024, "gemm_local": 128, "gemm_shared": 128}
+SEEDS = {name: (*seed_gpu.SCHEDULES[name], SIZES[name], lambda n, name=name: seed_gpu.inputs(name, n, np.random.default_rng(0)))
+         for name in SIZES}
+seed_module = seed_gpu.scheduled
 
 
 def _run(module: xtir.ModuleOp, inputs: tuple[list[np.ndarray], np.ndarray]) -> float:
