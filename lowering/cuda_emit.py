@@ -37,7 +37,7 @@ from xtir.errors import XtirError
 from xtir.lowering import cuda_c as c
 from xtir.lowering.cuda_align import float4_copy, nonnegative
 from xtir.lowering.cuda_c import Expr
-from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, UNROLLED, VECTORIZED, constant_int, loop_name
+from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, UNROLLED, VECTORIZED, constant_int, loop_name, trip_count
 
 SHARED_SPACES = ("shared", 3)
 LOOP_NAMES = "xtir.loop_names"
@@ -191,6 +191,18 @@ def emit_cuda(module: ModuleOp, host: func.FuncOp) -> CudaProgram:
     return replace(program, source=source)
 
 
+def _identity(op: Operation, lhs: Expr, rhs: Expr) -> Expr | None:
+    """x + 0, 0 + x, x - 0, x * 1, 1 * x as x and x * 0 as 0 (integer ops only: a constant loop
+    index or a float4 loop's lane 0 make such terms)."""
+    if isinstance(op, arith.MuliOp):
+        if "0" in (lhs.text, rhs.text):
+            return Expr("0")
+        return rhs if lhs.text == "1" else lhs if rhs.text == "1" else None
+    if rhs.text == "0":
+        return lhs
+    return rhs if lhs.text == "0" and isinstance(op, arith.AddiOp) else None
+
+
 @dataclass(frozen=True)
 class _Kernel:
     text: str
@@ -259,8 +271,8 @@ class _KernelEmitter:
     taken: set[str] = field(default_factory=set)
     lines: list[str] = field(default_factory=list)
     depth: int = 1
-    zero: SSAValue | None = None
-    """The vectorized loop's index while a float4 access is printed at lane 0."""
+    fixed: dict[SSAValue, int] = field(default_factory=dict)
+    """Loop indices printed as constants: a loop of one iteration, a float4 loop's index at lane 0."""
 
     def __post_init__(self) -> None:
         sizes = [math.prod(_static_shape(op, op.memref.type)) for op in self.kernel.walk() if isinstance(op, memref.AllocaOp)]
@@ -379,8 +391,8 @@ class _KernelEmitter:
         return False
 
     def expr(self, value: SSAValue) -> Expr:
-        if value is self.zero:
-            return Expr("0")
+        if value in self.fixed:
+            return Expr(str(self.fixed[value]))
         if value in self.names:
             return Expr(self.names[value])
         if isinstance(value, BlockArgument):
@@ -393,7 +405,7 @@ class _KernelEmitter:
         return self.render(op)
 
     def _is_zero(self, value: SSAValue) -> bool:
-        return value is self.zero or constant_int(value) == 0
+        return self.fixed.get(value) == 0 or constant_int(value) == 0
 
     def render(self, op: Operation) -> Expr:
         """The C expression of a pure op."""
@@ -401,12 +413,9 @@ class _KernelEmitter:
         if type(op) in _IDS:
             dim = op.dimension.data.value  # type: ignore[attr-defined]
             return c.cast(self.index_type, Expr(f"{_IDS[type(op)]}.{dim}"))
-        if isinstance(op, arith.AddiOp | arith.SubiOp) and self._is_zero(op.rhs):
-            return self.expr(op.lhs)
-        if isinstance(op, arith.AddiOp) and self._is_zero(op.lhs):
-            return self.expr(op.rhs)
-        if isinstance(op, arith.MuliOp) and (self._is_zero(op.lhs) or self._is_zero(op.rhs)):
-            return Expr("0")
+        if isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+            if (simple := _identity(op, self.expr(op.lhs), self.expr(op.rhs))) is not None:
+                return simple
         if (symbol := _BINARY.get(type(op))) is not None:
             associative = isinstance(op, arith.AddiOp | arith.MuliOp)
             return c.binary(symbol, self.expr(op.operands[0]), self.expr(op.operands[1]), associative)
@@ -559,6 +568,10 @@ class _KernelEmitter:
         step = constant_int(op.step)
         if step is None or step <= 0:
             raise XtirError(f"scf.for in gpu.func @{self.kernel.sym_name.data}: the step must be a positive constant")
+        if trip_count(op) == 1 and (start := constant_int(op.lb)) is not None:
+            self.fixed[iv] = start  # `for (x = 0; x < 1; ++x)` says nothing a constant does not
+            self.block_ops(op.body.block.ops)
+            return
         name = self.declare(iv, _loop_name(op) or iv.name_hint, "i")
         if kind in (UNROLLED, VECTORIZED):
             self.line("#pragma unroll")
@@ -569,14 +582,15 @@ class _KernelEmitter:
 
     def float4(self, load: memref.LoadOp, store: memref.StoreOp, loop: scf.ForOp) -> None:
         label = _loop_name(loop) or "vectorized loop"
-        self.zero = loop.body.block.args[0]
+        lane = loop.body.block.args[0]
+        self.fixed[lane] = 0
         for op in loop.body.block.ops:  # lane 0's index values used twice (floordiv and rem of one offset)
             if op.results and op.results[0].uses.get_length() > 1 and not isinstance(op, arith.ConstantOp):
                 self.line(f"const {self.index_type} {self.declare(op.results[0], op.results[0].name_hint, 'v')} = "
                           f"{self.render(op).text};")
         dst = f"{self.buffer(store.memref)} + {self.offset(store).at(c.ADD + 1)}"
         src = f"{self.buffer(load.memref)} + {self.offset(load).at(c.ADD + 1)}"
-        self.zero = None
+        del self.fixed[lane]
         self.line(f"*(float4*)({dst}) = *(const float4*)({src});  // {label}: 4 floats")
 
     def branch(self, op: scf.IfOp) -> None:
