@@ -56,6 +56,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    FixedBitwidthType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
@@ -74,8 +75,8 @@ from xtir.dialects.block import Block_
 from xtir.dialects.expr import Div, Expr, Mod, Var
 from xtir.lowering.compact_buffers import INIT_GUARD
 from xtir.lowering.index_expr import IndexEmitter, decode, decode_bounds, index_bounds
-from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, PARALLEL, THREAD_BINDING, loop_name, trip_count
-from xtir.passes.analysis.instances import ENUMERATION_LIMIT, distinct, gapless, injective, points, points_in_context
+from xtir.lowering.loops import LOOP_KIND, PARALLEL, THREAD_BINDING, loop_name, trip_count
+from xtir.passes.analysis.instances import distinct, gapless, injective, points
 from xtir.passes.analysis.regions import Range, relax
 from xtir.passes.utils import fail
 
@@ -231,11 +232,11 @@ def _accesses(root: Operation, canon: dict[SSAValue, SSAValue]) -> list[Use]:
 
 
 def _describe(op: Operation) -> str:
-    """`loop "ax0"` for the innermost named loop around `op`, else the op's name."""
+    """`loop "ax0"` for the innermost loop around `op` not bound to a thread, else the op."""
     for parent in _ancestors(op, op.get_toplevel_object()):
-        if isinstance(parent, scf.ForOp):
+        if isinstance(parent, scf.ForOp) and _thread(parent) is None:
             return f'loop "{loop_name(parent)}"'
-    return op.name
+    return f"the {op.name}"
 
 
 def _buffer_name(value: SSAValue) -> str:
@@ -251,12 +252,11 @@ def _check_writes(kernel: Kernel, uses: list[Use]) -> None:
     threads = kernel.thread_vars()
     everyone = {**threads, **{v: kernel.extent(t) for t, lps in kernel.loops.items() if t.startswith("blockIdx")
                               for v in [lps[0].body.block.args[0]]}}
-    for use in uses:
-        if not use.is_write:
+    for use in sorted(uses, key=lambda u: _under_init(u.op)):  # a reduction is reported at its update
+        space = _memory_space(_buffer(use.op))
+        if not use.is_write or space == LOCAL:
             continue
-        shared = _memory_space(_buffer(use.op)) == SHARED
-        if _memory_space(_buffer(use.op)) == LOCAL:
-            continue
+        shared = space == SHARED
         over = threads if shared else everyone
         if use.indices is None:
             raise fail(_NAME, use.op, f"cannot tell which threads write {_buffer_name(_buffer(use.op))}")
@@ -264,46 +264,58 @@ def _check_writes(kernel: Kernel, uses: list[Use]) -> None:
             raise fail(_NAME, use.op, _write_race(kernel, use, over, shared))
 
 
-def _injective(over: dict[SSAValue, int], exprs: list[Expr]) -> bool:
-    """Whether `exprs` take a different value at each point of `over` (every other variable
-    fixed); those other variables that a floordiv or mod mixes in are enumerated too."""
-    if any(n > 1 and not any(e.uses(v) for e in exprs) for v, n in over.items()):
-        return False  # xtir's `injective` looks at the variables the expressions use
-    if injective(over, exprs):
-        return True
+def _enumerate(over: dict[SSAValue, int], exprs: list[Expr]) -> tuple[int, int] | None:
+    """(distinct values of `exprs` over the box `over`, number of contexts): the other variables
+    that a floordiv or mod mixes in are enumerated too, each context kept apart. None past
+    ENUMERATION_LIMIT points or for a context variable of unknown range."""
     context: dict[SSAValue, int] = {}
     for e in exprs:
         for atom, _ in e.terms:
             if isinstance(atom, Div | Mod) and any(v in over for v in atom.expr.variables()):
                 for v in atom.expr.variables():
+                    known = index_bounds(v) if v not in over else (0, 0)
+                    if known is None or known[0] != 0:
+                        return None
                     if v not in over:
-                        known = index_bounds(v)
-                        if known is None or known[0] != 0:
-                            return False
                         context[v] = known[1] + 1
-    size, contexts = 1, 1
-    for n in over.values():
-        size *= n
+    found = points([*over.items(), *context.items()], [*exprs, *map(Expr.var, context)])
+    contexts = 1
     for n in context.values():
         contexts *= n
-    found = points([*over.items(), *context.items()], [*exprs, *map(Expr.var, context)])
-    return found is not None and distinct(found) == size * contexts
+    return None if found is None else (distinct(found), contexts)
+
+
+def _injective(over: dict[SSAValue, int], exprs: list[Expr]) -> bool:
+    """Whether `exprs` take a different value at each point of `over` (other variables fixed)."""
+    if any(n > 1 and not any(e.uses(v) for e in exprs) for v, n in over.items()):
+        return False  # xtir's `injective` looks at the variables the expressions use
+    if injective(over, exprs):
+        return True
+    size = 1
+    for n in over.values():
+        size *= n
+    counted = _enumerate(over, exprs)
+    return counted is not None and counted[0] == size * counted[1]
 
 
 def _write_race(kernel: Kernel, use: Use, over: dict[SSAValue, int], shared: bool) -> str:
     name = _buffer_name(_buffer(use.op))
     unused = [v for v in over if not any(i.uses(v) for i in use.indices or ())]
     tags = [tag for tag, lps in kernel.loops.items() if lps[0].body.block.args[0] in unused] or ["the thread axes"]
-    reduction = _reads_same_element(use)
-    if reduction is not None:
+    if _reads_same_element(use) is not None or _under_init(use.op):
         loops = [loop_name(lp) for tag in tags for lp in kernel.loops.get(tag, []) if lp.is_ancestor(use.op)]
         where = f'loop "{loops[0]}" bound to {tags[0]}' if loops else f"the threads of {tags[0]}"
         return (f"the update of {name} reduces over {where}: every thread reads and writes the same element; "
                 "cross-thread reduction is not supported yet (keep the reduction loop serial)")
     if shared:
-        return (f"{_describe(use.op)} is not bound to a thread, and every thread of the block runs it, writing the same "
-                f"elements of shared buffer {name} (a race); bind it to a threadIdx axis (cooperative fetching)")
+        return (f"{_describe(use.op)} is not bound to a thread (or not to every threadIdx axis), and the threads of the "
+                f"block that run it write the same elements of shared buffer {name} (a race); bind it to a threadIdx "
+                "axis (cooperative fetching)")
     return f"several threads ({', '.join(tags)}) write the same element of {name} (a race)"
+
+
+def _under_init(op: Operation) -> bool:
+    return any(isinstance(p, scf.IfOp) and INIT_GUARD in p.attributes for p in _ancestors(op, op.get_toplevel_object()))
 
 
 def _reads_same_element(use: Use) -> memref.LoadOp | None:
@@ -326,13 +338,14 @@ def _reads_same_element(use: Use) -> memref.LoadOp | None:
 
 
 def _check_local(kernel: Kernel, alloca: memref.AllocaOp) -> None:
-    loops = [lp for lps in kernel.loops.values() for lp in lps if lps[0].body.block.args[0] in kernel.thread_vars()]
-    for use in alloca.memref.uses:
-        for lp in loops:
-            if lp.is_ancestor(use.operation) and not lp.is_ancestor(alloca):
-                raise fail(_NAME, alloca, f'local buffer {_buffer_name(alloca.memref)} is used by every thread of loop '
-                           f'"{loop_name(lp)}" ({_thread(lp)}) but allocated outside it: threads would share it; local '
-                           "buffers are per thread")
+    """A local buffer is one per thread: it must be allocated inside every thread loop using it."""
+    users = [u.operation for u in alloca.memref.uses]
+    threads = kernel.thread_vars()
+    for lp in (lp for lps in kernel.loops.values() if lps[0].body.block.args[0] in threads for lp in lps):
+        if any(lp.is_ancestor(u) for u in users) and not lp.is_ancestor(alloca):
+            raise fail(_NAME, alloca, f'local buffer {_buffer_name(alloca.memref)} is used by every thread of loop '
+                       f'"{loop_name(lp)}" ({_thread(lp)}) but allocated outside it: threads would share it; local '
+                       "buffers are per thread")
 
 
 # Shared buffers: the region of one thread block --------------------------------------------
@@ -390,6 +403,12 @@ class SharedPlan:
     box: tuple[Range, ...]
 
 
+def _shift(a: Expr, b: Expr, bounds) -> int | None:
+    """b - a when it is one number (variables of one-iteration loops count as constants)."""
+    span = (b - a).bounds(bounds)
+    return span[0] if span is not None and span[0] == span[1] else None
+
+
 def _box(uses: list[Use], relaxed_of, bounds) -> tuple[Range, ...] | None:
     box: list[Range] | None = None
     for use in uses:
@@ -403,40 +422,38 @@ def _box(uses: list[Use], relaxed_of, bounds) -> tuple[Range, ...] | None:
         merged = []
         for a, b in zip(box, ranges):
             assert b is not None
-            shift = b.start - a.start
-            if not shift.is_const:
+            shift = _shift(a.start, b.start, bounds)
+            if shift is None:
                 return None
-            lo, hi = min(0, shift.const), max(a.extent, shift.const + b.extent)
+            lo, hi = min(0, shift), max(a.extent, shift + b.extent)
             merged.append(Range(a.start + lo, hi - lo))
         box = merged
     return tuple(box) if box is not None else None
 
 
-def _within(inner: tuple[Range, ...], outer: tuple[Range, ...]) -> bool:
+def _within(inner: tuple[Range, ...], outer: tuple[Range, ...], bounds) -> bool:
     for a, b in zip(outer, inner):
-        shift = b.start - a.start
-        if not shift.is_const or shift.const < 0 or shift.const + b.extent > a.extent:
+        shift = _shift(a.start, b.start, bounds)
+        if shift is None or shift < 0 or shift + b.extent > a.extent:
             return False
     return True
 
 
-def _fills(use: Use, relaxed: set[SSAValue], extents: dict[SSAValue, int]) -> bool:
-    """Whether the write reaches every element of its (guard-cut) box."""
+def _fills(use: Use, relaxed: set[SSAValue], extents: dict[SSAValue, int], bounds) -> bool:
+    """Whether the write reaches every element of its box (cut by its guards, which bound the
+    free part of an index: a gapless range stays gapless when cut)."""
     assert use.indices is not None
     loops = {v: n for v, n in extents.items() if v in relaxed and any(i.uses(v) for i in use.indices)}
     if gapless(use.indices, [1] * len(use.indices), loops):
         return True
-    if use.guards:
+    box = _box([use], lambda _: relaxed, bounds)
+    counted = _enumerate(loops, list(use.indices)) if not use.guards else None
+    if box is None or counted is None:
         return False
-    found = points_in_context(list(loops.items()), list(use.indices))
-    if found is None:
-        return False
-    values, contexts = found
-    box = _box([use], lambda _: relaxed, _bounds(extents))
     volume = 1
-    for r in box or ():
+    for r in box:
         volume *= r.extent
-    return box is not None and distinct(values) == volume * contexts and values.shape[1] <= ENUMERATION_LIMIT
+    return counted[0] == volume * counted[1]
 
 
 def _plan_shared(kernel: Kernel, alloca: memref.AllocaOp, uses: list[Use]) -> SharedPlan:
@@ -484,9 +501,9 @@ def _private(uses: list[Use], relaxed_of, extents: dict[SSAValue, int], bounds) 
         if box is None:
             return False
         if use.is_write:
-            if use.guards is not None and _guards_used(use, relaxed) and _fills(use, relaxed, extents):
+            if use.guards is not None and _guards_used(use, relaxed) and _fills(use, relaxed, extents, bounds):
                 writes.append((use, box))
-        elif not any(_within(box, wbox) for _, wbox in writes):
+        elif not any(_within(box, wbox, bounds) for _, wbox in writes):
             return False
     return True
 
@@ -514,8 +531,8 @@ def _rebase(plan: SharedPlan, uses: list[Use]) -> int:
     count = 1
     for r in plan.box:
         count *= r.extent
-    width = new_type.element_type.bitwidth // 8 if hasattr(new_type.element_type, "bitwidth") else 4  # type: ignore[attr-defined]
-    return count * width
+    element = new_type.element_type
+    return count * (element.size if isinstance(element, FixedBitwidthType) else 8)  # index: 8 bytes
 
 
 # Barriers ------------------------------------------------------------------------------------
@@ -565,11 +582,22 @@ class Planner:
         """Every thread of the block reaches the inside of `op` (an scf.if not on a thread id)."""
         if isinstance(op, scf.ForOp):
             return True
-        if isinstance(op, scf.IfOp):
-            cond = decode_bounds(op.cond)
-            return cond is not None and not any(
-                self.canon.get(v, v) in self.ids - self.kernel.block_vars() for e, _ in cond for v in e.variables()
-            )
+        return isinstance(op, scf.IfOp) and not self.on_threads(op.cond)
+
+    def on_threads(self, value: SSAValue) -> bool:
+        """Whether `value` may differ between the threads of a block (a loaded value may)."""
+        threads = set(self.kernel.thread_vars())
+        pending, seen = [value], set()
+        while pending:
+            v = pending.pop()
+            if isinstance(v, BlockArgument):
+                if self.canon.get(v, v) in threads:
+                    return True
+            elif isinstance(v.owner, memref.LoadOp):
+                return True
+            elif id(v.owner) not in seen:
+                seen.add(id(v.owner))
+                pending.extend(v.owner.operands)
         return False
 
     def run(self, block: Block, pending: list[Touch]) -> list[Touch]:
@@ -609,7 +637,7 @@ class Planner:
         for op in block.ops:
             if isinstance(op, gpu.BarrierOp):
                 return None
-            touches = [t for t in self.touches(op) if not _contains_barrier(op)]
+            touches = self.touches(op)  # all of an op holding a barrier: conservative
             found = self.conflict([p for p in pending if not self.repeated_write(p, touches, block)], touches)
             if found is not None:
                 return found
@@ -645,11 +673,10 @@ class Planner:
                 (touch,) = self.touches(inner)
                 found = self.conflict(pending, [touch])
                 if found is not None:
-                    writer = found[0] if found[0].is_write else found[1]
                     raise fail(_NAME, touch.op, f"threads exchange data through shared buffer "
-                               f"{_buffer_name(touch.buffer)} ({_describe(writer.op)} writes it, other threads read "
-                               "it) with no barrier point between: the code between runs under a condition on the "
-                               "thread index, where __syncthreads() cannot be placed")
+                               f"{_buffer_name(touch.buffer)} (one writes what another reads) with no barrier point "
+                               "between: the code between runs under a condition on the thread index, where "
+                               "__syncthreads() cannot be placed")
                 pending.append(touch)
 
 
