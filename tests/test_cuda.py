@@ -163,3 +163,38 @@ def test_every_gpu_example_compiles_with_nvcc_without_warnings(tmp_path: Path) -
         if done.returncode or done.stderr.strip():
             failures.append(f"{name}:\n{done.stdout}{done.stderr}")
     assert not failures, "\n".join(failures)
+
+
+SWAP = """builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "main_kernels"}> ({
+    "gpu.func"() <{function_type = (memref<64xf32>, memref<64xf32>) -> (), kernel}> ({
+    ^bb0(%A: memref<64xf32>, %B: memref<64xf32>):
+      %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> {xtir.loop_names = ["i"]} : () -> index
+      %old = memref.load %A[%t] : memref<64xf32>
+      %b = memref.load %B[%t] : memref<64xf32>
+      memref.store %b, %A[%t] : memref<64xf32>
+      memref.store %old, %B[%t] : memref<64xf32>
+      "gpu.return"() : () -> ()
+    }) {sym_name = "main_kernel"} : () -> ()
+  }) : () -> ()
+  func.func @main(%A: memref<64xf32>, %B: memref<64xf32>) {
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    "gpu.launch_func"(%c1, %c1, %c1, %c64, %c1, %c1, %A, %B) <{kernel = @main_kernels::@main_kernel,
+      operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 0>}>
+      : (index, index, index, index, index, index, memref<64xf32>, memref<64xf32>) -> ()
+    func.return
+  }
+}"""
+
+
+def test_a_load_is_not_moved_past_a_store() -> None:
+    """`old` is read before A[i] is overwritten: it must become a local, not be inlined into the
+    last store (which would read the new value); `b` is used right away and is inlined."""
+    module = xtir.parse(SWAP)
+    source = cuda_program(module).source
+    assert "const float old = A[i];" in source and "A[i] = B[i];" in source
+    a, b = np.arange(64, dtype=np.float32), -np.arange(64, dtype=np.float32)
+    xtir.build(module, target="cuda-cpu")(a, b)
+    np.testing.assert_array_equal(a, -np.arange(64))
+    np.testing.assert_array_equal(b, np.arange(64))
