@@ -67,9 +67,8 @@ class EmulatedFunction(_GpuFunction):
     def __call__(self, *arrays: Any) -> None:
         checked = host_arrays(self.signature, arrays)
         # float4 accesses need 16-byte aligned buffers; numpy only promises the element's alignment
-        staged = [np.empty_like(a) if k in self.program.aligned_params and a.ctypes.data % FLOAT4_BYTES else a
+        staged = [_aligned_copy(a) if k in self.program.aligned_params and a.ctypes.data % FLOAT4_BYTES else a
                   for k, a in enumerate(checked)]
-        staged = [_aligned_copy(a) if s is not a else a for a, s in zip(checked, staged)]
         for launch in self.launches:
             self._module.launch(launch.kernel, launch.grid, launch.block, [staged[k].ctypes.data for k in launch.args])
         for original, used in zip(checked, staged):

@@ -198,3 +198,14 @@ def test_a_load_is_not_moved_past_a_store() -> None:
     xtir.build(module, target="cuda-cpu")(a, b)
     np.testing.assert_array_equal(a, -np.arange(64))
     np.testing.assert_array_equal(b, np.arange(64))
+
+
+def test_float4_on_a_misaligned_numpy_array() -> None:
+    """numpy only aligns to the element: the emulation stages such an argument in an aligned copy."""
+    f = xtir.build(_shifted_copy(0), target="cuda-cpu")
+    a = np.zeros(1029, np.float32)[1:]
+    a[:] = np.arange(1028)
+    b = np.zeros(1024, np.float32)[:]
+    assert a.ctypes.data % 16 and f.program.aligned_params == {0, 1}
+    f(a, b)
+    np.testing.assert_array_equal(b, a[:1024])
