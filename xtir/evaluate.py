@@ -23,6 +23,7 @@ from xtir.errors import XtirError, XtirEvaluationError, expect_module
 from xtir.interpreters.accel import AccelFunctions
 from xtir.interpreters.block import BlockFunctions, numpy_dtype
 from xtir.interpreters.integer import IntegerFunctions
+from xtir.interpreters.math import MathFunctions
 from xtir.interpreters.memref import MemRefNumpyFunctions
 from xtir.interpreters.scalar import ScalarFunctions
 from xtir.interpreters.tensor import TensorGraphFunctions
@@ -74,6 +75,7 @@ def evaluate(module: ModuleOp, *arrays: Any, func: str = "main") -> tuple[Any, .
     interpreter.register_implementations(ArithFunctions())
     interpreter.register_implementations(ScalarFunctions(), override=True)
     interpreter.register_implementations(IntegerFunctions(), override=True)
+    interpreter.register_implementations(MathFunctions())
     interpreter.register_implementations(BlockFunctions())
     interpreter.register_implementations(AccelFunctions())
     interpreter.register_implementations(TensorGraphFunctions())
