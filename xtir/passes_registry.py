@@ -34,6 +34,7 @@ XTIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "vectorize": _lazy("vectorize", "VectorizePass"),
     "unroll": _lazy("unroll", "UnrollPass"),
     "bind": _lazy("bind", "BindPass"),
+    "legalize-tensor": _lazy("legalize_tensor", "LegalizeTensorPass"),
     "test-block-regions": _lazy("test_block_regions", "TestBlockRegionsPass"),
     "compact-buffers": _lowering("compact_buffers", "CompactBuffersPass"),
     "lower-accel": _lowering("accel_to_scf", "LowerAccelPass"),
