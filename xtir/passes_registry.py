@@ -35,6 +35,7 @@ XTIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "unroll": _lazy("unroll", "UnrollPass"),
     "bind": _lazy("bind", "BindPass"),
     "legalize-tensor": _lazy("legalize_tensor", "LegalizeTensorPass"),
+    "default-schedule": _lazy("default_schedule", "DefaultSchedulePass"),
     "test-block-regions": _lazy("test_block_regions", "TestBlockRegionsPass"),
     "compact-buffers": _lowering("compact_buffers", "CompactBuffersPass"),
     "lower-accel": _lowering("accel_to_scf", "LowerAccelPass"),

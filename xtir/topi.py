@@ -64,19 +64,19 @@ def broadcast_shape(op: str, *shapes: Sequence[int]) -> tuple[int, ...]:
     return tuple(result)
 
 
-def _broadcast_read(t: Operand, out_ndim: int, idx: Sequence[TeExpr]) -> TeExpr | Scalar:
-    """`t` at the output index `idx`: dimensions aligned at the right, size-1 ones at 0."""
+def _broadcast_read(t: Operand, shape: Sequence[int], idx: Sequence[TeExpr]) -> TeExpr | Scalar:
+    """`t` at the output index `idx`: dimensions aligned at the right, broadcast ones at 0."""
     if not isinstance(t, Tensor):
         return t
-    offset = out_ndim - t.ndim
-    return t(*(0 if d == 1 else idx[offset + k] for k, d in enumerate(t.shape)))
+    offset = len(shape) - t.ndim
+    return t(*(0 if d == 1 and shape[offset + k] != 1 else idx[offset + k] for k, d in enumerate(t.shape)))
 
 
 def _elementwise(op: str, name: str, fn, *operands: Operand) -> Tensor:  # noqa: ANN001 - fn combines the reads
     tensors = [t for t in operands if isinstance(t, Tensor)]
     _require(bool(tensors), op, "needs at least one tensor operand")
     shape = broadcast_shape(op, *(t.shape for t in tensors))
-    return te.compute(shape, lambda *i: fn(*(_broadcast_read(t, len(shape), i) for t in operands)), name=name)
+    return te.compute(shape, lambda *i: fn(*(_broadcast_read(t, shape, i) for t in operands)), name=name)
 
 
 def add(a: Operand, b: Operand) -> Tensor:
