@@ -8,8 +8,9 @@ Python int, or softmax's sums, to float64.
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.ir import Attribute
 
 from xtir.dialects import tensor
 from xtir.interpreters.block import numpy_dtype
@@ -21,6 +22,13 @@ def dense_to_numpy(value: DenseIntOrFPElementsAttr) -> np.ndarray:
     assert isinstance(t, TensorType)
     dtype = numpy_dtype(t.element_type).newbyteorder("<")
     return np.frombuffer(value.data.data, dtype=dtype).reshape(tuple(t.get_shape()))
+
+
+def dense_from_numpy(array: np.ndarray, element_type: Attribute) -> DenseIntOrFPElementsAttr:
+    """A dense tensor attribute holding `array` as `element_type` (raw little-endian bytes)."""
+    dtype = numpy_dtype(element_type).newbyteorder("<")
+    data = np.ascontiguousarray(array, dtype=dtype).tobytes()
+    return DenseIntOrFPElementsAttr(TensorType(element_type, array.shape), BytesAttr(data))
 
 
 def _ints(array) -> tuple[int, ...]:
