@@ -1,27 +1,42 @@
-"""llvm dialect → LLVM IR → O3 for the host CPU → machine code in process (MCJIT).
+"""llvm dialect → LLVM IR → O3 for the host CPU (in a worker process) → machine code in process.
 
 `translate` wraps `xdsl.backend.llvm.convert_module` and adds what it drops: function
 linkage, and the `xtir.loop_annotation` of a loop's back edge as `llvm.loop` metadata
 (`llvm.loop.vectorize.enable`, `llvm.loop.unroll.count`, `llvm.loop.unroll.full`).
-`compile_llvm` parses and verifies the IR, runs LLVM's new-pass-manager O3 pipeline (loop and SLP vectorization
-on) with a target machine for the host CPU and its features, and hands the module to
-MCJIT. libgomp is loaded into the process once, for `GOMP_parallel`.
+
+`compile_llvm` hands the IR text to the LLVM worker (`llvm_worker.py`, one child process,
+started on first use and reused), which verifies it, runs LLVM's new-pass-manager O3
+pipeline for the host CPU, verifies the result and emits an object file. If LLVM crashes
+there, the worker dies and the build raises an XtirError; a new worker serves the next
+build. The object is loaded into an MCJIT engine of this process that owns its target
+machine and nothing else, after checking that every symbol it calls exists here (MCJIT
+would leave a missing one at address 0). libgomp is loaded once, for `GOMP_parallel`.
+
+Thread safety: one build at a time talks to the worker (`_WORKER_LOCK`); the few calls
+into LLVM made in this process (engines made, queried and freed) hold `_LLVM_LOCK`, since
+they touch LLVM's global context. Compiled functions may be called from any thread.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import ctypes.util
 import functools
 import os
+import pickle
 import re
+import signal
+import struct
+import subprocess
 import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -31,25 +46,25 @@ from xdsl.backend.llvm.convert import convert_module
 from xdsl.dialects import func
 from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import BoolAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
+from xdsl.utils.exceptions import LLVMTranslationException
 
 from xtir.errors import XtirError, XtirEvaluationError, XtirWarning
 from xtir.evaluate import check_arguments
+from xtir.lowering import llvm_worker
 from xtir.lowering.loops import LOOP_ANNOTATION
+from xtir.lowering.to_llvm import SYMBOL_PREFIX, llvm_symbol
+
+_LLVM_LOCK = threading.RLock()
+"""Held by every call into LLVM in this process (reentrant: an engine may be freed by the
+garbage collector while its thread holds the lock)."""
 
 
 @functools.cache
-def target_machine() -> llvm.TargetMachine:
-    """The host's target machine (CPU name and features, O3), made once per process."""
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    target = llvm.Target.from_default_triple()
-    features = llvm.get_host_cpu_features()
-    flags = features.flatten()
-    if features.get("avx512f"):
-        # LLVM tunes AVX-512 CPUs to 256-bit vectors (prefer-256-bit, for clock reasons on
-        # old parts); the micro-kernels here are FMA-bound, so use the full 512 bits.
-        flags += ",-prefer-256-bit"
-    return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=flags, opt=3, jit=True)
+def host_target() -> tuple[str, str]:
+    """The host's target triple and data layout (strings: nothing of LLVM's is kept)."""
+    with _LLVM_LOCK:
+        tm = llvm_worker.host_target_machine()
+        return tm.triple, str(tm.target_data)
 
 
 @functools.cache
@@ -58,7 +73,8 @@ def load_openmp_runtime() -> str:
     name = ctypes.util.find_library("gomp")
     if name is None:
         raise XtirError("parallel loops need libgomp (OpenMP's runtime), which was not found")
-    llvm.load_library_permanently(name)
+    with _LLVM_LOCK:
+        llvm.load_library_permanently(name)
     return name
 
 
@@ -116,29 +132,6 @@ def translate(module: ModuleOp, triple: str | None = None, data_layout: str = ""
     return llvm_module
 
 
-def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, marked: Sequence[str] = ()) -> None:
-    """O3; what LLVM prints about it (a forced vectorization it could not do) becomes an
-    XtirWarning naming the `marked` (vectorized) loops, not lines on the process's stderr."""
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = True
-    pto.loop_unrolling = True
-    pb = llvm.create_pass_builder(tm, pto)
-    with _stderr_captured() as printed:
-        pb.getModulePassManager().run(module, pb)
-    for message in dict.fromkeys(printed()):
-        warnings.warn(_llvm_warning(message, marked), XtirWarning, stacklevel=4)
-
-
-def _llvm_warning(message: str, vectorized: Sequence[str]) -> str:
-    """LLVM's message, saying which loops it can be about (it knows no names)."""
-    reason = message.removeprefix("loop not vectorized: ")
-    if reason == message or not vectorized:
-        return f"LLVM: {message}"
-    which = f"loop {vectorized[0]}" if len(vectorized) == 1 else f"one of the loops {', '.join(vectorized)}"
-    return f"LLVM did not vectorize {which}, marked vectorized: {reason}"
-
-
 def vectorized_loops(module: ModuleOp) -> list[str]:
     """The names of the loops whose back edge asks LLVM to vectorize them."""
     names = []
@@ -150,53 +143,203 @@ def vectorized_loops(module: ModuleOp) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-_FD2_LOCK = threading.Lock()
-"""File descriptor 2 belongs to the process: two threads redirecting it at once would each
-restore what the other put there, leaving a deleted capture file as the process's stderr
-and taking each other's LLVM messages. One capture (redirect and optimization) at a time."""
+def _llvm_warning(message: str, vectorized: Sequence[str]) -> str:
+    """LLVM's message, saying which loops it can be about (it knows no names)."""
+    reason = message.removeprefix("loop not vectorized: ")
+    if reason == message or not vectorized:
+        return f"LLVM: {message}"
+    which = f"loop {vectorized[0]}" if len(vectorized) == 1 else f"one of the loops {', '.join(vectorized)}"
+    return f"LLVM did not vectorize {which}, marked vectorized: {reason}"
 
 
-@contextlib.contextmanager
-def _stderr_captured() -> Iterator[Callable[[], list[str]]]:
-    """Redirect file descriptor 2 (where LLVM's C++ code prints) to a temporary file; yields a
-    function returning the lines printed, without LLVM's `warning: <unknown>:0:0: ` prefix.
+# ----------------------------------------------------------------------------------------
+# the worker process
 
-    Holds _FD2_LOCK throughout. Works without a stderr too (`sys.stderr` is None when Python
-    starts with fd 2 closed, or in pythonw): fd 2 is closed again afterwards."""
-    lines: list[str] = []
-    with _FD2_LOCK, tempfile.TemporaryFile() as capture:
-        _flush_stderr()
-        saved = _dup_if_open(2)
-        os.dup2(capture.fileno(), 2)
+
+_BOOTSTRAP = "import runpy, sys; sys.path.insert(0, sys.argv[1]); runpy.run_path(sys.argv[2], run_name='__main__')"
+"""The worker's command: isolated from the environment, the current directory and the user's
+modules (a `types.py` next to the user's script would shadow the standard library's), with
+only llvmlite's directory on its path."""
+
+
+class _Worker:
+    """The LLVM worker (`llvm_worker.py`): its process, its pipes, the file its stderr goes to."""
+
+    def __init__(self) -> None:
+        self.log = tempfile.TemporaryFile()
         try:
-            yield lambda: lines
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _BOOTSTRAP, str(Path(llvm.__file__).parents[2]), llvm_worker.__file__],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                start_new_session=True,  # the terminal's ^C and ^Z are for the user's process, which ends the worker
+            )
+        except OSError as e:
+            self.log.close()
+            raise XtirError(f"cannot start the LLVM worker process ({sys.executable}): {e}") from None
+        self.owner = os.getpid()
+
+    def usable(self) -> bool:
+        return self.owner == os.getpid() and self.process.poll() is None
+
+    def compile(self, text: str, what: str) -> tuple[Any, ...]:
+        """The worker's reply to `text`; an XtirError if it died meanwhile (LLVM crashed)."""
+        start = os.fstat(self.log.fileno()).st_size
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None
+        try:
+            pickle.dump(text, stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            stdin.flush()
+            return pickle.load(stdout)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            pass
+        try:
+            code = self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait()
+        printed = os.pread(self.log.fileno(), 1 << 16, start).decode(errors="replace")
+        raise XtirError(
+            f"LLVM crashed compiling {what} (its worker process ended with {_exit_status(code)}); this "
+            f"process is unaffected, but the program cannot be compiled. LLVM printed:\n{_crash_report(printed)}"
+        )
+
+    def stop(self) -> None:
+        """End the worker (closing its input ends it; a worker that hangs is killed)."""
+        for pipe in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()  # type: ignore[union-attr]
+        if self.owner == os.getpid():  # a forked child only lets go of its copies of the pipes
+            try:
+                self.process.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+
+
+def _exit_status(code: int) -> str:
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"signal {signal.Signals(-code).name}"
+    return f"exit status {code}"
+
+
+_NOISE = re.compile(r"\s*(#\d+ 0x|Stack dump|PLEASE submit|\d+\.\s+Program arguments|Stack dump without)")
+
+
+def _crash_report(printed: str, keep: int = 12) -> str:
+    """What LLVM printed before dying, without its stack dump."""
+    lines = [ln for ln in printed.splitlines() if ln.strip() and not _NOISE.match(ln)]
+    if not lines:
+        return "  (nothing)"
+    return "\n".join("  " + ln[:300] for ln in lines[-keep:])
+
+
+_WORKER_LOCK = threading.Lock()
+"""One build at a time talks to the worker."""
+_worker: _Worker | None = None
+
+
+def _running_worker() -> _Worker:
+    """The worker, started if there is none or it died (the caller holds _WORKER_LOCK)."""
+    global _worker
+    if _worker is None or not _worker.usable():
+        if _worker is not None:
+            _worker.stop()
+        _worker = _Worker()
+    return _worker
+
+
+def start_worker() -> None:
+    """Start the worker unless it runs or is busy: `xtir.build` calls this first, so that the
+    worker's start (a Python process importing llvmlite) overlaps the lowering."""
+    if _WORKER_LOCK.acquire(blocking=False):
+        try:
+            _running_worker()
         finally:
-            if saved is None:
-                os.close(2)
-            else:
-                os.dup2(saved, 2)
-                os.close(saved)
-            capture.seek(0)
-            text = capture.read().decode(errors="replace")
-            lines.extend(re.sub(r"^(warning|remark): <unknown>:0:0: ", "", ln) for ln in text.splitlines() if ln)
+            _WORKER_LOCK.release()
 
 
-def _flush_stderr() -> None:
-    """Flush Python's stderr, if there is one, so what it buffered goes to the real fd 2."""
-    if sys.stderr is not None:
-        with contextlib.suppress(OSError, ValueError):  # a closed or broken stream: nothing to keep
-            sys.stderr.flush()
+def compile_in_worker(text: str, what: str) -> tuple[Any, ...]:
+    """The worker's reply to the LLVM IR `text` (see `llvm_worker.py`); `what` names the code
+    in the XtirError raised if LLVM crashes."""
+    global _worker
+    with _WORKER_LOCK:
+        worker = _running_worker()
+        try:
+            return worker.compile(text, what)
+        except BaseException:  # it crashed, or we were interrupted mid-conversation: start afresh
+            worker.stop()
+            _worker = None
+            raise
 
 
-def _dup_if_open(fd: int) -> int | None:
-    """A duplicate of `fd`, or None when it is not open."""
+def _stop_worker() -> None:
+    """At exit: end the worker (killed, if a thread still talks to it)."""
+    global _worker
+    if not _WORKER_LOCK.acquire(timeout=5):
+        if _worker is not None:
+            _worker.process.kill()
+        return
     try:
-        return os.dup(fd)
-    except OSError:
-        return None
+        if _worker is not None:
+            _worker.stop()
+            _worker = None
+    finally:
+        _WORKER_LOCK.release()
 
 
-@dataclass
+def _after_fork_in_child() -> None:
+    """A forked child must not share the parent's worker (their requests would interleave),
+    and its locks may have been copied while another thread held them."""
+    global _worker, _WORKER_LOCK, _LLVM_LOCK
+    _WORKER_LOCK, _LLVM_LOCK = threading.Lock(), threading.RLock()
+    if _worker is not None:
+        _worker.stop()
+        _worker = None
+
+
+atexit.register(_stop_worker)
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+# ----------------------------------------------------------------------------------------
+# loading the machine code
+
+
+def undefined_symbols(obj: bytes) -> list[str]:
+    """The global symbols an ELF64 little-endian object file uses without defining them (for
+    other formats: none known)."""
+    if obj[:6] != b"\x7fELF\x02\x01":
+        return []
+    (shoff,) = struct.unpack_from("<Q", obj, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + k * shentsize) for k in range(shnum)]
+    names = []
+    for _, kind, _, _, offset, size, link, _, _, entsize in sections:
+        if kind != 2:  # SHT_SYMTAB
+            continue
+        strings = sections[link][4]
+        for at in range(offset + entsize, offset + size, entsize):  # entry 0 is the null symbol
+            name, info, _, shndx, _, _ = struct.unpack_from("<IBBHQQ", obj, at)
+            if shndx == 0 and info >> 4 == 1:  # SHN_UNDEF, STB_GLOBAL
+                names.append(obj[strings + name : obj.index(b"\0", strings + name)].decode())
+    return names
+
+
+def _load(obj: bytes) -> llvm.ExecutionEngine:
+    """An engine for the object; XtirError if it uses a symbol this process lacks. (Making an
+    engine makes the process's symbols visible to LLVM, so the check comes after.)"""
+    with _LLVM_LOCK:
+        engine = llvm_worker.load_object(obj)
+        missing = [name for name in undefined_symbols(obj) if not llvm.address_of_symbol(name)]
+        if missing:
+            engine.close()
+            raise XtirError(f"the compiled code calls '{missing[0]}', which is defined nowhere in this process")
+        return engine
+
+
+@dataclass(eq=False)
 class JitModule:
     """Machine code for a module, alive as long as this object is."""
 
@@ -205,25 +348,39 @@ class JitModule:
     optimized_llvm_ir: str
 
     def address(self, name: str) -> int:
-        return self.engine.get_function_address(name)
+        """The address of the module's function `name` (0 if there is none)."""
+        with _LLVM_LOCK:
+            return self.engine.get_function_address(llvm_symbol(name))
+
+    def __del__(self) -> None:
+        # freeing the engine deletes its (empty) module from LLVM's global context, which
+        # other threads use; at exit, LLVM may be gone already: leave it
+        if not sys.is_finalizing():
+            with _LLVM_LOCK:
+                self.engine.close()
 
 
 def compile_llvm(module: ModuleOp) -> JitModule:
-    """Compile a module in the llvm dialect for the host; raise XtirError if LLVM rejects it."""
-    tm = target_machine()
+    """Compile a module in the llvm dialect for the host; XtirError if LLVM rejects it or crashes."""
+    triple, data_layout = host_target()
     if any(op.sym_name.data == "GOMP_parallel" for op in module.ops if isinstance(op, llvm_dialect.FuncOp)):
         load_openmp_runtime()
-    text = str(translate(module, tm.triple, str(tm.target_data)))
     try:
-        ref = llvm.parse_assembly(text)
-        ref.verify()
-    except RuntimeError as e:
-        raise XtirError(f"LLVM rejected the generated IR: {e}") from None
-    optimize(ref, tm, vectorized_loops(module))
-    optimized = str(ref)
-    engine = llvm.create_mcjit_compiler(ref, tm)
-    engine.finalize_object()
-    return JitModule(engine, text, optimized)
+        text = str(translate(module, triple, data_layout))
+    except LLVMTranslationException as e:
+        raise XtirError(f"cannot write the program as LLVM IR: {e}") from None
+    functions = [op for op in module.ops if isinstance(op, llvm_dialect.FuncOp) and op.body.blocks]
+    defined = [op.sym_name.data.removeprefix(SYMBOL_PREFIX) for op in functions]
+    reply = compile_in_worker(text, f"this program (functions {', '.join(defined)})")
+    if reply[0] == "rejected":
+        raise XtirError(f"LLVM rejected the generated IR: {reply[1]}")
+    if reply[0] == "broken":
+        raise XtirError(f"LLVM's optimizer produced invalid IR from this program (an LLVM bug it provokes): {reply[1]}")
+    _, optimized, obj, messages = reply
+    marked = vectorized_loops(module)
+    for message in dict.fromkeys(messages):
+        warnings.warn(_llvm_warning(message, marked), XtirWarning, stacklevel=3)
+    return JitModule(_load(obj), text, optimized)
 
 
 @dataclass
@@ -242,7 +399,10 @@ class CompiledFunction:
     def __post_init__(self) -> None:
         n = len(self.signature.function_type.inputs.data)
         prototype = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * n))
-        self._cfunc = prototype(self.jit.address(self.name))
+        address = self.jit.address(self.name)
+        if not address:
+            raise XtirError(f"function '{self.name}' is missing from the machine code")
+        self._cfunc = prototype(address)
 
     @property
     def name(self) -> str:

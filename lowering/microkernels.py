@@ -126,7 +126,11 @@ def _declaration(module: ModuleOp, types: list) -> str:
     for op in existing:
         if list(op.function_type.inputs) == types:
             return op.sym_name.data
-    name = f"{TMM16}_{len(existing)}"
+    taken = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp | llvm.FuncOp)}
+    n = len(existing)
+    while f"{TMM16}_{n}" in taken:  # a user function may have the name
+        n += 1
+    name = f"{TMM16}_{n}"
     decl = func.FuncOp.external(name, types, [])
     decl.attributes[KERNEL_ATTR] = StringAttr("tmm16")
     module.body.block.add_op(decl)

@@ -87,7 +87,6 @@ def _symbol_names(module: ModuleOp) -> set[str]:
 
 
 def _fresh_symbol(module: ModuleOp, base: str) -> str:
-    base = re.sub(r"[^A-Za-z0-9_]", "_", base)
     taken = _symbol_names(module)
     name, n = base, 0
     while name in taken or name + WRAPPER_SUFFIX in taken:
@@ -131,7 +130,9 @@ def _outline(module: ModuleOp, loop: scf.ForOp) -> None:
     while parent is not None and not isinstance(parent, func.FuncOp):
         parent = parent.parent_op()
     assert isinstance(parent, func.FuncOp)
-    name = _fresh_symbol(module, f"{parent.sym_name.data}_{loop_name(loop)}_parallel")
+    # the function's name is an identifier already (convert-to-llvm checks), the loop's may be anything
+    loop_part = re.sub(r"[^A-Za-z0-9_]", "_", loop_name(loop))
+    name = _fresh_symbol(module, f"{parent.sym_name.data}_{loop_part}_parallel")
 
     captured = _captured(loop)
     params = [v for v in captured if not isinstance(v.owner, arith.ConstantOp)]

@@ -9,8 +9,13 @@ pass addresses memory with `llvm.getelementptr` instead:
 - `memref.load/store %A[%i, %j]` → `getelementptr inbounds %A[%i * N + %j]` (static
   strides, row-major unless the layout says otherwise, `nsw`) + `llvm.load/store`;
 - `memref.alloca` → one `llvm.alloca` of the element count in the function's entry block
-  (the memory space, e.g. "global.A_reg", means nothing on a CPU); buffers over
-  `STACK_LIMIT` bytes come from `aligned_alloc` and are freed at each return;
+  (the memory space, e.g. "global.A_reg", means nothing on a CPU); a function's scratch
+  buffers share `STACK_BUDGET` bytes of stack, the smallest first, and the others come
+  from `aligned_alloc` and are freed at each return;
+- every function the module defines is renamed `xtir.NAME` (`llvm_symbol`), so that no
+  user function takes the place of a symbol of the runtime (`GOMP_parallel`, `free`, or
+  `memcpy` that LLVM may call); names must be identifiers (letters, digits, `_$.`);
+- bf16 is refused (llvmlite, which writes the LLVM IR, has no bfloat type);
 - index → i64; scf → cf (xDSL's patterns) → `llvm.br` / `llvm.cond_br`.
 
 Loop kinds (attributes `xtir.loop_kind` on scf.for, see `lowering/loops.py`): unrolled
@@ -22,6 +27,7 @@ and run through `GOMP_parallel` (`lowering/openmp.py`), thread-bound loops are r
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,6 +37,7 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
     BFloat16Type,
+    ContainerType,
     DictionaryAttr,
     FloatAttr,
     IndexType,
@@ -38,6 +45,8 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
     UnitAttr,
     i64,
 )
@@ -69,8 +78,17 @@ from xtir.lowering.openmp import (
     wrapper_func,
 )
 
-STACK_LIMIT = 256 * 1024
-"""Scratch buffers up to this many bytes live on the stack; bigger ones on the heap."""
+STACK_BUDGET = 256 * 1024
+"""The scratch buffers of one function take at most this many bytes of stack; the rest come
+from the heap. A parallel loop's body is a function of its own, run on each worker thread's
+stack (libgomp's threads get the default thread stack, smaller than a main thread's may be)
+and on the calling thread under the caller's frame: at most twice this per thread."""
+
+SYMBOL_PREFIX = "xtir."
+"""The prefix of the LLVM symbol of every function a module defines. No symbol of the runtime
+(libgomp, libc, libm, LLVM's own helpers) starts with it."""
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
 
 ALIGNMENT = 64
 
@@ -95,7 +113,7 @@ def _bits(t: Attribute) -> int:
 
 def _float_suffix(t: Attribute) -> str:
     """The type suffix of an LLVM intrinsic's name (`llvm.maximum.f32`)."""
-    return "bf16" if isinstance(t, BFloat16Type) else f"f{_bits(t)}"
+    return f"f{_bits(t)}"
 
 
 def _enclosing(op: Operation, kind: type[Operation]) -> Operation:
@@ -111,6 +129,43 @@ def _module(op: Operation) -> ModuleOp:
     top = op.get_toplevel_object()
     assert isinstance(top, ModuleOp)
     return top
+
+
+def llvm_symbol(name: str) -> str:
+    """The LLVM symbol of the function `name` of the module (see SYMBOL_PREFIX)."""
+    return SYMBOL_PREFIX + name
+
+
+def mangle_symbols(module: ModuleOp) -> None:
+    """Rename each function with a body, and its calls, to its `llvm_symbol`; refuse names
+    that are no identifiers (LLVM takes them quoted, but they are not safe as symbols)."""
+    renamed: set[str] = set()
+    for op in module.ops:
+        if isinstance(op, func.FuncOp) and op.body.blocks:
+            name = op.sym_name.data
+            if not _IDENTIFIER.fullmatch(name):
+                raise _fail(op, f"function name {name!r} cannot be a symbol of machine code: use ASCII letters, "
+                                "digits, '_', '$' and '.', starting with a letter or '_'")
+            op.sym_name = StringAttr(llvm_symbol(name))
+            renamed.add(name)
+    for op in module.walk():
+        if isinstance(op, func.CallOp) and op.callee.string_value() in renamed:
+            op.callee = SymbolRefAttr(llvm_symbol(op.callee.string_value()))
+
+
+def _has_bf16(t: Attribute) -> bool:
+    return isinstance(t, BFloat16Type) or (isinstance(t, ContainerType) and _has_bf16(t.get_element_type()))
+
+
+def refuse_bf16(module: ModuleOp) -> None:
+    """bf16 has no lowering: llvmlite, which writes the LLVM IR, has no bfloat type."""
+    for op in module.walk():
+        types = [v.type for v in (*op.operands, *op.results, *(a for r in op.regions for b in r.blocks for a in b.args))]
+        if isinstance(op, func.FuncOp):
+            types += [*op.function_type.inputs, *op.function_type.outputs]
+        if any(_has_bf16(t) for t in types):
+            raise _fail(op, "bf16 is not supported on the CPU (LLVM IR is written with llvmlite, which has no "
+                            "bfloat type, and numpy has no bfloat16); use f32, or f16")
 
 
 def declare(module: ModuleOp, name: str, function_type: llvm.LLVMFunctionType) -> None:
@@ -187,10 +242,20 @@ FREE = llvm.LLVMFunctionType([PTR], llvm.LLVMVoidType())
 
 
 def _buffer(op: Operation, t: Attribute) -> tuple[int, Attribute, int]:
-    """(element count, element type, bytes rounded up to the alignment) of a static memref."""
+    """(element count, element type, bytes rounded up to the alignment) of a static memref:
+    as many elements as its layout reaches (`strided<[2]>` spreads them out)."""
     if not isinstance(t, MemRefType) or any(d < 0 for d in t.get_shape()):
         raise _fail(op, f"only buffers of static shape are supported, got {t}")
-    count = math.prod(t.get_shape())
+    shape, strides, offset = t.get_shape(), t.get_strides(), t.get_offset()
+    if strides is None or offset is None or None in strides:
+        raise _fail(op, f"only buffers of static strides are supported, got {t}")
+    if math.prod(shape) == 0:
+        count = 0
+    else:
+        spans = [(d - 1) * s for d, s in zip(shape, strides)]
+        if offset + sum(min(0, span) for span in spans) < 0:
+            raise _fail(op, f"the layout of {t} reaches before the start of the buffer")
+        count = offset + sum(max(0, span) for span in spans) + 1
     size = count * ((_bits(t.element_type) + 7) // 8)
     return count, t.element_type, -(-size // ALIGNMENT) * ALIGNMENT
 
@@ -200,15 +265,34 @@ def _heap(size: int) -> list[Operation]:
     return [align, nbytes, llvm.CallOp("aligned_alloc", align, nbytes, return_type=PTR)]
 
 
+def heap_allocas(module: ModuleOp) -> set[memref.AllocaOp]:
+    """The scratch buffers that do not fit their function's STACK_BUDGET (the smallest, often
+    a register tile in the innermost loops, go on the stack first)."""
+    heap: set[memref.AllocaOp] = set()
+    for function in module.ops:
+        allocas = [op for op in function.walk() if isinstance(op, memref.AllocaOp)]
+        used = 0
+        for size, op in sorted(((_buffer(op, op.memref.type)[2], op) for op in allocas), key=lambda p: p[0]):
+            if used + size <= STACK_BUDGET:
+                used += size
+            else:
+                heap.add(op)
+    return heap
+
+
+@dataclass
 class AllocaLowering(RewritePattern):
-    """One alloca per buffer in the entry block (a loop that allocates does not grow the stack)."""
+    """One alloca per buffer in the entry block (a loop that allocates does not grow the
+    stack), or an `aligned_alloc` there and a `free` at each return for those in `heap`."""
+
+    heap: set[memref.AllocaOp]
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.AllocaOp, rewriter: PatternRewriter) -> None:
         count, elem, size = _buffer(op, op.memref.type)
         function = _enclosing(op, func.FuncOp)
         entry = function.regions[0].blocks[0]
-        if size <= STACK_LIMIT:
+        if op not in self.heap:
             ops: list[Operation] = [n := _const(count), llvm.AllocaOp(n, elem, alignment=ALIGNMENT)]
         else:
             ops = _heap(size)
@@ -538,19 +622,22 @@ class ConvertToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         refuse_thread_bindings(op)
+        refuse_bf16(op)
+        mangle_symbols(op)
         outline_parallel_loops(op)
         unroll_loops(op)
         scf_to_cf(op)
         # memory accesses first: they read the shapes off memref types that change below
         _walk(op, [LoadLowering(), StoreLowering(), MicrokernelCallLowering(element_pointer)])
         erase_declarations(op)
+        heap = heap_allocas(op)
         _walk(
             op,
             [
                 ConstantLowering(),
                 ArithLowering(),
                 MathLowering(),
-                AllocaLowering(),
+                AllocaLowering(heap),
                 AllocLowering(),
                 DeallocLowering(),
                 BranchLowering(),

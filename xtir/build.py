@@ -2,8 +2,9 @@
 
 Pipeline for target "llvm": `lower-blocks` (when the module still has block-dialect ops),
 `lower-accel` (when accel ops are left), `convert-to-llvm`, then the JIT of
-`xtir.lowering.jit` (LLVM IR, O3 for the host CPU, MCJIT). Compiled functions are cached
-in the process by the hash of the module's text, the target and the entry.
+`xtir.lowering.jit` (LLVM IR, O3 for the host CPU in a worker process, MCJIT). Compiled
+functions are cached in the process by the hash of the module's text, the target and the
+entry. Safe to call from several threads at once.
 """
 
 from __future__ import annotations
@@ -12,19 +13,36 @@ import hashlib
 import time
 from typing import TYPE_CHECKING
 
+import xdsl.builder as xdsl_builder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
-from xdsl.ir import Block, Region
+from xdsl.ir import Block, Operation, Region
 
 from xtir.context import make_context
 from xtir.diagnostics import verify
 from xtir.errors import XtirError, expect_module
+from xtir.evaluate import check_parameters
 
 if TYPE_CHECKING:
     from xtir.lowering.jit import CompiledFunction
 
 TARGETS = ("llvm",)
 _CACHE: dict[str, CompiledFunction] = {}
+
+
+def _install_implicit_builder_hook() -> None:
+    """Make xDSL's `ImplicitBuilder` safe in threads. Each `with ImplicitBuilder(...)` (xDSL
+    uses one to add a missing terminator, e.g. when parsing an `scf.for`) swaps
+    `Operation.__post_init__` for a hook and back; two threads doing so at once leave a hook
+    in place that the next swap wraps again, and every op made in an ImplicitBuilder after
+    that is inserted twice ("Can't add to a block an operation already attached to a
+    block"). Install the hook once and for all (it acts only in a thread inside an
+    ImplicitBuilder) and make the swap a no-op."""
+    xdsl_builder._override_operation_post_init()
+    xdsl_builder._override_operation_post_init = lambda: Operation.__post_init__
+
+
+_install_implicit_builder_hook()
 
 
 def _uses_dialect(module: ModuleOp, dialect: str) -> bool:
@@ -43,9 +61,13 @@ def _run(module: ModuleOp, pass_name: str, **options: object) -> None:
     verify(module)
 
 
-def lower_to_llvm(module: ModuleOp, bounds_check: bool = False) -> ModuleOp:
-    """A copy of `module` lowered to the llvm dialect (the input is left untouched)."""
+def lower_to_llvm(module: ModuleOp, entry: str | None = None, bounds_check: bool = False) -> ModuleOp:
+    """A copy of `module` lowered to the llvm dialect (the input is left untouched); the
+    function `entry` is made public (a private one would have no symbol to call)."""
     result = module.clone()
+    for op in result.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == entry:
+            op.sym_visibility = None
     if _uses_dialect(result, "block"):
         # accel.tmm16 becomes a call of the vectorized CPU micro-kernel rather than a loop nest
         _run(result, "lower-blocks", microkernels=True, bounds_check=bounds_check)
@@ -72,13 +94,14 @@ def entry_function(module: ModuleOp, entry: str | None) -> func.FuncOp:
 
 def _signature(f: func.FuncOp) -> func.FuncOp:
     """A body-less copy of `f`'s signature that keeps the argument names (for error messages)."""
+    if f.function_type.outputs.data:
+        raise XtirError(f"function '{f.sym_name.data}' returns values; a built function writes its buffers instead")
     for k, t in enumerate(f.function_type.inputs.data):
         if not isinstance(t, MemRefType):
             raise XtirError(
                 f"function '{f.sym_name.data}': parameter {k} has type {t}; a built function takes buffers (memrefs) only"
             )
-        if f.function_type.outputs.data:
-            raise XtirError(f"function '{f.sym_name.data}' returns values; a built function writes its buffers instead")
+    check_parameters(f)
     block = Block(arg_types=f.function_type.inputs.data)
     for new, old in zip(block.args, f.body.block.args):
         new.name_hint = old.name_hint
@@ -105,10 +128,11 @@ def build(
     if (cached := _CACHE.get(key)) is not None:
         return cached
     from xtir.lowering.bounds_check import BoundsChecked
-    from xtir.lowering.jit import CompiledFunction, compile_llvm
+    from xtir.lowering.jit import CompiledFunction, compile_llvm, start_worker
 
     signature = _signature(entry_function(module, entry))
-    jit = compile_llvm(lower_to_llvm(module, bounds_check))
+    start_worker()
+    jit = compile_llvm(lower_to_llvm(module, signature.sym_name.data, bounds_check))
     compiled = CompiledFunction(signature, jit, time.perf_counter() - start)
     if bounds_check:
         compiled = BoundsChecked(compiled)  # type: ignore[assignment]

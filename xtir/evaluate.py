@@ -8,6 +8,7 @@ slow: use small shapes.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,34 @@ def find_func(module: ModuleOp, name: str) -> func.FuncOp:
             return f
     available = ", ".join(f.sym_name.data for f in funcs) or "none"
     raise XtirEvaluationError(f"no function named '{name}' in the module (functions: {available})")
+
+
+def _row_major(t: MemRefType) -> bool:
+    """Whether `t`'s layout addresses its elements as a C-contiguous array does (a dimension
+    of size 1 may have any stride; an empty buffer any layout)."""
+    shape, strides = t.get_shape(), t.get_strides()
+    if math.prod(shape) == 0:
+        return True
+    if strides is None or t.get_offset() != 0:
+        return False
+    return all(d == 1 or s == math.prod(shape[k + 1 :]) for k, (d, s) in enumerate(zip(shape, strides)))
+
+
+def check_parameters(f: func.FuncOp, error: type[XtirError] = XtirError) -> None:
+    """A buffer parameter is a numpy array in row-major order: a layout of its own (`strided<[2]>`,
+    an offset) is refused (the evaluator would ignore it and compiled code honour it, reaching
+    past the array), and so is an element type numpy has no dtype for."""
+    for k, param in enumerate(f.function_type.inputs.data):
+        if not isinstance(param, MemRefType):
+            continue
+        where = f"function '{f.sym_name.data}': parameter {k} has type {param}"
+        if not _row_major(param):
+            raise error(f"{where}; buffer parameters must have the row-major layout (no strides or offset of "
+                        "their own), the layout of a C-contiguous numpy array")
+        try:
+            numpy_dtype(param.element_type)
+        except XtirEvaluationError:
+            raise error(f"{where}; numpy has no dtype for {param.element_type}, so no array can be passed for it") from None
 
 
 def check_arguments(f: func.FuncOp, arrays: tuple[Any, ...]) -> list[np.ndarray]:
@@ -69,6 +98,7 @@ def evaluate(module: ModuleOp, *arrays: Any, func: str = "main") -> tuple[Any, .
     like a TVM PrimFunc call; values the function returns are returned."""
     expect_module(module, "xtir.evaluate", XtirEvaluationError)
     f = find_func(module, func)
+    check_parameters(f, XtirEvaluationError)
     args = check_arguments(f, arrays)
     interpreter = Interpreter(module)
     interpreter.register_implementations(FuncFunctions())

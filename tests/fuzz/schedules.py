@@ -437,22 +437,6 @@ _PROCESS_KILLERS = ("crash-process", "crash-build", "crash-run", "memory-unsafe"
 # issue 17; `new:...` are classes these fuzzers found that the issue does not list. Judged on the
 # minimized failure, first match wins.
 KNOWN_BUGS: list[KnownBug] = [
-    # 9 and 14: builds from several threads (one module built twice at once) drop MCJIT engines,
-    # which free the TargetMachine every build shares; the next build aborts
-    ("17.9", lambda f: f.mode == "threads" and f.kind in _PROCESS_KILLERS),
-    # 10: a non-ASCII function name raises UnicodeEncodeError after the engine exists; the next build dies
-    ("17.10", lambda f: "non-ascii-name" in _tags(f) and (
-        f.kind == "crash-process" or "UnicodeEncodeError" in f.message)),
-    # 11: a function named like a runtime symbol (free, GOMP_parallel, aligned_alloc, ...)
-    ("17.11", lambda f: "runtime-name" in _tags(f) and f.kind in (*_PROCESS_KILLERS, "mismatch-jit")),
-    # 12: dozens of scratch buffers under 256 KiB each overflow the 8 MiB stack
-    ("17.12", lambda f: "stack" in _tags(f) and f.kind == "crash-process" and "SIGSEGV" in f.message),
-    # 17: a bf16 buffer: xDSL's LLVMTranslationException from build
-    ("17.17", lambda f: f.kind == "crash-build" and "bf16" in f.message),
-    # 21: a function without arguments returning a value builds, and the value is dropped
-    ("17.21", lambda f: f.kind == "mismatch-jit" and "the compiled function returned" in f.message),
-    # 8: parameters with non-identity layouts: the JIT honours them, the call and the evaluator do not
-    ("17.8", lambda f: "layout" in _tags(f) and f.kind in (*_PROCESS_KILLERS, "mismatch-jit")),
     # new: compute-at (and the other passes that rebuild a reduction's loops) rebinds a backward or
     # modular reduce variable in increasing order, so its init no longer runs where it did
     ("new:reduce-order", lambda f: _mismatch(f) and bool(_NON_MONOTONE_REDUCE & _tags(f))),

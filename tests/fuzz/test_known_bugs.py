@@ -293,7 +293,6 @@ STRIDED = """func.func @main(%A: memref<4xf32, strided<[2]>>, %B: memref<4xf32>)
 }"""
 
 
-@known("17.8", "a strided parameter: the JIT honours the layout on an array of the plain shape")
 def test_17_8_non_identity_layout() -> None:
     try:
         module = xtir.parse(STRIDED)
@@ -303,7 +302,6 @@ def test_17_8_non_identity_layout() -> None:
     _memory_safe_and_right(module, [a, np.full(4, np.nan, np.float32)], [a, a])
 
 
-@known("17.9", "building one module from several threads drops engines that own the shared TargetMachine")
 def test_17_9_builds_from_threads() -> None:
     in_child("""
         import gc, threading
@@ -333,7 +331,6 @@ np.testing.assert_allclose(args[1], prog.expected(args)[0], rtol=1e-5)
 """
 
 
-@known("17.10", "a non-ASCII function name: UnicodeEncodeError, and the next build aborts the process")
 def test_17_10_non_ascii_function_name() -> None:
     in_child(_canary_after(textwrap.dedent("""
         import numpy as np, xtir
@@ -346,7 +343,6 @@ def test_17_10_non_ascii_function_name() -> None:
     """)))
 
 
-@known("17.11", "a function named like a runtime symbol collides with it")
 def test_17_11_runtime_symbol_names() -> None:
     in_child(_canary_after(textwrap.dedent("""
         import numpy as np, xtir
@@ -369,7 +365,6 @@ def test_17_11_runtime_symbol_names() -> None:
     """)))
 
 
-@known("17.12", "40 scratch buffers of 240 KB each overflow the 8 MiB stack")
 def test_17_12_many_scratch_buffers() -> None:
     in_child("""
         import numpy as np, xtir
@@ -421,7 +416,6 @@ def test_17_16_f16_constant_out_of_range() -> None:
         pass
 
 
-@known("17.17", "a bf16 buffer: xDSL's LLVMTranslationException from build")
 def test_17_17_bf16_buffer() -> None:
     text = INT_ADD.replace("i32", "bf16").replace("addi", "addf")
     try:
@@ -461,7 +455,6 @@ def test_17_20_generated_names_stay_short() -> None:
     assert max(len(lp.name) for lp in sch.get_loops(BlockRV("matmul"))) <= schedules.NAME_LIMIT
 
 
-@known("17.21", "a function without arguments returning a value builds, and the value is dropped")
 def test_17_21_returned_value_without_arguments() -> None:
     text = "func.func @main() -> f32 {\n  %c = arith.constant 1.5 : f32\n  func.return %c : f32\n}\n"
     with pytest.raises(XtirError):

@@ -4,7 +4,7 @@
 // strides, and defines @xtir_tmm16 once: 16 vector loads of B's rows, a transpose in
 // registers (64 shuffles), 256 broadcasts of A's elements, 256 vector FMAs, 16 stores.
 
-// CHECK:      llvm.func @main(%A: !llvm.ptr {llvm.noalias}, %B: !llvm.ptr {llvm.noalias}, %C: !llvm.ptr {llvm.noalias}) {
+// CHECK:      llvm.func @xtir.main(%A: !llvm.ptr {llvm.noalias}, %B: !llvm.ptr {llvm.noalias}, %C: !llvm.ptr {llvm.noalias}) {
 // CHECK-NEXT:   %C_ptr = llvm.getelementptr inbounds %C[0] : (!llvm.ptr) -> !llvm.ptr, f32
 // CHECK-NEXT:   %0 = llvm.mlir.constant(16) : i64
 // CHECK-NEXT:   %A_ptr = llvm.getelementptr inbounds %A[512] : (!llvm.ptr) -> !llvm.ptr, f32

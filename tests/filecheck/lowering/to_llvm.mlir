@@ -4,7 +4,7 @@
 // index becomes i64, scf.for becomes blocks and branches.
 // Float adds and multiplies carry `contract`, so LLVM may fuse them into FMAs (-ffp-contract=fast).
 
-// CHECK-LABEL: llvm.func @vadd(%A: !llvm.ptr {llvm.noalias}, %B: !llvm.ptr {llvm.noalias}, %C: !llvm.ptr {llvm.noalias}) {
+// CHECK-LABEL: llvm.func @xtir.vadd(%A: !llvm.ptr {llvm.noalias}, %B: !llvm.ptr {llvm.noalias}, %C: !llvm.ptr {llvm.noalias}) {
 // CHECK-NEXT:    %c0 = llvm.mlir.constant(0) : i64
 // CHECK-NEXT:    %c1024 = llvm.mlir.constant(1024) : i64
 // CHECK-NEXT:    %c1 = llvm.mlir.constant(1) : i64
@@ -42,7 +42,7 @@ func.func @vadd(%A: memref<1024xf32>, %B: memref<1024xf32>, %C: memref<1024xf32>
 // A 2-D access is linearized with the row-major strides (constant indices folded in); a
 // loop-carried value becomes a block argument of the loop header.
 
-// CHECK-LABEL: llvm.func @row_sum(%A: !llvm.ptr {llvm.noalias}, %S: !llvm.ptr {llvm.noalias}) {
+// CHECK-LABEL: llvm.func @xtir.row_sum(%A: !llvm.ptr {llvm.noalias}, %S: !llvm.ptr {llvm.noalias}) {
 // CHECK:         llvm.br ^[[HEAD:bb[0-9]+]](%c0, %zero : i64, f32)
 // CHECK-NEXT:  ^[[HEAD]](%k: i64, %acc: f32):
 // CHECK:         %[[STRIDE:.*]] = llvm.mlir.constant(32) : i64
@@ -75,7 +75,7 @@ func.func @row_sum(%A: memref<16x32xf32>, %S: memref<1xf32>) {
 // A scratch buffer (its scope means nothing on a CPU) is one alloca of its element count in
 // the entry block, however deep the loop that allocates it.
 
-// CHECK-LABEL: llvm.func @scratch(%A: !llvm.ptr {llvm.noalias}, %B: !llvm.ptr {llvm.noalias}) {
+// CHECK-LABEL: llvm.func @xtir.scratch(%A: !llvm.ptr {llvm.noalias}, %B: !llvm.ptr {llvm.noalias}) {
 // CHECK-NEXT:    %[[N:.*]] = llvm.mlir.constant(512) : i64
 // CHECK-NEXT:    %tile = llvm.alloca %[[N]] x f32 {alignment = 64 : i64} : (i64) -> !llvm.ptr
 // CHECK:       ^bb2:
@@ -104,7 +104,7 @@ func.func @scratch(%A: memref<64x32xf32>, %B: memref<64x32xf32>) {
 // iterations; its captured values travel through an array of 8-byte slots to the wrapper
 // that GOMP_parallel calls on every thread. Constants are cloned, not captured.
 
-// CHECK-LABEL: llvm.func @fill(%A: !llvm.ptr {llvm.noalias}, %V: !llvm.ptr {llvm.noalias}) {
+// CHECK-LABEL: llvm.func @xtir.fill(%A: !llvm.ptr {llvm.noalias}, %V: !llvm.ptr {llvm.noalias}) {
 // CHECK-NEXT:    %[[N:.*]] = llvm.mlir.constant(2) : i64
 // CHECK-NEXT:    %omp_data = llvm.alloca %[[N]] x !llvm.ptr {alignment = 8 : i64} : (i64) -> !llvm.ptr
 // CHECK:         %x = llvm.load %V_ptr : !llvm.ptr -> f32
@@ -112,12 +112,12 @@ func.func @scratch(%A: memref<64x32xf32>, %B: memref<64x32xf32>) {
 // CHECK-NEXT:    llvm.store %x, %[[S0]] : f32, !llvm.ptr
 // CHECK-NEXT:    %[[S1:.*]] = llvm.getelementptr inbounds %omp_data[1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
 // CHECK-NEXT:    llvm.store %A, %[[S1]] : !llvm.ptr, !llvm.ptr
-// CHECK-NEXT:    %[[FN:.*]] = llvm.mlir.addressof @fill_i_0_parallel_omp : !llvm.ptr
+// CHECK-NEXT:    %[[FN:.*]] = llvm.mlir.addressof @xtir.fill_i_0_parallel_omp : !llvm.ptr
 // CHECK-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    llvm.call @GOMP_parallel(%[[FN]], %omp_data, %[[ZERO]], %[[ZERO]]) : (!llvm.ptr, !llvm.ptr, i32, i32) -> ()
 // CHECK-NEXT:    llvm.return
 // CHECK-NEXT:  }
-// CHECK-NEXT:  llvm.func internal @fill_i_0_parallel(%{{.*}}: f32, %{{.*}}: !llvm.ptr {llvm.noalias}) {
+// CHECK-NEXT:  llvm.func internal @xtir.fill_i_0_parallel(%{{.*}}: f32, %{{.*}}: !llvm.ptr {llvm.noalias}) {
 // CHECK:         %c256 = llvm.mlir.constant(256) : i64
 // CHECK:         llvm.call @omp_get_thread_num() : () -> i32
 // CHECK:         llvm.call @omp_get_num_threads() : () -> i32
@@ -125,12 +125,12 @@ func.func @scratch(%A: memref<64x32xf32>, %B: memref<64x32xf32>) {
 // CHECK-NEXT:  ^[[HEAD]](%i: i64):
 // CHECK-NEXT:    %{{.*}} = llvm.icmp "slt" %i, %hi : i64
 // CHECK:         llvm.store
-// CHECK:       llvm.func internal @fill_i_0_parallel_omp(%omp_data{{.*}}: !llvm.ptr) {
+// CHECK:       llvm.func internal @xtir.fill_i_0_parallel_omp(%omp_data{{.*}}: !llvm.ptr) {
 // CHECK-NEXT:    %[[L0:.*]] = llvm.getelementptr inbounds %omp_data{{.*}}[0] : (!llvm.ptr) -> !llvm.ptr, f32
 // CHECK-NEXT:    %[[V0:.*]] = llvm.load %[[L0]] : !llvm.ptr -> f32
 // CHECK-NEXT:    %[[L1:.*]] = llvm.getelementptr inbounds %omp_data{{.*}}[1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
 // CHECK-NEXT:    %[[V1:.*]] = llvm.load %[[L1]] : !llvm.ptr -> !llvm.ptr
-// CHECK-NEXT:    llvm.call @fill_i_0_parallel(%[[V0]], %[[V1]]) : (f32, !llvm.ptr) -> ()
+// CHECK-NEXT:    llvm.call @xtir.fill_i_0_parallel(%[[V0]], %[[V1]]) : (f32, !llvm.ptr) -> ()
 // CHECK-NEXT:    llvm.return
 // CHECK-NEXT:  }
 // CHECK-DAG:   llvm.func @omp_get_thread_num() -> i32
@@ -151,12 +151,12 @@ func.func @fill(%A: memref<256xf32>, %V: memref<1xf32>) {
 
 // Only the outermost parallel loop of a nest runs in parallel; the inner one is serial.
 
-// CHECK-LABEL: llvm.func @nested
+// CHECK-LABEL: llvm.func @xtir.nested
 // CHECK-COUNT-1: llvm.call @GOMP_parallel
 // CHECK-NOT:   llvm.call @GOMP_parallel
-// CHECK-LABEL: llvm.func internal @nested_i_parallel(
+// CHECK-LABEL: llvm.func internal @xtir.nested_i_parallel(
 // CHECK-NOT:   GOMP_parallel
-// CHECK:       llvm.func internal @nested_i_parallel_omp(
+// CHECK:       llvm.func internal @xtir.nested_i_parallel_omp(
 func.func @nested(%A: memref<8x8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -175,7 +175,7 @@ func.func @nested(%A: memref<8x8xf32>) {
 // An unrolled loop with a constant trip count is unrolled in the IR; the constant indices
 // fold into the getelementptr.
 
-// CHECK-LABEL: llvm.func @unrolled(%A: !llvm.ptr {llvm.noalias}) {
+// CHECK-LABEL: llvm.func @xtir.unrolled(%A: !llvm.ptr {llvm.noalias}) {
 // CHECK-NEXT:    %one = llvm.mlir.constant(1.000000e+00 : f32) : f32
 // CHECK-NEXT:    %A_ptr = llvm.getelementptr inbounds %A[0] : (!llvm.ptr) -> !llvm.ptr, f32
 // CHECK-NEXT:    llvm.store %one, %A_ptr : f32, !llvm.ptr
@@ -202,7 +202,7 @@ func.func @unrolled(%A: memref<4xf32>) {
 // An unrolled loop too big to unroll in the IR asks LLVM to unroll it by the largest count
 // within the budget (2048 ops; the body is 2 ops). With dynamic bounds it asks for a full unroll.
 
-// CHECK-LABEL: llvm.func @big_unroll
+// CHECK-LABEL: llvm.func @xtir.big_unroll
 // CHECK:         llvm.br ^{{.*}} {xtir.loop_annotation = {name = "i", unroll_count = 1024 : i32}}
 func.func @big_unroll(%A: memref<4096xf32>) {
   %c0 = arith.constant 0 : index
@@ -217,7 +217,7 @@ func.func @big_unroll(%A: memref<4096xf32>) {
 
 // -----
 
-// CHECK-LABEL: llvm.func @dynamic_unroll
+// CHECK-LABEL: llvm.func @xtir.dynamic_unroll
 // CHECK:         llvm.br ^{{.*}} {xtir.loop_annotation = {name = "i", unroll = "full"}}
 func.func @dynamic_unroll(%A: memref<4096xf32>, %n: index) {
   %c0 = arith.constant 0 : index
@@ -234,7 +234,7 @@ func.func @dynamic_unroll(%A: memref<4096xf32>, %n: index) {
 // A vectorized loop keeps its annotation on its back edge; the JIT turns it into
 // llvm.loop.vectorize.enable metadata.
 
-// CHECK-LABEL: llvm.func @vectorized
+// CHECK-LABEL: llvm.func @xtir.vectorized
 // CHECK:         %d = llvm.fmul %a, %a {fastmathFlags = #llvm.fastmath<contract>} : f32
 // CHECK:         llvm.br ^[[HEAD:bb[0-9]+]](%{{.*}} : i64) {xtir.loop_annotation = {name = "i_1", vectorize = true}}
 func.func @vectorized(%A: memref<64xf32>, %B: memref<64xf32>) {
@@ -253,7 +253,7 @@ func.func @vectorized(%A: memref<64xf32>, %B: memref<64xf32>) {
 
 // scf.if with a result, integer division rounding down, and index casts.
 
-// CHECK-LABEL: llvm.func @select_and_divide
+// CHECK-LABEL: llvm.func @xtir.select_and_divide
 // CHECK:         %q = llvm.sdiv %s, %c3 : i64
 // CHECK-NEXT:    %[[R:.*]] = llvm.srem %s, %c3 : i64
 // CHECK:         %[[Q:.*]] = llvm.select %{{.*}}, %{{.*}}, %q : i1, i64
