@@ -430,7 +430,8 @@ class CompiledFunction:
                         f"function '{self.name}': arguments {j} and {k} overlap; the buffers of a compiled "
                         "function must be distinct"
                     )
-        self._cfunc(*(array.ctypes.data for array in checked))
+        # __array_interface__ rather than .ctypes, which builds a ctypes object per array (~4 µs)
+        self._cfunc(*(array.__array_interface__["data"][0] for array in checked))
 
     def __repr__(self) -> str:
         return f"<xtir.CompiledFunction @{self.name} ({self.compile_seconds:.2f} s to compile)>"
