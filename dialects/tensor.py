@@ -265,15 +265,20 @@ class DenseOp(ContractionOp):
     TRANSPOSE_RHS: ClassVar[bool] = True
 
 
+class UnaryGraphOp(IRDLOperation):
+    """One tensor in, one out (the shape ops, pooling, softmax)."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+
 @irdl_op_definition
-class ReshapeOp(IRDLOperation):
+class ReshapeOp(UnaryGraphOp):
     """The same elements in row-major order under a new static shape."""
 
     name = "tensor.reshape"
-    input = operand_def(TensorType)
     shape = _i64_array_prop()
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
     assembly_format = "$input `shape` $shape attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input: SSAValue, shape: Sequence[int]):
@@ -293,14 +298,11 @@ class ReshapeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class FlattenOp(IRDLOperation):
+class FlattenOp(UnaryGraphOp):
     """Reshape that merges dimensions start_dim.. into one (torch.flatten, nn.Flatten; default 1)."""
 
     name = "tensor.flatten"
-    input = operand_def(TensorType)
     start_dim = prop_def(IntegerAttr[I64], default_value=IntegerAttr(1, i64))
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
     assembly_format = "$input (`start_dim` $start_dim^)? attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input: SSAValue, start_dim: int = 1):
@@ -323,14 +325,11 @@ def flattened(shape: Shape, start_dim: int) -> Shape:
 
 
 @irdl_op_definition
-class TransposeOp(IRDLOperation):
+class TransposeOp(UnaryGraphOp):
     """result[i0, ..] = input[..] with result dimension d being input dimension permutation[d]."""
 
     name = "tensor.transpose"
-    input = operand_def(TensorType)
     permutation = _i64_array_prop()
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
     assembly_format = "$input `permutation` $permutation attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input: SSAValue, permutation: Sequence[int]):
@@ -432,18 +431,15 @@ class Conv2dOp(IRDLOperation):
 
 
 @irdl_op_definition
-class MaxPool2dOp(IRDLOperation):
+class MaxPool2dOp(UnaryGraphOp):
     """Max over kernel windows of input[N,C,H,W]; padding ([top, left, bottom, right]) never wins.
 
     Each padding must be smaller than the kernel, so that every window holds an input element."""
 
     name = "tensor.max_pool2d"
-    input = operand_def(TensorType)
     kernel = _i64_array_prop()
     strides = _i64_array_prop()
     padding = _i64_array_prop((0, 0, 0, 0))
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
     assembly_format = (
         "$input `kernel` $kernel `strides` $strides (`padding` $padding^)? attr-dict "
         "`:` type($input) `->` type($result)"
@@ -467,14 +463,11 @@ class MaxPool2dOp(IRDLOperation):
 
 
 @irdl_op_definition
-class SoftmaxOp(IRDLOperation):
+class SoftmaxOp(UnaryGraphOp):
     """exp(x - max) / sum(exp(x - max)) along `axis`."""
 
     name = "tensor.softmax"
-    input = operand_def(TensorType)
     axis = prop_def(IntegerAttr[I64])
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
     assembly_format = "$input `axis` $axis attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input: SSAValue, axis: int):
