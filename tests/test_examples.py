@@ -21,7 +21,7 @@ import xtir
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
-EXPECTED_EXAMPLES = {"matmul", "matmul_block", "vector_add", "window_sum", "gpu_matmul", "tmm16_intrin", "matmul_bias"}
+EXPECTED_EXAMPLES = {"matmul", "matmul_block", "vector_add", "window_sum", "gpu_matmul", "tmm16_intrin", "matmul_bias", "mlp"}
 RTOL, ATOL = 1e-5, 1e-5
 EVAL_BUDGET_S = 2.0  # per evaluation; the scaled sizes below are chosen to stay well under
 
