@@ -193,3 +193,57 @@ def test_default_schedule_of_a_batch_1_dense_inlines_the_epilogue():
       %r = tensor.relu %hb : tensor<1x128xf32> -> tensor<1x128xf32>
       func.return %r : tensor<1x128xf32>""", "tensor<1x128xf32>"), "fuse-ops,legalize-tensor")
     assert "reverse-compute-inline{block=T_relu" in default_schedule(g, "fused_dense_add_relu")
+
+
+def relu(a):
+    return np.maximum(a, 0)
+
+
+FUSED = {  # graph (after the pipeline, each fused group one function), its numpy formula
+    "dense_add_relu": ("fuse-ops", "%x: tensor<6x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8xf32>", """
+      %h = tensor.dense %x, %w : tensor<6x16xf32>, tensor<8x16xf32> -> tensor<6x8xf32>
+      %hb = tensor.add %h, %b : tensor<6x8xf32>, tensor<8xf32> -> tensor<6x8xf32>
+      %r = tensor.relu %hb : tensor<6x8xf32> -> tensor<6x8xf32>""", "tensor<6x8xf32>",
+                       lambda x, w, b: relu(x @ w.T + b)),
+    "matmul_ewise_fma": ("fuse-ewise-fma,fuse-ops", "%a: tensor<5x7xf32>, %b: tensor<7x4xf32>, %s: tensor<5x4xf32>", """
+      %m = tensor.matmul %a, %b : tensor<5x7xf32>, tensor<7x4xf32> -> tensor<5x4xf32>
+      %p = tensor.multiply %m, %s : tensor<5x4xf32>, tensor<5x4xf32> -> tensor<5x4xf32>
+      %r = tensor.add %p, %s : tensor<5x4xf32>, tensor<5x4xf32> -> tensor<5x4xf32>""", "tensor<5x4xf32>",
+                            lambda a, b, s: (a @ b) * s + s),
+    "conv2d_bias_add_relu": ("fuse-ops", "%x: tensor<2x3x6x6xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>", """
+      %c = tensor.conv2d %x, %w padding [1, 1, 1, 1] : tensor<2x3x6x6xf32>, tensor<4x3x3x3xf32> -> tensor<2x4x6x6xf32>
+      %cb = tensor.bias_add %c, %b : tensor<2x4x6x6xf32>, tensor<4xf32> -> tensor<2x4x6x6xf32>
+      %r = tensor.relu %cb : tensor<2x4x6x6xf32> -> tensor<2x4x6x6xf32>""", "tensor<2x4x6x6xf32>",
+                             lambda x, w, b: relu(numpy_conv3x3_pad1(x, w) + b[:, None, None])),
+    "transpose_reshape_relu": ("fuse-ops", "%x: tensor<2x3x4xf32>", """
+      %t = tensor.transpose %x permutation [1, 0, 2] : tensor<2x3x4xf32> -> tensor<3x2x4xf32>
+      %s = tensor.reshape %t shape [3, 8] : tensor<3x2x4xf32> -> tensor<3x8xf32>
+      %r = tensor.relu %s : tensor<3x8xf32> -> tensor<3x8xf32>""", "tensor<3x8xf32>",
+                               lambda x: relu(x.transpose(1, 0, 2).reshape(3, 8))),
+}
+
+
+def numpy_conv3x3_pad1(x, w):
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    h, wd = x.shape[2:]
+    out = np.zeros((x.shape[0], w.shape[0], h, wd), np.float64)
+    for dy in range(3):
+        for dx in range(3):
+            out += np.einsum("nchw,oc->nohw", padded[:, :, dy:dy + h, dx:dx + wd], w[:, :, dy, dx])
+    return out
+
+
+@pytest.mark.parametrize("pattern", FUSED)
+def test_fused_pattern_against_numpy(pattern):
+    """Each fused pattern is one block function, and computes its numpy formula (unscheduled
+    and with the default schedule)."""
+    pipeline, params, body, result, formula = FUSED[pattern]
+    g = xtir.transform(graph(params, f"{body}\nfunc.return %r : {result}", result), pipeline)
+    legal = xtir.transform(g, "legalize-tensor")
+    assert [f.sym_name.data for f in legal.ops] == [f"fused_{pattern}", "main"]
+    inputs = random_inputs(g)
+    want = formula(*(a.astype(np.float64) for a in inputs))
+    for module in (legal, xtir.transform(legal, "default-schedule")):
+        out = outputs_of(g)
+        xtir.build(module)(*inputs, *out)
+        np.testing.assert_allclose(out[0], want, rtol=1e-4, atol=1e-5)
