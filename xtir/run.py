@@ -211,15 +211,20 @@ def _run(args: argparse.Namespace) -> int:
         expected, source = reference(text, args.file, original, entry_function(original, name), inputs,
                                      args.bounds_check)
         names = [arg.name_hint or f"arg{k}" for k, arg in enumerate(f.body.block.args)]
-        ok, err, where = compare(arrays, expected, names)
-        if ok:
-            print(f"ok max_abs_err={err:.3g} (against {source})")
-        else:
-            print(f"mismatch in {where}: max_abs_err={err:.3g} (against {source})")
-            status = 1
+        status = _report(arrays, expected, names, source)
     if args.bench:
         _bench(lambda: compiled(*arrays), args.repeat, float_ops(entry_function(original, name)))
     return status
+
+
+def _report(got: list[np.ndarray], expected: list[np.ndarray], names: list[str], source: str) -> int:
+    """Print the comparison; the exit status (1 on a mismatch)."""
+    ok, err, where = compare(got, expected, names)
+    if ok:
+        print(f"ok max_abs_err={err:.3g} (against {source})")
+        return 0
+    print(f"mismatch in {where}: max_abs_err={err:.3g} (against {source})")
+    return 1
 
 
 def _bench(call: Callable[[], object], repeat: int, flops: int) -> None:
@@ -261,12 +266,7 @@ def _run_graph(args: argparse.Namespace, text: str, original: ModuleOp) -> int:
     status = 0
     if args.check:
         expected, source = _graph_reference(text, args.file, original, f, inputs)
-        ok, err, where = compare(results, expected, _result_names(f))
-        if ok:
-            print(f"ok max_abs_err={err:.3g} (against {source})")
-        else:
-            print(f"mismatch in {where}: max_abs_err={err:.3g} (against {source})")
-            status = 1
+        status = _report(results, expected, _result_names(f), source)
     if args.bench:
         _bench(lambda: model(*inputs), args.repeat, _graph_float_ops(graph, name))
     return status
