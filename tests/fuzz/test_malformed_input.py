@@ -596,10 +596,10 @@ def test_in_process_runner_reports_like_the_cli() -> None:
 
 
 def test_evaluator_error_deep_in_a_program_is_an_xtir_error() -> None:
-    """An op the evaluator cannot run (math.tanh), 120 blocks deep: xDSL's interpreter formats
+    """An op the evaluator cannot run (math.cbrt), 120 blocks deep: xDSL's interpreter formats
     its error by printing the module from deep in its call stack, which raised RecursionError."""
     text = deep_nest(120, "blocks").replace(
-        'block.block "b119"() {', 'block.block "b119"() {\n%x = arith.constant 1.0 : f32\n%y = math.tanh %x : f32', 1
+        'block.block "b119"() {', 'block.block "b119"() {\n%x = arith.constant 1.0 : f32\n%y = math.cbrt %x : f32', 1
     )
     module = xtir.parse(text)
     with pytest.raises(xtir.XtirEvaluationError, match="ran out of Python recursion"):
