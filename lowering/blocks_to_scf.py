@@ -1,6 +1,7 @@
 """lower-blocks: block-dialect IR (after any schedule) to scf / memref / arith.
 
-Output contract (what the llvm lowering relies on): only func.func / func.return,
+Output contract (what the llvm lowering relies on): only func.func / func.return /
+func.call (a host function calling the module's block functions),
 arith (index arithmetic included), scf.for / scf.if / scf.yield and memref.alloca /
 memref.load / memref.store remain, plus any scalar math.* ops of the input, which pass
 through; function signatures are unchanged.
@@ -81,7 +82,7 @@ ANNOTATIONS = "xtir.annotations"
 
 _SCF_OPS = {scf.ForOp.name, scf.IfOp.name, scf.YieldOp.name}
 _MEMREF_OPS = {memref.AllocaOp.name, memref.LoadOp.name, memref.StoreOp.name}
-_FUNC_OPS = {func.FuncOp.name, func.ReturnOp.name}
+_FUNC_OPS = {func.FuncOp.name, func.ReturnOp.name, func.CallOp.name}  # calls between functions (a host function)
 _INPUT_OPS = _SCF_OPS | _MEMREF_OPS | _FUNC_OPS | {op.name for op in blk.Block_.operations} | {
     op.name for op in Accel.operations
 }

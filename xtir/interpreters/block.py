@@ -7,6 +7,7 @@ domain and every access inside its buffer, else the run stops naming the block.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from xtir.errors import XtirEvaluationError
 from xtir.interpreters.compiled_expr import CompiledCache, compile_exprs
 
 
+@functools.cache  # printing the type takes ~10 µs: it was most of a compiled function's call overhead
 def numpy_dtype(element_type: Any) -> np.dtype:
     text = str(element_type)
     table = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_,
