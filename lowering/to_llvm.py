@@ -11,7 +11,8 @@ pass addresses memory with `llvm.getelementptr` instead:
 - `memref.alloca` → one `llvm.alloca` of the element count in the function's entry block
   (the memory space, e.g. "global.A_reg", means nothing on a CPU); a function's scratch
   buffers share `STACK_BUDGET` bytes of stack, the smallest first, and the others come
-  from `aligned_alloc` and are freed at each return;
+  from `aligned_alloc` and are freed at each return (a NULL from it is reported on the
+  run-time error channel, lowering/runtime_errors.py, and the function returns at once);
 - every function the module defines is renamed `xtir.NAME` (`llvm_symbol`), so that no
   user function takes the place of a symbol of the runtime (`GOMP_parallel`, `free`, or
   `memcpy` that LLVM may call); names must be identifiers (letters, digits, `_$.`);
@@ -29,7 +30,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, cf, func, llvm, memref
@@ -50,7 +51,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -65,6 +66,7 @@ from xdsl.rewriter import InsertPoint
 
 from xtir.diagnostics import format_op_error
 from xtir.errors import XtirPassError
+from xtir.lowering import runtime_errors
 from xtir.lowering.loops import LOOP_ANNOTATION, constant_int, refuse_thread_bindings, scf_to_cf, unroll_loops
 from xtir.lowering.microkernels import MicrokernelCallLowering, erase_declarations
 from xtir.lowering.openmp import (
@@ -283,9 +285,11 @@ def heap_allocas(module: ModuleOp) -> set[memref.AllocaOp]:
 @dataclass
 class AllocaLowering(RewritePattern):
     """One alloca per buffer in the entry block (a loop that allocates does not grow the
-    stack), or an `aligned_alloc` there and a `free` at each return for those in `heap`."""
+    stack), or an `aligned_alloc` there and a `free` at each return for those in `heap`
+    (the calls are kept in `heap_calls`, for `check_heap_allocations`)."""
 
     heap: set[memref.AllocaOp]
+    heap_calls: list[llvm.CallOp] = field(default_factory=list)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.AllocaOp, rewriter: PatternRewriter) -> None:
@@ -296,6 +300,7 @@ class AllocaLowering(RewritePattern):
             ops: list[Operation] = [n := _const(count), llvm.AllocaOp(n, elem, alignment=ALIGNMENT)]
         else:
             ops = _heap(size)
+            self.heap_calls.append(ops[-1])  # type: ignore[arg-type]
             module = _module(op)
             declare(module, "aligned_alloc", ALIGNED_ALLOC)
             declare(module, "free", FREE)
@@ -305,6 +310,65 @@ class AllocaLowering(RewritePattern):
         rewriter.insert(ops, InsertPoint.at_start(entry))
         ops[-1].results[0].name_hint = op.memref.name_hint
         rewriter.replace(op, [], [ops[-1].results[0]])
+
+
+@dataclass(frozen=True)
+class HeapSite(runtime_errors.Site):
+    """A scratch buffer from the heap; its report is `(bytes, the address aligned_alloc gave)`."""
+
+    function: str
+    buffer: str
+
+    def message(self, x: int, y: int) -> str | None:
+        if y != 0:
+            return None
+        return (f"function '{self.function}': the heap has no {x} bytes for scratch buffer %{self.buffer} "
+                "(aligned_alloc returned NULL); nothing was computed")
+
+
+def _pointer(call: llvm.CallOp) -> SSAValue:
+    assert call.returned is not None
+    return call.returned
+
+
+def check_heap_allocations(calls: Sequence[llvm.CallOp]) -> None:
+    """A function whose heap scratch buffers (the `aligned_alloc` calls of its entry block) are
+    not all given reports each NULL on the run-time error channel, frees the others and
+    returns before its body runs (returning 0 if it returns a value)."""
+    by_entry: dict[int, list[llvm.CallOp]] = {}
+    for call in calls:
+        by_entry.setdefault(id(call.parent), []).append(call)
+    for group in by_entry.values():
+        entry = group[0].parent_block()
+        function = _enclosing(group[0], func.FuncOp)
+        assert entry is not None and isinstance(function, func.FuncOp)
+        last = [op for op in entry.ops if isinstance(op, llvm.AllocaOp) or op in group][-1]
+        body = entry.split_before(last.next_op)  # type: ignore[arg-type]
+        fail = Block()
+        function.body.insert_block_after(fail, entry)
+        entry.add_op(zero := _const(0))
+        addresses = [llvm.PtrToIntOp(_pointer(call)) for call in group]
+        entry.add_ops(addresses)
+        failed = [_icmp(a.output, zero.result, "eq") for a in addresses]
+        entry.add_ops(failed)
+        any_failed = failed[0].res
+        for other in failed[1:]:
+            entry.add_op(either := llvm.OrOp(any_failed, other.res))
+            any_failed = either.res
+        entry.add_op(llvm.CondBrOp(any_failed, fail, [], body, []))
+        runtime_errors.install()
+        declare(_module(function), runtime_errors.SYMBOL, llvm.LLVMFunctionType([i64] * 3, llvm.LLVMVoidType()))
+        name = function.sym_name.data.removeprefix(SYMBOL_PREFIX)
+        for call, address in zip(group, addresses):
+            site = runtime_errors.register(HeapSite(name, _pointer(call).name_hint or "?"))
+            fail.add_ops([number := _const(site), llvm.CallOp(runtime_errors.SYMBOL, number, call.args[1], address)])
+            fail.add_op(llvm.CallOp("free", _pointer(call)))
+        outputs = function.function_type.outputs.data
+        if outputs:
+            fail.add_op(result := llvm.ZeroOp.create(result_types=[convert_type(outputs[0])]))
+            fail.add_op(llvm.ReturnOp(result.results[0]))
+        else:
+            fail.add_op(llvm.ReturnOp())
 
 
 class AllocLowering(RewritePattern):
@@ -630,14 +694,14 @@ class ConvertToLLVMPass(ModulePass):
         # memory accesses first: they read the shapes off memref types that change below
         _walk(op, [LoadLowering(), StoreLowering(), MicrokernelCallLowering(element_pointer)])
         erase_declarations(op)
-        heap = heap_allocas(op)
+        allocas = AllocaLowering(heap_allocas(op))
         _walk(
             op,
             [
                 ConstantLowering(),
                 ArithLowering(),
                 MathLowering(),
-                AllocaLowering(heap),
+                allocas,
                 AllocLowering(),
                 DeallocLowering(),
                 BranchLowering(),
@@ -646,6 +710,7 @@ class ConvertToLLVMPass(ModulePass):
                 CallLowering(),
             ],
         )
+        check_heap_allocations(allocas.heap_calls)
         _walk(op, [FuncLowering()])
         PatternRewriteWalker(LLVMTypeConversion()).rewrite_module(op)
         _check_lowered(op)

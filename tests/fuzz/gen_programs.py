@@ -569,7 +569,10 @@ class Generated:
 
     @functools.cached_property
     def defined(self) -> bool:
-        """Whether the entry's reference semantics are defined (no access or binding outside)."""
+        """Whether the entry's reference semantics are defined (no access or binding outside, no
+        parameter with a layout of its own: xtir refuses those, issue 17.8)."""
+        if any(b.layout for b in self.entry.params):
+            return False
         try:
             self.expected(self.arguments(np.random.default_rng(0)))
         except Undefined:

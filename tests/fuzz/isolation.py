@@ -32,6 +32,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 from collections.abc import Sequence
@@ -50,6 +51,16 @@ from tests.fuzz.schedules import Call, Failure, Stats  # noqa: E402
 
 CANARY_FAMILIES = frozenset({"names", "types", "layouts", "returns", "stack"})
 CASE_TIMEOUT_S = 240.0
+
+
+def in_child(code: str, timeout: float = 300) -> None:
+    """Run `code` in a fresh Python (in the repository); it must exit 0. A dead child fails the test
+    (for regression tests of what took the process down)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=env, capture_output=True,
+                       timeout=timeout, text=True)
+    how = signal.Signals(-p.returncode).name if p.returncode < 0 else f"exit status {p.returncode}"
+    assert p.returncode == 0, f"the child ended with {how}\n{p.stderr[-3000:]}"
 
 
 # Framing ---------------------------------------------------------------------------------------

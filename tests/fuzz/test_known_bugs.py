@@ -9,9 +9,6 @@ can take the process down (an LLVM assertion, SIGSEGV) run in a child Python.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -24,6 +21,7 @@ from xtir import BlockRV, LoopRV, XtirError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.fuzz import ir_mutation, schedules  # noqa: E402
+from tests.fuzz.isolation import in_child  # noqa: E402
 from tests.fuzz.oracles import GuardedArguments, evaluate_reordered  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,15 +30,6 @@ ROOT = Path(__file__).resolve().parents[2]
 def known(bug_id: str, why: str) -> pytest.MarkDecorator:
     assert bug_id in dict(schedules.KNOWN_BUGS) or bug_id in dict(ir_mutation.KNOWN_MALFORMED), bug_id
     return pytest.mark.xfail(strict=True, reason=f"{bug_id}: {why}")
-
-
-def in_child(code: str, timeout: float = 300) -> None:
-    """Run `code` in a fresh Python (in the repository); it must exit 0. A dead child fails the test."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=env, capture_output=True,
-                       timeout=timeout, text=True)
-    how = signal.Signals(-p.returncode).name if p.returncode < 0 else f"exit status {p.returncode}"
-    assert p.returncode == 0, f"the child ended with {how}\n{p.stderr[-3000:]}"
 
 
 def schedule_or_refuse(text: str, *steps: str) -> xtir.Schedule | None:
