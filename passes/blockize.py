@@ -20,8 +20,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
-from xtir.dialects.block import SPATIAL, BlockOp, ForOp, InitOp
+from xtir.dialects.block import SPATIAL, BlockOp, ForOp, InitOp, loops_in_scope
 from xtir.dialects.expr import Expr, Var
+from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.navigation import child_blocks, get_loop
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import substitute_var
@@ -95,6 +96,7 @@ def blockize(pass_name: str, loop: ForOp) -> BlockOp:
             f'block "{block.label}" has a predicate (from a non-dividing split); the bindings of the inner block '
             f'cannot be blockized by the loops starting at "{loop.label}"',
         )
+    _check_init_runs_first(pass_name, block, loop)
     inner_loops = loops_between(loop, block)
     inner_vars = {lp.var for lp in inner_loops}
     iters = block.iters()
@@ -136,6 +138,20 @@ def blockize(pass_name: str, loop: ForOp) -> BlockOp:
 
     _rebuild_inner(block, divisions, outer_var)
     return outer
+
+
+def _check_init_runs_first(pass_name: str, block: BlockOp, loop: ForOp) -> None:
+    """The outer block runs the init once, before the loops from `loop` down; the block ran it at each
+    of their steps where every reduce variable is 0: the same only when, in each iteration of the loops
+    above, that is the first step of each instance that runs it, and the only one."""
+    if block.init is None:
+        return
+    scope = loops_in_scope(block)
+    above = scope[:next(k for k, lp in enumerate(scope) if lp is loop)]
+    if (why := init_not_first(block, scope, above, every_run=False)) is not None:
+        raise fail(pass_name, loop, f'block "{block.label}" runs its init when every reduce variable is 0, which '
+                   f'under loop "{loop.label}" is not the first step of each instance ({why}); the outer block would '
+                   "run it once, before them all")
 
 
 def _recombine(pairs: list, outer_var: dict, new_inner_vars: Sequence[SSAValue]) -> dict[SSAValue, Expr]:

@@ -11,9 +11,11 @@ Legality (checked before anything changes): B and L in the same block scope, L n
 around B; B is not an output block (it writes no function argument) and is the only
 writer of its buffer; B reads no buffer it writes unless its init resets it (TVM's
 complete-or-reduction rule: B may be recomputed, and an in-place update would be applied
-twice); every consumer of B in the scope is under L and after B; the producers of B's
-inputs all run before the insertion point. At its new place B runs the instances it ran
-(its loops' reach, cut by its predicate), which must form a box.
+twice); B's init, if any, runs at the first step of each instance, and only there (the new
+loops run each reduce variable upwards from its lowest value); every consumer of B in the
+scope is under L and after B; the producers of B's inputs all run before the insertion point.
+At its new place B runs the instances it ran (its loops' reach, cut by its predicate), which
+must form a box.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from xtir.dialects.block import BlockOp, ForOp, buffer_name
+from xtir.dialects.block import BlockOp, ForOp, buffer_name, loops_in_scope
 from xtir.passes.analysis.compute_location import (
     blocks_touching,
     buffers_touched,
@@ -40,6 +42,7 @@ from xtir.passes.analysis.compute_location import (
     required_region,
     single_written_buffer,
 )
+from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.navigation import get_block, get_loop
 from xtir.passes.analysis.regions import read_regions, write_regions
 from xtir.passes.utils import fail, function_of, target_function
@@ -79,10 +82,18 @@ def _check_inputs_unchanged(pass_name: str, scope: Operation, block: BlockOp, lo
                            f'"{loop.label}"; computed under the loop, "{block.label}" would read those writes')
 
 
+def _check_init_first(pass_name: str, block: BlockOp) -> None:
+    if block.init is not None and (why := init_not_first(block, loops_in_scope(block))) is not None:
+        raise fail(pass_name, block, f'the init of block "{block.label}" runs when every reduce variable is 0, which '
+                   f"is not the first step of each instance ({why}); from new loops, which start each instance with "
+                   "its init, the block would keep steps the init now wipes")
+
+
 def compute_at(pass_name: str, block: BlockOp, loop: ForOp, preserve_unit_loops: bool = False) -> BlockOp:
     """Move producer `block` under `loop`; return the block at its new place."""
     scope = check_target(pass_name, block, loop)
     check_no_update_in_place(pass_name, block)
+    _check_init_first(pass_name, block)
     buffer = single_written_buffer(pass_name, block)
     _check_not_output(pass_name, block, buffer)
     others = blocks_touching(scope, buffer, writes=True, exclude=block)
@@ -94,7 +105,7 @@ def compute_at(pass_name: str, block: BlockOp, loop: ForOp, preserve_unit_loops:
     position = min(i for c in consumers if (i := child_index(loop, c)) is not None)
     needed = required_region(loop, consumers, buffer, read_regions, relax_threads=True)
     own = next(r for r in write_regions(block) if r.buffer is buffer)
-    ranges, overflow = clip(pass_name, block, invert_region(pass_name, block, own, needed),
+    ranges, overflow = clip(pass_name, block, invert_region(pass_name, block, own, needed, provides=True),
                             instance_box(pass_name, block))
     anchor = list(loop.body.block.ops)[position]
     return move_under(block, loop, anchor, True, ranges, overflow, preserve_unit_loops)

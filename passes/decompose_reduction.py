@@ -19,17 +19,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
-from xtir.dialects.block import REDUCE, SPATIAL, AccessOp, BlockOp, ForOp, IterVar, buffer_name, loops_in_scope
+from xtir.dialects.block import REDUCE, SPATIAL, AccessOp, BlockOp, ForOp, buffer_name, loops_in_scope
 from xtir.dialects.expr import Expr
 from xtir.passes.analysis.compute_location import buffers_touched, program_order, required_region
+from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.inline import owner_label
-from xtir.passes.analysis.instances import points, repeated_instances
+from xtir.passes.analysis.instances import repeated_instances
 from xtir.passes.analysis.navigation import child_blocks, get_block, get_loop
 from xtir.passes.analysis.regions import Range, read_regions, write_regions
 from xtir.passes.analysis.rewrite import substitute_var
@@ -72,45 +72,12 @@ def check(pass_name: str, block: BlockOp, loop: ForOp) -> list[ForOp]:
 
 def _check_init_runs_first(pass_name: str, block: BlockOp, loop: ForOp, scope: list[ForOp]) -> None:
     """The init runs where every reduce variable is 0; hoisted, it runs before all the updates of its
-    instance, which is the same only when that iteration is the instance's first."""
-    below = scope[next(i for i, lp in enumerate(scope) if lp is loop):]
-    spatial = [it.binding for it in block.iters() if it.kind == SPATIAL]
-    reduce = [it for it in block.iters() if it.kind == REDUCE]
-    spatial_loops = {lp.var for lp in below if any(b.uses(lp.var) for b in spatial)}
-    coupled = any(it.binding.uses(v) for it in reduce for v in spatial_loops)
-    if not coupled:  # the first iteration of each instance has every reduction loop at 0
-        first = {it: it.binding.evaluate(dict.fromkeys(it.binding.variables(), 0)) for it in reduce}
-        late = [f"%{it.var.name_hint} = {value}" for it, value in first.items() if value != 0]
-    elif (late := _late_inits(block, scope, below, spatial, reduce)) is None:
-        raise fail(pass_name, loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": its loops feed '
-                   "both spatial and reduce variables, and there are too many iterations to check that its init runs "
-                   "at the first iteration of each instance")
-    if late:
+    instance, which is the same only when that iteration is the instance's first (and only one)."""
+    above = scope[:next(i for i, lp in enumerate(scope) if lp is loop)]
+    if (why := init_not_first(block, scope, above)) is not None:
         raise fail(pass_name, loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": its init runs '
-                   "when every reduce variable is 0, which is not the first iteration of each instance (the first "
-                   f"has {', '.join(late)}); hoisted before the loop, it would run ahead of updates it follows")
-
-
-def _late_inits(block: BlockOp, scope: list[ForOp], below: list[ForOp], spatial: list[Expr],
-                reduce: list[IterVar]) -> list[str] | None:
-    """With loops feeding both kinds of variables, the nonzero reduce values at the first iteration
-    (in loop order) of some instance, found by running the loops of the scope; an instance is its
-    spatial values in one iteration of the loops above `below`."""
-    predicate = block.predicate()
-    exprs = [*spatial, *(it.binding for it in reduce), *(e for e, _ in predicate)]
-    used = [lp for lp in scope if any(e.uses(lp.var) for e in exprs)]
-    values = points([(lp.var, lp.extent) for lp in used], [*(Expr.var(lp.var) for lp in used), *exprs])
-    if values is None:
-        return None
-    above = [k for k, lp in enumerate(used) if not any(lp is b for b in below)]
-    rows = values[len(used):]
-    runs = np.ones(values.shape[1], dtype=bool)
-    for row, (_, bound) in zip(rows[len(spatial) + len(reduce):], predicate):
-        runs &= row < bound
-    keys = np.concatenate([values[above], rows[: len(spatial)]])[:, runs]
-    _, first = np.unique(keys, axis=1, return_index=True)
-    starts = rows[len(spatial): len(spatial) + len(reduce)][:, runs][:, first]
-    return [f"%{it.var.name_hint} = {int(row[row != 0][0])}" for it, row in zip(reduce, starts) if np.any(row != 0)]
+                   f"when every reduce variable is 0, which is not the first iteration of each instance ({why}); "
+                   "hoisted before the loop, it would run ahead of updates it follows")
 
 
 def _init_accesses(block: BlockOp, writes: bool) -> set[SSAValue]:

@@ -11,7 +11,11 @@ must keep their relative order when one of them also feeds a spatial variable (a
 fused do): swapped, the steps of one output can come in another order, some before the
 init, which then wipes them. (Conservative: some such swaps keep the init first.) Moving
 such a loop past loops that do not feed that reduce variable (`fuse(j, k); reorder(j_k_fused,
-i)`) keeps the order of each output's steps and is accepted.
+i)`) keeps the order of each output's steps and is accepted. Any order of the steps gives the
+same result only when the init runs at the first step of each output, and only there (TVM
+assumes it): a reorder that changes the order of a block's reduction steps is refused when,
+before or after it, a backward binding (`5 - k`), a rotated one or a loop binding nothing
+inside the reduction loops makes the init run later or again (analysis/init_first.py).
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from xtir.dialects.block import REDUCE, BlockOp, ForOp, IterVar
+from xtir.dialects.block import REDUCE, BlockOp, ForOp, IterVar, loops_in_scope
+from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.navigation import blocks_under, get_loop
 from xtir.passes.utils import fail, single_child, target_function
 
@@ -97,6 +102,30 @@ def _spatial_fed(iters: list[IterVar], lp: ForOp) -> tuple[ForOp, IterVar] | Non
     return (lp, it) if it is not None else None
 
 
+def check_init_order(pass_name: str, chain: list[ForOp], order: list[ForOp]) -> None:
+    """Refuse a reorder that changes the order of the reduction steps of a block whose init does not
+    run at the first step of each instance, and only there, before or after it."""
+    moved = {id(old): new for old, new in zip(chain, order)}
+    for block in blocks_under(chain[-1]):
+        scope = loops_in_scope(block)
+        reordered = [moved.get(id(lp), lp) for lp in scope]
+        if block.init is None or not _steps_reordered(block, scope, reordered):
+            continue
+        for loops, when in ((scope, "before"), (reordered, "after")):
+            if (why := init_not_first(block, loops, every_run=False)) is not None:
+                raise fail(pass_name, chain[0], f'the reorder changes the order of the reduction steps of block '
+                           f'"{block.label}", whose init runs when every reduce variable is 0, which {when} the '
+                           f"reorder is not the first step of each instance ({why}); the steps it wipes would change")
+
+
+def _steps_reordered(block: BlockOp, scope: list[ForOp], reordered: list[ForOp]) -> bool:
+    """Whether two loops, one feeding a reduce variable of `block`, change their relative order."""
+    reduce = [it.binding for it in block.iters() if it.kind == REDUCE]
+    position = {id(lp): k for k, lp in enumerate(reordered)}
+    return any(any(r.uses(a.var) or r.uses(b.var) for r in reduce) and position[id(a)] > position[id(b)]
+               for a, b in combinations(scope, 2))
+
+
 def rebuild_chain(chain: list[ForOp], order: list[ForOp]) -> list[ForOp]:
     """Rebuild the chain with loop headers in `order` (same body); return the new loops."""
     new_loops = [ForOp(lp.label, lp.extent, kind=lp.kind, thread=lp.thread, annotations=lp.annotations) for lp in order]
@@ -133,4 +162,5 @@ class ReorderPass(ModulePass):
         for pos, lp in zip(positions, loops):
             order[pos] = lp
         check_no_mixed_loop_moves(self.name, chain, order)
+        check_init_order(self.name, chain, order)
         rebuild_chain(chain, order)

@@ -38,7 +38,9 @@ from xtir.passes.analysis.compute_location import (
     program_order,
     required_region,
 )
+from xtir.passes.analysis.footprint import produced_each_iteration
 from xtir.passes.analysis.inline import check_complete
+from xtir.passes.analysis.last_run import stale_read
 from xtir.passes.analysis.regions import read_regions, write_regions
 from xtir.passes.compute_at import ComputeAtPass
 from xtir.passes.utils import fail, function_of
@@ -82,26 +84,30 @@ def _check_no_reordering(pass_name: str, scope: Operation, block: BlockOp, loop:
 
 
 def _consumed_ranges(pass_name: str, block: BlockOp, loop: ForOp,
-                     producers: dict[SSAValue, list[BlockOp]]) -> list[VarRange]:
+                     producers: dict[SSAValue, list[BlockOp]]) -> tuple[list[VarRange], str | None]:
     """The ranges of `block`'s variables that read what the producers write in one iteration of `loop`;
-    every produced buffer must give the same ones."""
+    every produced buffer must give the same ones. Also why what the producers write in one iteration
+    is not shown exactly (then their derived region stands in, and the caller runs the loops)."""
     own_regions = read_regions(block)
     result: list[VarRange] | None = None
+    unshown = None
     for buffer, writers in producers.items():
-        needed = required_region(loop, writers, buffer, write_regions, relax_threads=False)
+        needed, why = produced_each_iteration(loop, writers, buffer)
+        if needed is None:
+            needed, unshown = required_region(loop, writers, buffer, write_regions, relax_threads=False), why
         own = next(r for r in own_regions if r.buffer is buffer)
         for dim, (mine, made) in enumerate(zip(own.ranges, needed)):
             if made.extent < mine.extent:
                 raise fail(pass_name, block, f'block "{block.label}" reads {mine.extent} elements of '
                            f"{buffer_name(buffer)} along dimension {dim} at a time, but one iteration of loop "
                            f'"{loop.label}" produces only {made.extent}; it would read elements not produced yet')
-        ranges = invert_region(pass_name, block, own, needed)
+        ranges = invert_region(pass_name, block, own, needed, provides=False)
         if result is not None and ranges != result:
             raise fail(pass_name, block, f'block "{block.label}" reads buffers that the loop "{loop.label}" '
                        "produces in differently shaped regions; its iteration range is ambiguous")
         result = ranges
     assert result is not None
-    return result
+    return result, unshown
 
 
 def _check_producers_final(pass_name: str, block: BlockOp, loop: ForOp,
@@ -129,10 +135,16 @@ def reverse_compute_at(pass_name: str, block: BlockOp, loop: ForOp, preserve_uni
     _check_producers_final(pass_name, block, loop, producers)
     _check_no_reordering(pass_name, scope, block, loop)
     box = instance_box(pass_name, block)
-    ranges, overflow = clip(pass_name, block, _consumed_ranges(pass_name, block, loop, producers), box)
+    consumed, unshown = _consumed_ranges(pass_name, block, loop, producers)
+    ranges, overflow = clip(pass_name, block, consumed, box)
     if (gap := covers_domain(block, ranges, box)) is not None:
         raise fail(pass_name, block, f'under loop "{loop.label}", block "{block.label}" would not compute its whole '
                    f"domain: {gap}")
+    if unshown is not None and (why := stale_read(loop, block, producers, [r.start for r in ranges],
+                                                  [r.extent for r in ranges], box)) is not None:
+        raise fail(pass_name, loop, f'cannot compute block "{block.label}" under loop "{loop.label}": what its '
+                   f"producers write in one iteration is not their region ({unshown}), and running the loops "
+                   f"shows that {why}")
     anchor = loop.body.block.last_op
     assert anchor is not None
     return move_under(block, loop, anchor, False, ranges, overflow, preserve_unit_loops)

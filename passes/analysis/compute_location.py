@@ -11,7 +11,11 @@ producers) touch there. That part is found in three steps:
    buffer's storage scope, as TVM does: `shared` is shared by a thread block);
 2. inversion: each dimension of the moved block's own region of that buffer is
    one iteration variable times a stride plus a constant, so a buffer range gives
-   a range of that variable; variables no dimension names keep their domain;
+   a range of that variable; variables no dimension names keep their domain. The own
+   region is an over-approximation (a predicate may cut what an instance writes), so a
+   producer's range is every instance whose region meets the needed one: when the regions
+   of neighbouring instances overlap (extent above stride), more than those that would
+   cover it if each wrote its whole region;
 3. clipping: a range that can leave the instances the block runs now gets TVM's
    `where` predicate. Those instances are its domain, or less: its loops may run part of
    it, and its own predicate (whose loops are replaced) cut it; they must form a box, and
@@ -172,8 +176,11 @@ def _relax_range(buffer: SSAValue, dim: int, r: Range, mapping: dict[SSAValue, E
     return Range(relaxed_start.start, relaxed_start.extent + r.extent - 1)
 
 
-def invert_region(pass_name: str, block: BlockOp, own: BufferRegion, needed: tuple[Range, ...]) -> list[VarRange]:
-    """The ranges of `block`'s iteration variables whose accesses `own` cover `needed`."""
+def invert_region(pass_name: str, block: BlockOp, own: BufferRegion, needed: tuple[Range, ...],
+                  provides: bool) -> list[VarRange]:
+    """The ranges of `block`'s iteration variables for the part `needed` of a buffer: with `provides`
+    (`own` is what an instance writes), every instance that may write into `needed`; otherwise (`own`
+    is what an instance reads), the instances whose accesses lie within `needed`."""
     ranges = {it.var: VarRange(Expr(), it.extent) for it in block.iters()}
     constrained: set[SSAValue] = set()
     for dim, (mine, want) in enumerate(zip(own.ranges, needed)):
@@ -188,10 +195,22 @@ def invert_region(pass_name: str, block: BlockOp, own: BufferRegion, needed: tup
         if any(coef % stride for _, coef in start.terms) or start.const % stride:
             raise fail(pass_name, block, f"the region {buffer_name(own.buffer)} needs along dimension {dim} does not "
                        f"start at a multiple of the stride {stride} of %{var.name_hint}")
-        count = -(-(want.extent - mine.extent) // stride) + 1
-        ranges[var] = VarRange(Expr._make({a: c // stride for a, c in start.terms}, start.const // stride),
-                               max(count, 1))
+        first = Expr._make({a: c // stride for a, c in start.terms}, start.const // stride)
+        ranges[var] = _var_range(first, stride, mine.extent, want.extent, provides)
     return [ranges[it.var] for it in block.iters()]
+
+
+def _var_range(first: Expr, stride: int, own: int, want: int, provides: bool) -> VarRange:
+    """Instance `first` accesses [want start, + own); instance v, `stride * (v - first)` further.
+    Instances whose accesses fit in `want` elements are the tight range; when an instance may write
+    less than its region, every instance whose region meets `want` must run, which is more only
+    when the regions overlap (the tight range covers `want` from the regions of disjoint instances:
+    each element of it lies in one of them)."""
+    tight = VarRange(first, max(-(-(want - own) // stride) + 1, 1))
+    if not provides or own <= stride:
+        return tight
+    before = -(-own // stride) - 1
+    return VarRange(first - before, -(-want // stride) + before)
 
 
 def _strided_var(pass_name: str, block: BlockOp, own: BufferRegion, dim: int) -> tuple[SSAValue, int, int]:
@@ -230,9 +249,6 @@ def clip(pass_name: str, block: BlockOp, ranges: list[VarRange], box: Box) -> tu
             clipped.append(VarRange(Expr((), lo), hi - lo))
             continue
         first, last = r.start.bounds(loop_bounds) or (0, it.extent)
-        if first < 0:
-            raise fail(pass_name, block, f"the range of %{it.var.name_hint} of block \"{block.label}\" would start "
-                       "below 0; the required region reaches outside the block's domain")
         if first < lo:
             overflow.append((index, -1, 1 - lo))
         if last + r.extent > hi:

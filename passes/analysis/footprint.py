@@ -28,10 +28,10 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from xtir.dialects.block import BlockOp, ForOp, InitOp, StoreOp, buffer_name, loop_bounds, loops_in_scope
-from xtir.dialects.expr import Expr
-from xtir.passes.analysis.instances import ENUMERATION_LIMIT, gapless, points
+from xtir.dialects.expr import INT64_MAX, Expr, Var
+from xtir.passes.analysis.instances import ENUMERATION_LIMIT, gapless, points, separated
 from xtir.passes.analysis.predicate import Conjunct, bound_on
-from xtir.passes.analysis.regions import relax
+from xtir.passes.analysis.regions import Range, relax
 
 Box = list[tuple[int, int]]
 """[lo, hi) per dimension."""
@@ -149,7 +149,7 @@ def written_box(block: BlockOp, buffer: SSAValue) -> tuple[Box | None, str]:
     A store in an init must stay within the box of the body's stores (an init runs at the first
     reduction step only, so running its loops would over-count what it writes)."""
     name = buffer_name(buffer)
-    stores = [_store(op) for op in block.walk() if isinstance(op, StoreOp) and op.buffer is buffer]
+    stores = [store_nest(op) for op in block.walk() if isinstance(op, StoreOp) and op.buffer is buffer]
     body = [s for s in stores if not s.in_init]
     if not body:
         return None, f'block "{block.label}" writes {name} only in its init'
@@ -200,7 +200,7 @@ def box_of_instances(block: BlockOp) -> tuple[Box | None, str]:
     return ran.box, ""
 
 
-def _store(op: StoreOp) -> Nest:
+def store_nest(op: StoreOp) -> Nest:
     """A store in the loop variables from the function down (the bindings of the blocks on the way
     substituted, their predicates collected)."""
     chain: list[Operation] = []
@@ -286,3 +286,82 @@ def _distinct(values: np.ndarray, box: Box) -> int:
 
 def _volume(box: Box) -> int:
     return int(np.prod([hi - lo for lo, hi in box], dtype=object))
+
+
+def produced_each_iteration(loop: ForOp, writers: Sequence[BlockOp],
+                            buffer: SSAValue) -> tuple[tuple[Range, ...] | None, str]:
+    """What `writers` (all under `loop`) write of `buffer` in one iteration of `loop`, exactly: ranges in
+    the variables of `loop` and the loops around it; or None and why it cannot be shown. A block placed
+    after them in the iteration may read it, so it must be final there: every element of the ranges is
+    written in the iteration (a region relaxes over loops a predicate cuts), and no other iteration
+    writes it again (the iterations write apart, or recompute the same instances). Elements a predicate
+    cuts at a bound on the index (`i_0 * 16 + i_1 < 35`) are left out of every iteration alike."""
+    name = buffer_name(buffer)
+    outer = {lp.var for lp in [loop, *loops_around(loop)]}
+    stores = [store_nest(op) for w in writers for op in w.walk() if isinstance(op, StoreOp) and op.buffer is buffer]
+    body = [s for s in stores if not s.in_init]
+    if not body:
+        return None, f"{name} is written only in inits under the loop"
+    first = body[0]
+    if any(s.indices != first.indices or s.conjuncts != first.conjuncts for s in body):
+        return None, f"{name} is written by several stores at different elements under the loop"
+    parts = [_split_terms(e, outer) for e in first.indices]
+    if any(p is None for p in parts):
+        return None, f"an index of {name} mixes the loops around the iteration with those inside it"
+    fixed, moving = zip(*(p for p in parts if p is not None))
+    kept = []
+    for conjunct in first.conjuncts:
+        if set(conjunct[0].variables()).isdisjoint(outer):
+            kept.append(conjunct)
+        elif bound_on(conjunct, first.indices) is None:
+            return None, (f"the predicate of the blocks writing {name} mixes the loops around the iteration with "
+                          "those inside it, so what one iteration writes changes from one to the next")
+    inner = Nest(list(moving), {v: n for v, n in first.loops.items() if v not in outer}, kept)
+    cover = coverage([inner], [INT64_MAX] * len(moving))
+    if not cover.exact:
+        return None, f"one iteration writes {cover.reached} elements of {name}, not the whole box around them"
+    if (why := _iterations_apart(list(fixed), cover.box, first.loops, outer, writers, name)) is not None:
+        return None, why
+    return tuple(Range(f + lo, hi - lo) for f, (lo, hi) in zip(fixed, cover.box)), ""
+
+
+def _iterations_apart(fixed: list[Expr], box: Box, loops: dict[SSAValue, int], outer: set[SSAValue],
+                      writers: Sequence[BlockOp], name: str) -> str | None:
+    """Why iterations of the loops `outer` may write one element of the tiles `fixed + box` twice (two
+    instances of the writers, so not the same value), or None."""
+    used = {v for e in fixed for v in e.variables()}
+    for w in writers:
+        for it in w.iters():
+            for v in it.binding.variables():
+                if v in outer and v not in used:
+                    return (f'block "{w.label}" writes the same elements of {name} in every iteration of a loop '
+                            "that feeds its bindings; a later iteration overwrites what an earlier one wrote")
+    if not separated(fixed, [hi - lo for lo, hi in box], {v: loops[v] for v in used}):
+        return f"iterations of the loops around write overlapping parts of {name}, or parts not shown apart"
+    return None
+
+
+def loops_around(op: Operation) -> list[ForOp]:
+    """The loops around `op`, innermost first (across blocks, up to the function)."""
+    found = []
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, ForOp):
+            found.append(parent)
+        parent = parent.parent_op()
+    return found
+
+
+def _split_terms(expr: Expr, outer: set[SSAValue]) -> tuple[Expr, Expr] | None:
+    """expr as (terms over `outer` only, the rest with the constant); None when a term mixes both."""
+    fixed: dict = {}
+    moving: dict = {}
+    for atom, coef in expr.terms:
+        used = {atom.value} if isinstance(atom, Var) else set(atom.expr.variables())
+        if used <= outer:
+            fixed[atom] = coef
+        elif used.isdisjoint(outer):
+            moving[atom] = coef
+        else:
+            return None
+    return Expr._make(fixed, 0), Expr._make(moving, expr.const)

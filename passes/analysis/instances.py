@@ -52,10 +52,15 @@ def _coupled_loops(loops: list[ForOp], bindings: list[Expr]) -> list[list[ForOp]
 
 
 def _injective(loops: list[ForOp], exprs: list[Expr]) -> bool:
-    if _mixed_radix(loops, _undo_fuse(exprs)):
+    return injective({lp.var: lp.extent for lp in loops}, exprs)
+
+
+def injective(extents: dict[SSAValue, int], exprs: Sequence[Expr]) -> bool:
+    """Whether different values of the variables of `extents` give different values of `exprs`."""
+    if separated(_undo_fuse(list(exprs)), [1] * len(exprs), extents):
         return True
-    size = int(np.prod([lp.extent for lp in loops], dtype=object))
-    found = points_in_context([(lp.var, lp.extent) for lp in loops], exprs)
+    size = int(np.prod(list(extents.values()), dtype=object))
+    found = points_in_context(list(extents.items()), exprs)
     # Not provably injective (too many points, unbounded context): refuse rather than miscompile.
     return found is not None and distinct(found[0]) == size * found[1]
 
@@ -110,13 +115,6 @@ def _undo_fuse(exprs: list[Expr]) -> list[Expr]:
     return result if len(result) == len(exprs) else _undo_fuse(result)
 
 
-def _mixed_radix(loops: list[ForOp], exprs: list[Expr]) -> bool:
-    """Each loop appears in one binding, as a plain term, with a stride beyond the span of
-    the smaller terms there (`i_0 * 16 + i_1`): injective without enumerating."""
-    per_expr = plain_terms(exprs, {lp.var: lp.extent for lp in loops})
-    return per_expr is not None and all(_spans(terms, 0, lambda stride, span: stride > span) for terms in per_expr)
-
-
 def plain_terms(exprs: Sequence[Expr], extents: dict[SSAValue, int]) -> list[list[tuple[int, int]]] | None:
     """Per expression, (|stride|, extent) of each term that is a variable of `extents`; None
     when such a variable is inside a floordiv/mod or appears in two expressions."""
@@ -154,3 +152,19 @@ def gapless(exprs: Sequence[Expr], sizes: Sequence[int], extents: dict[SSAValue,
     return per_expr is not None and all(
         _spans(terms, size - 1, lambda stride, span: stride <= span + 1) for terms, size in zip(per_expr, sizes)
     )
+
+
+def separated(exprs: Sequence[Expr], sizes: Sequence[int], extents: dict[SSAValue, int]) -> bool:
+    """Whether tiles of `sizes` at index `exprs` share no element for any two different values of the
+    variables of `extents`. Shown from the strides (each loop feeds one index as a plain term, each
+    stride beyond what the smaller terms and the tile reach: `i_0 * 16 + i_1` with tiles of one; the
+    dual of `gapless`), or, for tiles on a grid of their size (`(f floordiv 8) * 8` with tiles of 8),
+    as different grid cells."""
+    per_expr = plain_terms(exprs, extents)
+    if per_expr is not None and all(
+        _spans(terms, size - 1, lambda stride, span: stride > span) for terms, size in zip(per_expr, sizes)
+    ):
+        return True
+    on_grid = all(e.const % n == 0 and all(c % n == 0 for _, c in e.terms) for e, n in zip(exprs, sizes))
+    return any(n > 1 for n in sizes) and on_grid and injective(
+        extents, [Expr._make({a: c // n for a, c in e.terms}, e.const // n) for e, n in zip(exprs, sizes)])

@@ -3,6 +3,11 @@
 They are derived, never stored: every access in the block (nested blocks
 included) is rewritten in the block's own iteration variables by substituting
 inner bindings, then the loops inside the block are relaxed over their ranges.
+A nested block's variable also stays within its domain (its bindings do, where its
+predicate holds), so each dimension keeps the narrower of two ranges: the one through
+the bindings, and the one with nested variables relaxed over their domains. (After a
+blockize, a split inside the outer block runs `ax0 * 2 + ax1 < 1` over 14 iterations:
+the bindings reach 14 elements, the domain of the inner block one, as TVM's region says.)
 """
 
 from __future__ import annotations
@@ -46,11 +51,13 @@ def relax(expr: Expr, relaxed: set[SSAValue], bounds: Bounds = loop_bounds) -> R
     return Range(Expr._make(fixed, expr.const + lo), hi - lo + 1)
 
 
-def _inner_substitution(block: BlockOp, op: AccessOp) -> tuple[dict[SSAValue, Expr], set[SSAValue]]:
+def _inner_substitution(block: BlockOp, op: AccessOp) -> tuple[dict[SSAValue, Expr], set[SSAValue], set[SSAValue]]:
     """Express op's indices in `block`'s variables: nested blocks' bindings are substituted,
-    and the loops between `block` and `op` are to be relaxed."""
+    and the loops between `block` and `op` are to be relaxed. Also returns the nested blocks'
+    variables, which may be relaxed over their domains instead."""
     mapping: dict[SSAValue, Expr] = {}
     relaxed: set[SSAValue] = set()
+    nested: set[SSAValue] = set()
     chain = []
     parent = op.parent_op()
     while parent is not None and parent is not block:
@@ -62,7 +69,17 @@ def _inner_substitution(block: BlockOp, op: AccessOp) -> tuple[dict[SSAValue, Ex
         elif isinstance(ancestor, BlockOp):
             for it in ancestor.iters():
                 mapping[it.var] = it.binding.substitute(mapping)
-    return mapping, relaxed
+                nested.add(it.var)
+    return mapping, relaxed, nested
+
+
+def _index_range(index: Expr, mapping: dict[SSAValue, Expr], relaxed: set[SSAValue],
+                 nested: set[SSAValue]) -> Range | None:
+    """The narrower of the index's range through the nested bindings and over the nested domains."""
+    through_bindings = relax(index.substitute(mapping, loop_bounds), relaxed)
+    over_domains = relax(index, relaxed | nested) if nested else None
+    candidates = [r for r in (through_bindings, over_domains) if r is not None]
+    return min(candidates, key=lambda r: r.extent, default=None)
 
 
 def union_ranges(buffer: SSAValue, a: tuple[Range, ...], b: tuple[Range, ...]) -> tuple[Range, ...]:
@@ -85,13 +102,13 @@ def _accesses(block: BlockOp, writes: bool) -> list[BufferRegion]:
     for op in block.body.walk():
         if not isinstance(op, AccessOp):
             continue
-        mapping, relaxed = _inner_substitution(block, op)
+        mapping, relaxed, nested = _inner_substitution(block, op)
         for access in op.accesses():
             if access.is_write != writes:
                 continue
             ranges = []
             for index, size in zip(access.indices, access.extents()):
-                r = relax(index.substitute(mapping, loop_bounds), relaxed)
+                r = _index_range(index, mapping, relaxed, nested)
                 if r is None:
                     assert isinstance(access.buffer.type, MemRefType)
                     r = Range(Expr(), access.buffer.type.get_shape()[len(ranges)])
