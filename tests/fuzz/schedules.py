@@ -409,38 +409,11 @@ xtir.build(find_program('gen.pipeline.1').module)  # an unrelated build afterwar
 KnownBug = tuple[str, Callable[[Failure], bool]]
 
 
-def _tags(f: Failure) -> frozenset[str]:
-    return find_program(f.program).tags
-
-
-def _methods(f: Failure) -> set[str]:
-    return {c.method for c in f.calls}
-
-
-def _printed(f: Failure) -> str:
-    """The scheduled module of a failure, printed (its calls replayed)."""
-    sch = new_schedule(find_program(f.program))
-    for call in f.calls:
-        call.apply(sch)
-    return str(sch.mod)
-
-
-def _mismatch(f: Failure) -> bool:
-    return f.kind in ("mismatch-jit", "mismatch-eval")
-
-
-_NON_MONOTONE_REDUCE = frozenset({"reduce-backward", "reduce-modular"})
-_PROCESS_KILLERS = ("crash-process", "crash-build", "crash-run", "memory-unsafe")
-
-# Open bugs, each with a strict xfail reproducer in test_fuzz_quick.py (it turns XPASS, a test
-# failure, when the bug is fixed: then drop the mark and the entry). Ids `17.N` are the items of
-# issue 17; `new:...` are classes these fuzzers found that the issue does not list. Judged on the
-# minimized failure, first match wins.
-KNOWN_BUGS: list[KnownBug] = [
-    # new: compute-at (and the other passes that rebuild a reduction's loops) rebinds a backward or
-    # modular reduce variable in increasing order, so its init no longer runs where it did
-    ("new:reduce-order", lambda f: _mismatch(f) and bool(_NON_MONOTONE_REDUCE & _tags(f))),
-]
+# Open bugs, each with a strict xfail reproducer in test_known_bugs.py (it turns XPASS, a test
+# failure, when the bug is fixed: then drop the mark and the entry), as (id, matcher of a Failure).
+# Ids `17.N` are the items of issue 17; `new:...` are classes these fuzzers found that the issue does
+# not list. Judged on the minimized failure, first match wins. None is open.
+KNOWN_BUGS: list[KnownBug] = []
 
 
 def classify(failure: Failure, minimized: bool = True) -> Failure:
