@@ -15,10 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
-from xdsl.passes import ModulePass
 
 from xtir.dialects.block import SPATIAL, BlockOp, ForOp, InitOp, loops_in_scope
 from xtir.dialects.expr import Expr, Var
@@ -26,6 +24,7 @@ from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.navigation import child_blocks, get_loop
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import substitute_var
+from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.utils import fail, target_function
 
 
@@ -220,16 +219,13 @@ def _outer_init(block: BlockOp, init: InitOp, inner_loops: list[ForOp], division
 
 
 @dataclass(frozen=True)
-class BlockizePass(ModulePass):
+class BlockizePass(StatementPrimitive):
     name = "blockize"
 
     loop: str
     func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        self.run(op)
-
-    def run(self, op: ModuleOp) -> BlockOp:
+    def transform(self, op: ModuleOp) -> BlockOp:
         """Apply the blockize; return the new outer block (the Schedule API's result)."""
         loop = get_loop(target_function(op, self.func), self.loop, self.name)
         return blockize(self.name, loop)

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
-from xdsl.passes import ModulePass
 
 from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
@@ -30,11 +28,12 @@ from xtir.passes.analysis.cache import (
 from xtir.passes.analysis.compute_location import blocks_touching, buffers_touched, scope_root
 from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import read_regions
+from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.utils import fail, target_function
 
 
 @dataclass(frozen=True)
-class CacheReadPass(ModulePass):
+class CacheReadPass(StatementPrimitive):
     name = "cache-read"
 
     block: str
@@ -43,10 +42,7 @@ class CacheReadPass(ModulePass):
     consumers: tuple[str, ...] = ()
     func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        self.run(op)
-
-    def run(self, op: ModuleOp) -> BlockOp:
+    def transform(self, op: ModuleOp) -> BlockOp:
         """Apply the cache read; return the copy block (the Schedule API's result)."""
         f = target_function(op, self.func)
         block = get_block(f, self.block, self.name)

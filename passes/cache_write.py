@@ -17,9 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
 
 from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
@@ -33,11 +31,12 @@ from xtir.passes.analysis.cache import (
 from xtir.passes.analysis.footprint import written_box
 from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import read_regions, write_regions
+from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.utils import fail, target_function
 
 
 @dataclass(frozen=True)
-class CacheWritePass(ModulePass):
+class CacheWritePass(StatementPrimitive):
     name = "cache-write"
 
     block: str
@@ -45,10 +44,7 @@ class CacheWritePass(ModulePass):
     scope: str
     func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        self.run(op)
-
-    def run(self, op: ModuleOp) -> BlockOp:
+    def transform(self, op: ModuleOp) -> BlockOp:
         """Apply the cache write; return the write-back block (the Schedule API's result)."""
         f = target_function(op, self.func)
         block = get_block(f, self.block)

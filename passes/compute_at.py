@@ -22,10 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
-from xdsl.passes import ModulePass
 
 from xtir.dialects.block import BlockOp, ForOp, buffer_name, loops_in_scope
 from xtir.passes.analysis.compute_location import (
@@ -45,6 +43,7 @@ from xtir.passes.analysis.compute_location import (
 from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.navigation import get_block, get_loop
 from xtir.passes.analysis.regions import read_regions, write_regions
+from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.utils import fail, function_of, target_function
 
 
@@ -112,7 +111,7 @@ def compute_at(pass_name: str, block: BlockOp, loop: ForOp, preserve_unit_loops:
 
 
 @dataclass(frozen=True)
-class ComputeAtPass(ModulePass):
+class ComputeAtPass(StatementPrimitive):
     name = "compute-at"
     move = staticmethod(compute_at)
 
@@ -121,7 +120,7 @@ class ComputeAtPass(ModulePass):
     preserve_unit_loops: bool = False
     func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def transform(self, op: ModuleOp) -> None:
         f = target_function(op, self.func)
         self.move(self.name, get_block(f, self.block, self.name), get_loop(f, self.loop, self.name),
                   self.preserve_unit_loops)

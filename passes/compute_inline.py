@@ -17,11 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
-from xdsl.passes import ModulePass
 
 from xtir.dialects.block import AllocOp, BlockOp, LoadOp, StoreOp, buffer_name
 from xtir.passes.analysis.inline import (
@@ -39,6 +37,7 @@ from xtir.passes.analysis.inline import (
     single_store,
 )
 from xtir.passes.analysis.navigation import get_block
+from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.utils import fail, target_function
 
 
@@ -120,13 +119,13 @@ def inline_load(block: BlockOp, store: StoreOp, store_vars: list[SSAValue], load
 
 
 @dataclass(frozen=True)
-class ComputeInlinePass(ModulePass):
+class ComputeInlinePass(StatementPrimitive):
     name = "compute-inline"
 
     block: str
     func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def transform(self, op: ModuleOp) -> None:
         f = target_function(op, self.func)
         block = get_block(f, self.block, self.name)
         store, store_vars = check_inlinable(self.name, f, block)

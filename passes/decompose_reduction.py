@@ -19,10 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import SSAValue
-from xdsl.passes import ModulePass
 
 from xtir.dialects.block import REDUCE, SPATIAL, AccessOp, BlockOp, ForOp, buffer_name, loops_in_scope
 from xtir.dialects.expr import Expr
@@ -33,6 +31,7 @@ from xtir.passes.analysis.instances import repeated_instances
 from xtir.passes.analysis.navigation import child_blocks, get_block, get_loop
 from xtir.passes.analysis.regions import Range, read_regions, write_regions
 from xtir.passes.analysis.rewrite import substitute_var
+from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.utils import fail, fresh_name, function_of, target_function
 
 
@@ -175,17 +174,14 @@ def decompose(pass_name: str, block: BlockOp, loop: ForOp) -> BlockOp:
 
 
 @dataclass(frozen=True)
-class DecomposeReductionPass(ModulePass):
+class DecomposeReductionPass(StatementPrimitive):
     name = "decompose-reduction"
 
     block: str
     loop: str
     func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        self.run(op)
-
-    def run(self, op: ModuleOp) -> tuple[BlockOp, BlockOp]:
+    def transform(self, op: ModuleOp) -> tuple[BlockOp, BlockOp]:
         """Apply the decomposition; return the init block and the renamed update block
         (the Schedule API returns the first and keeps handles of B on the second)."""
         f = target_function(op, self.func)

@@ -11,15 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
 
 from xtir.dialects.block import ForOp
 from xtir.dialects.expr import INT64_MAX, Expr
 from xtir.passes.analysis.navigation import get_loop
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import substitute_var
+from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.utils import fail, fresh_name, function_of, single_child, target_function
 
 
@@ -94,16 +93,13 @@ def fuse_loops(loops: list[ForOp]) -> ForOp:
 
 
 @dataclass(frozen=True)
-class FusePass(ModulePass):
+class FusePass(StatementPrimitive):
     name = "fuse"
 
     loops: tuple[str, ...]
     func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        self.run(op)
-
-    def run(self, op: ModuleOp) -> ForOp:
+    def transform(self, op: ModuleOp) -> ForOp:
         """Apply the fuse; return the fused loop (the Schedule API's result)."""
         f = target_function(op, self.func)
         loops = [get_loop(f, name, self.name) for name in self.loops]

@@ -43,11 +43,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
-from xdsl.passes import ModulePass
 from xdsl.traits import is_side_effect_free
 
 from xtir.dialects.block import (
@@ -77,6 +75,7 @@ from xtir.passes.analysis.inline import (
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import replace_op
+from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.utils import fail, function_of, target_function
 
 EXACT, PER_ITERATION = "exact", "per-iteration"
@@ -727,7 +726,7 @@ def fuse_reduction_epilogue(pass_name: str, reduction: BlockOp, epilogue: BlockO
 
 
 @dataclass(frozen=True)
-class FuseReductionEpiloguePass(ModulePass):
+class FuseReductionEpiloguePass(StatementPrimitive):
     name = "fuse-reduction-epilogue"
 
     block: str
@@ -735,10 +734,7 @@ class FuseReductionEpiloguePass(ModulePass):
     mode: str = EXACT
     func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        self.run(op)
-
-    def run(self, op: ModuleOp) -> BlockOp:
+    def transform(self, op: ModuleOp) -> BlockOp:
         """Apply the fusion; return the fused block (for the Schedule API)."""
         f = target_function(op, self.func)
         reduction = get_block(f, self.block, self.name)

@@ -12,18 +12,34 @@ buffers it can (a cache tile written and read in one iteration). An in-place upd
 element an iteration owns (`U[vi] = U[vi] * 0.5 + T[vi]`) is independent; so is a loop
 writing disjoint rows of an intermediate buffer read after it. What the primitive accepts,
 `xtir.build` compiles.
+
+That must stay true after the loop was marked: a primitive that moves, creates or rewrites
+statements (compute-at under a parallel loop, a cache copy or an init nest placed inside one,
+a split that keeps compact-buffers from giving each iteration its own tile) derives from
+StatementPrimitive, which checks the parallel and vectorized loops of the function again
+once the change is made, as the build and the primitives that marked them check them, and
+refuses the change when one of them would race. (Thread-bound loops are not checked again:
+a `shared` cache computed under a thread loop is written by every thread on purpose, the
+cooperative fetch that TVM's GPU schedules make.)
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import StringAttr
+from abc import ABC, abstractmethod
+from typing import Any
 
-from xtir.dialects.block import PARALLEL, REDUCE, AllocOp, ForOp
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from xtir.dialects.block import PARALLEL, REDUCE, VECTORIZED, AllocOp, ForOp
+from xtir.errors import XtirPassError
 from xtir.lowering.blocks_to_scf import inline_blocks
 from xtir.lowering.compact_buffers import compact
-from xtir.passes.analysis.dependences import carried_conflict, describe
+from xtir.passes.analysis.dependences import Conflict, carried_conflict, describe
 from xtir.passes.analysis.navigation import all_loops, child_blocks
-from xtir.passes.utils import fail, function_of
+from xtir.passes.utils import fail, function_of, target_function
 
 
 def check_independent(pass_name: str, loop: ForOp) -> None:
@@ -42,17 +58,63 @@ def check_independent(pass_name: str, loop: ForOp) -> None:
 def check_no_carried_dependence(pass_name: str, loop: ForOp) -> None:
     """Refuse `loop` when two of its iterations share an element that one writes, as the build
     would see it with `loop` parallel: blocks inlined, scratch buffers compacted."""
-    f = function_of(loop)
-    index = next(k for k, other in enumerate(all_loops(f)) if other is loop)
-    lowered = f.clone()
-    copy = all_loops(lowered)[index]
-    set_kind(copy, PARALLEL)
-    inline_blocks(lowered.regions[0])
-    for alloc in [op for op in lowered.walk() if isinstance(op, AllocOp)]:
-        compact(alloc, lowered)  # type: ignore[arg-type]
+    (copy,) = _as_built(function_of(loop), [loop], made_parallel=loop)
     conflict = carried_conflict(copy)
     if conflict is not None:
         raise fail(pass_name, loop, f"{describe(conflict, loop)}; its iterations are not independent")
+
+
+def _as_built(f: Operation, loops: list[ForOp], made_parallel: ForOp | None = None) -> list[ForOp]:
+    """The copies of `loops` in a copy of `f` lowered as the build lowers it (blocks inlined,
+    scratch buffers compacted), with `made_parallel` marked parallel first."""
+    index = {id(lp): k for k, lp in enumerate(all_loops(f))}
+    lowered = f.clone()
+    copies = all_loops(lowered)
+    if made_parallel is not None:
+        set_kind(copies[index[id(made_parallel)]], PARALLEL)
+    inline_blocks(lowered.regions[0])
+    for alloc in [op for op in lowered.walk() if isinstance(op, AllocOp)]:
+        compact(alloc, lowered)  # type: ignore[arg-type]
+    return [copies[index[id(lp)]] for lp in loops]
+
+
+def check_marked_loops(pass_name: str, f: Operation) -> None:
+    """After a change to `f`, refuse a parallel loop that would race (the build's check) or a
+    vectorized one whose iterations are no longer independent (vectorize's check)."""
+    loops = all_loops(f)
+    parallel = [lp for lp in loops if lp.kind == PARALLEL]
+    for loop, copy in zip(parallel, _as_built(f, parallel) if parallel else []):
+        if (conflict := carried_conflict(copy)) is not None:
+            raise _race(pass_name, loop, conflict)
+    for loop in (lp for lp in loops if lp.kind == VECTORIZED):
+        (copy,) = _as_built(f, [loop], made_parallel=loop)
+        if (conflict := carried_conflict(copy)) is not None:
+            raise _race(pass_name, loop, conflict)
+
+
+def _race(pass_name: str, loop: ForOp, conflict: Conflict) -> XtirPassError:
+    return fail(pass_name, loop, f'after the change, {loop.kind} loop "{loop.label}" would race: '
+                f"{describe(conflict, loop)}; its iterations must stay independent")
+
+
+class StatementPrimitive(ModulePass, ABC):
+    """A schedule primitive that changes statements, not only loop kinds: `transform` makes the
+    change (and returns what the Schedule API returns); the loops marked parallel or vectorized
+    before must still have independent iterations after it (see the module docstring)."""
+
+    func: str | None
+    """Every primitive's option naming its function (a field of each subclass)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.run(op)
+
+    def run(self, op: ModuleOp) -> Any:
+        result = self.transform(op)
+        check_marked_loops(self.name, target_function(op, self.func))
+        return result
+
+    @abstractmethod
+    def transform(self, op: ModuleOp) -> Any: ...
 
 
 def set_kind(loop: ForOp, kind: str, thread: str | None = None) -> None:

@@ -23,14 +23,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
-from xdsl.passes import ModulePass
 
 from xtir.dialects.block import REDUCE, BlockOp, ForOp, IterVar, loops_in_scope
 from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.navigation import blocks_under, get_loop
+from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.utils import fail, single_child, target_function
 
 
@@ -147,13 +146,13 @@ def rebuild_chain(chain: list[ForOp], order: list[ForOp]) -> list[ForOp]:
 
 
 @dataclass(frozen=True)
-class ReorderPass(ModulePass):
+class ReorderPass(StatementPrimitive):
     name = "reorder"
 
     loops: tuple[str, ...]
     func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def transform(self, op: ModuleOp) -> None:
         f = target_function(op, self.func)
         loops = [get_loop(f, name, self.name) for name in self.loops]
         chain = loop_chain(self.name, loops)

@@ -23,11 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
-from xdsl.passes import ModulePass
 
 from xtir.dialects.block import AccessOp, AllocOp, BlockOp, LoadOp, StoreOp, buffer_name, enclosing_block
 from xtir.dialects.expr import Expr
@@ -49,6 +47,7 @@ from xtir.passes.analysis.navigation import get_block
 from xtir.passes.analysis.predicate import conjoin
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import rebuild_block
+from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.utils import fail, target_function
 
 
@@ -198,13 +197,13 @@ def domain_predicate(pass_name: str, producer: BlockOp, consumer: BlockOp,
 
 
 @dataclass(frozen=True)
-class ReverseComputeInlinePass(ModulePass):
+class ReverseComputeInlinePass(StatementPrimitive):
     name = "reverse-compute-inline"
 
     block: str
     func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def transform(self, op: ModuleOp) -> None:
         f = target_function(op, self.func)
         consumer = get_block(f, self.block, self.name)
         store = check_consumer(self.name, consumer)

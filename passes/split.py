@@ -11,14 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
 
 from xtir.dialects.block import ForOp
 from xtir.dialects.expr import INT64_MAX, Expr
-from xtir.passes.analysis.navigation import child_blocks, get_loop
+from xtir.passes.analysis.navigation import child_blocks, get_loop, loops_around
 from xtir.passes.analysis.rewrite import rebuild_block, substitute_var
+from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.utils import fail, fresh_name, function_of, target_function
 
 
@@ -66,13 +65,7 @@ def _spelled(factors: tuple[int, ...]) -> str:
 
 
 def _same_nest(loop: ForOp) -> list[ForOp]:
-    nest = [op for op in loop.walk() if isinstance(op, ForOp)]
-    parent = loop.parent_op()
-    while parent is not None:
-        if isinstance(parent, ForOp):
-            nest.append(parent)
-        parent = parent.parent_op()
-    return nest
+    return [op for op in loop.walk() if isinstance(op, ForOp)] + loops_around(loop)
 
 
 def split_loop(loop: ForOp, factors: list[int], pass_name: str = "split") -> list[ForOp]:
@@ -111,17 +104,14 @@ def split_loop(loop: ForOp, factors: list[int], pass_name: str = "split") -> lis
 
 
 @dataclass(frozen=True)
-class SplitPass(ModulePass):
+class SplitPass(StatementPrimitive):
     name = "split"
 
     loop: str
     factors: tuple[int, ...]
     func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        self.run(op)
-
-    def run(self, op: ModuleOp) -> list[ForOp]:
+    def transform(self, op: ModuleOp) -> list[ForOp]:
         """Apply the split; return the new loops, outermost first (the Schedule API's result)."""
         target = get_loop(target_function(op, self.func), self.loop, self.name)
         return split_loop(target, infer_factors(self.name, target, self.factors), self.name)

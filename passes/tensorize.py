@@ -14,16 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
-from xdsl.passes import ModulePass
 
 from xtir import intrinsics
 from xtir.dialects.block import BlockOp, ForOp
 from xtir.passes.analysis.intrin_match import Binding, Mismatch, instantiate, match
 from xtir.passes.analysis.navigation import get_block, get_loop
 from xtir.passes.blockize import blockize
+from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.utils import fail, function_of, target_function
 
 
@@ -62,7 +61,7 @@ def tensorize_loop(pass_name: str, loop: ForOp, intrin_name: str) -> BlockOp:
 
 
 @dataclass(frozen=True)
-class TensorizePass(ModulePass):
+class TensorizePass(StatementPrimitive):
     name = "tensorize"
 
     intrin: str
@@ -70,7 +69,7 @@ class TensorizePass(ModulePass):
     loop: str | None = None
     func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def transform(self, op: ModuleOp) -> None:
         f = target_function(op, self.func)
         if self.block is not None and self.loop is not None:
             raise fail(self.name, f, "got both block= and loop=; give one")

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import MemRefType, ModuleOp
-from xdsl.passes import ModulePass
 
 from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import AllocOp, LoadOp, StoreOp, buffer_name
 from xtir.passes.analysis.rewrite import reindex
+from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.utils import fail, target_function
 
 
@@ -62,13 +61,13 @@ def transform_layout(pass_name: str, alloc: AllocOp, permutation: tuple[int, ...
 
 
 @dataclass(frozen=True)
-class TransformLayoutPass(ModulePass):
+class TransformLayoutPass(StatementPrimitive):
     name = "transform-layout"
 
     buffer: str
     permutation: tuple[int, ...]
     func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def transform(self, op: ModuleOp) -> None:
         f = target_function(op, self.func)
         transform_layout(self.name, _find_alloc(self.name, f, self.buffer), self.permutation)

@@ -133,3 +133,39 @@ def test_arguments_larger_than_memory_are_refused_before_allocating(tmp_path: Pa
     result = run("xtir-run", str(path))
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert "xtir-run: @main takes 3725.3 GiB of buffers" in result.stderr
+
+
+# The guard compares %n with itself: always true, but the compiler cannot show that A[t] stays
+# in A (t reaches 15, A has 10 elements); with GUARD = `slt, %t, %n`, t < n < 8 keeps it in A.
+UNKNOWN_GUARD = """
+func.func @main(%A: memref<10xf32>, %B: memref<16xf32>, %N: memref<1xindex>) {
+  %n = block.load %N[0] : memref<1xindex>
+  block.for %t = 0 to 16 "t" {
+    %in = arith.cmpi GUARD : index
+    scf.if %in {
+      block.block "g"(%vt = spatial(16, %t)) {
+        %a = block.load %A[%vt] : memref<10xf32>
+        block.store %a, %B[%vt] : memref<16xf32>
+      }
+    }
+  }
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize(("guard", "flags", "message"), [
+    ("sle, %n, %n", [], "cannot show that index 0 stays in [0, 9]"),
+    ("sle, %n, %n", ["--bounds-check"], 'block.load on %A in block "g"'),
+    ("slt, %t, %n", ["--bounds-check"], None),
+])
+def test_bounds_check_checks_at_run_time(tmp_path: Path, guard: str, flags: list[str], message: str | None) -> None:
+    path = tmp_path / "guarded.mlir"
+    path.write_text(UNKNOWN_GUARD.replace("GUARD", guard))
+    result = run("xtir-run", str(path), *flags)
+    if message is None:
+        assert result.returncode == 0, result.stderr + result.stdout
+    else:
+        assert result.returncode == 1 and message in result.stderr, result.stderr + result.stdout
+    if message is not None and flags:
+        assert "index 0 is 10, outside [0, 9]" in result.stderr

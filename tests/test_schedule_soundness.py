@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import xtir
-from tests.fuzz.schedules import matmul, matmul_bias
+from tests.fuzz.schedules import matmul, matmul_bias, programs, window_sum
 
 Arrays = list[np.ndarray]
 
@@ -348,3 +348,148 @@ def test_compute_at_carries_the_predicate_guarding_a_read() -> None:
     a = rand(16)
     assert_keeps(GUARDED_READ, "split{loop=j factors=-1,4},compute-at{block=T loop=j_0}", [a, nan(10)], [a, a[6:]])
 
+
+
+# ---------------------------------------------------------------------------------------------
+# Round 2. 8. compute-at covers what the consumers read even where what one instance of the moved
+# block writes is less than its derived region (a predicate cuts the loops inside it).
+
+WINDOW33 = window_sum(33).text
+BLOCKIZED_COPY = "cache-read{block=B index=0 scope=shared},split{loop=ax0 factors=35,-1},blockize{loop=ax0_1},"
+
+
+@pytest.mark.parametrize("pipeline", [
+    "split{loop=ax0_1 factors=7,2},compute-at{block=A_shared_o loop=i}",  # the issue's schedule
+    "split{loop=ax0_1 factors=3,3},compute-at{block=A_shared_o loop=i}",
+    "split{loop=ax0_1 factors=-1,16},split{loop=i factors=-1,4},compute-at{block=A_shared_o loop=i_0}",
+    "split{loop=ax0_1 factors=2,-1},split{loop=i factors=-1,2},compute-at{block=A_shared_o loop=i_1}",
+])
+def test_compute_at_of_a_blockized_copy_computes_the_whole_window(pipeline: str) -> None:
+    a = rand(35)
+    assert_keeps(WINDOW33, BLOCKIZED_COPY + pipeline, [a, nan(33)], [a, a[:-2] + a[1:-1] + a[2:]])
+
+
+# Each instance of P writes T[vp] (Q's predicate keeps k = 0), though its region is T[vp:vp + 4];
+# with VALUE = %vp + %vq each element's value is its index's A, with %vp instances overwrite
+# each other (the last one that writes an element decides it).
+CUT = """
+func.func @main(%A: memref<21xf32>, %B: memref<16xf32>) {
+  %T = block.alloc : memref<21xf32>
+  block.for %p = 0 to 18 "p" {
+    block.block "P"(%vp = spatial(18, %p)) {
+      block.for %k = 0 to 4 "k" {
+        block.block "Q"(%vq = spatial(4, %k)) WHERE {
+          %a = block.load %A[VALUE] : memref<21xf32>
+          block.store %a, %T[%vp + %vq] : memref<21xf32>
+        }
+      }
+    }
+  }
+  block.for %i = 0 to 16 "i" {
+    block.block "B"(%vi = spatial(16, %i)) {
+      %t0 = block.load %T[%vi] : memref<21xf32>
+      %t2 = block.load %T[%vi + 2] : memref<21xf32>
+      %s = arith.addf %t0, %t2 : f32
+      block.store %s, %B[%vi] : memref<16xf32>
+    }
+  }
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize("where", ["where(%k < 1)", ""])
+@pytest.mark.parametrize("value", ["%vp + %vq", "%vp"])
+@pytest.mark.parametrize("pipeline", ["compute-at{block=P loop=i}", "reverse-compute-at{block=B loop=p}",
+                                      "split{loop=i factors=-1,4},compute-at{block=P loop=i_0}"])
+def test_moves_keep_results_when_instances_write_less_or_overlap(where: str, value: str, pipeline: str) -> None:
+    accepted_keeps(CUT.replace("WHERE", where).replace("VALUE", value), pipeline, [rand(21), nan(16)])
+
+
+def test_reverse_compute_at_after_a_strided_producer_runs_each_instance_last_after_its_input() -> None:
+    """The producer writes columns i and i + 4 in iteration i; its region spans i .. i + 4, so
+    instances run before their column is written, and again (last) after it."""
+    prog = matmul(8)
+    pipeline = ('cache-write{block=matmul index=0 scope=global},split{loop="C_global/ax1" factors=-1,4},'
+                'cache-write{block=C_global index=0 scope="global.A_reg"},'
+                'reorder{loops="C_global/ax1_1","C_global/ax0"},fuse{loops="C_global/ax1_0","C_global/ax0"},'
+                'reverse-compute-at{block="C_global.A_reg" loop="C_global/ax1_1"}')
+    a, b = rand(8, 8), rand(8, 8, seed=1)
+    assert_keeps(prog.text, pipeline, [a, b, nan(8, 8)], [a, b, a @ b.T])
+
+
+# ---------------------------------------------------------------------------------------------
+# 9. Reduction steps keep their order relative to the init where it does not run first.
+
+# T[i] = sum of A[i, k] over the steps from the init on; B = T.
+INIT_ORDER = """
+func.func @main(%A: memref<4x6xf32>, %B: memref<4xf32>) {
+  %T = block.alloc : memref<4xf32>
+  block.for %i = 0 to 4 "i" {
+    block.for %k = 0 to 6 "k" {
+      block.for %r = 0 to REPEAT "r" {
+        block.block "T"(%vi = spatial(4, %i), %vk = reduce(6, BINDING)) {
+          block.init {
+            %zero = arith.constant 0.000000e+00 : f32
+            block.store %zero, %T[%vi] : memref<4xf32>
+          }
+          %t = block.load %T[%vi] : memref<4xf32>
+          %a = block.load %A[%vi, %vk] : memref<4x6xf32>
+          %s = arith.addf %t, %a : f32
+          block.store %s, %T[%vi] : memref<4xf32>
+        }
+      }
+    }
+  }
+  block.for %j = 0 to 4 "j" {
+    block.block "B"(%vj = spatial(4, %j)) {
+      %t = block.load %T[%vj] : memref<4xf32>
+      block.store %t, %B[%vj] : memref<4xf32>
+    }
+  }
+  func.return
+}
+"""
+
+
+@pytest.mark.parametrize(("binding", "repeat", "legal"), [
+    ("%k", 1, True), ("5 - %k", 1, False), ("(%k + 3) mod 6", 1, False), ("%k", 2, False),
+])
+@pytest.mark.parametrize("pipeline", [
+    "split{loop=k factors=2,3},reorder{loops=k_1,k_0}", "split{loop=k factors=3,2},reorder{loops=k_1,k_0}",
+    "compute-at{block=T loop=j}", "reorder{loops=r,k}", "blockize{loop=r}", "blockize{loop=i}",
+])
+def test_reduction_steps_move_only_when_the_init_runs_first(binding: str, repeat: int, legal: bool,
+                                                             pipeline: str) -> None:
+    text = INIT_ORDER.replace("BINDING", binding).replace("REPEAT", str(repeat))
+    accepted = accepted_keeps(text, pipeline, [rand(4, 6), nan(4)])
+    assert accepted or not legal
+
+
+# ---------------------------------------------------------------------------------------------
+# 10. What the schedule accepts under a parallel loop, the build compiles.
+
+@pytest.mark.parametrize(("program", "pipeline"), [
+    ("window_sum10", "cache-read{block=B index=0 scope=shared consumers=B},parallel{loop=i},"
+                     "compute-at{block=A_shared loop=i},split{loop=ax0 factors=7,-1}"),
+    ("window_sum10", "cache-read{block=B index=0 scope=global},parallel{loop=i},blockize{loop=ax0},"
+                     "compute-at{block=A_global_o loop=i},cache-read{block=A_global index=0 scope=shared}"),
+    ("window_sum10", "parallel{loop=i},split{loop=i factors=11,-1,2},cache-read{block=B index=0 scope=local},"
+                     "fuse{loops=i_1,i_2},parallel{loop=i_1_i_2_fused},compute-at{block=A_local loop=i_1_i_2_fused}"),
+    ("window_sum16", 'cache-read{block=B index=0 scope="global.A_reg"},cache-read{block="A_global.A_reg" index=0 '
+                     'scope=global},blockize{loop="A_global/ax0"},parallel{loop="A_global.A_reg/ax0"},'
+                     'compute-at{block=A_global_o loop="A_global.A_reg/ax0"}'),
+    ("matmul_bias8", 'parallel{loop="add/i"},blockize{loop="matmul/i"},compute-at{block=matmul_o loop="add/j"}'),
+    ("matmul8", 'parallel{loop="matmul/j"},cache-read{block=matmul index=1 scope=shared},split{loop=ax1 factors=1,-1},'
+                "blockize{loop=ax0},compute-at{block=B_shared_o loop=k}"),
+    ("matmul8", "cache-write{block=matmul index=0 scope=global},split{loop=ax1 factors=-1,4},"
+                'cache-write{block=C_global index=0 scope="global.A_reg"},reorder{loops=ax1_1,"C_global/ax0"},'
+                'fuse{loops=ax1_0,"C_global/ax0"},parallel{loop=ax1_1},'
+                'reverse-compute-at{block="C_global.A_reg" loop=ax1_1}'),
+])
+def test_primitives_under_a_parallel_loop_are_refused_or_build(program: str, pipeline: str) -> None:
+    try:
+        module = xtir.transform(programs()[program].module, pipeline)
+    except xtir.XtirPassError:
+        return
+    xtir.build(module)

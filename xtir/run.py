@@ -1,4 +1,4 @@
-"""`xtir-run FILE [-p PIPELINE] [--entry F] [--check] [--bench]`: compile and run a program.
+"""`xtir-run FILE [-p PIPELINE] [--entry F] [--check] [--bench] [--bounds-check]`: compile and run a program.
 
 The function (`--entry`, default `main`, or the only one) is scheduled with the
 pipeline, compiled for the CPU (`xtir.build`) and run on random float inputs.
@@ -12,6 +12,10 @@ values of another shape or kind than the buffer's is an error at the line (file:
 
 --bench prints the median time over --repeat runs and the GFLOP/s, counting the float
 operations the unscheduled program performs (e.g. 2·n³ for a matmul).
+
+--bounds-check builds with `xtir.build(..., bounds_check=True)`: an access the compiler
+cannot show inside its buffer is checked at run time instead of refused, and the first
+one out of range is reported (exit 1).
 """
 
 from __future__ import annotations
@@ -30,9 +34,10 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, MemRefT
 import xtir
 from xtir.build import entry_function
 from xtir.diagnostics import format_error_at, read_source
-from xtir.dialects.block import BlockOp, ForOp, statements
+from xtir.dialects.block import BlockOp, statements
 from xtir.errors import XtirError
 from xtir.interpreters.block import numpy_dtype
+from xtir.passes.analysis.navigation import loops_around
 from xtir.verify_numerics import EVALUATOR_LIMIT, innermost_iterations
 
 FLOAT_OPS = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.MaximumfOp, arith.MinimumfOp,
@@ -74,23 +79,13 @@ def float_ops(f: func.FuncOp) -> int:
     """Float operations the program performs: per block, its float ops times the iterations of its loops."""
     total = 0
     for block in (op for op in f.walk() if isinstance(op, BlockOp)):
-        trips = prod(lp.extent for lp in _loops_above(block))
+        trips = prod(lp.extent for lp in loops_around(block))
         total += trips * sum(isinstance(op, FLOAT_OPS) for op in statements(block.body, include_init=False))
     return total
 
 
-def _loops_above(op) -> list[ForOp]:
-    loops = []
-    parent = op.parent_op()
-    while parent is not None:
-        if isinstance(parent, ForOp):
-            loops.append(parent)
-        parent = parent.parent_op()
-    return loops
-
-
-def reference(text: str, path: str, module: ModuleOp, f: func.FuncOp,
-              arrays: list[np.ndarray]) -> tuple[list[np.ndarray], str]:
+def reference(text: str, path: str, module: ModuleOp, f: func.FuncOp, arrays: list[np.ndarray],
+              bounds_check: bool = False) -> tuple[list[np.ndarray], str]:
     """The expected buffers after the call, and where they come from."""
     expected = [a.copy() for a in arrays]
     names = [arg.name_hint or f"arg{k}" for k, arg in enumerate(f.body.block.args)]
@@ -105,7 +100,7 @@ def reference(text: str, path: str, module: ModuleOp, f: func.FuncOp,
     if iterations is not None and iterations <= EVALUATOR_LIMIT:
         xtir.evaluate(module, *expected, func=name)
         return expected, "the reference evaluator"
-    xtir.build(module, entry=name)(*expected)
+    xtir.build(module, entry=name, bounds_check=bounds_check)(*expected)
     return expected, "the unscheduled program (JIT)"
 
 
@@ -167,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="compare with a reference")
     parser.add_argument("--bench", action="store_true", help="print the median time and GFLOP/s")
     parser.add_argument("--repeat", type=int, default=10, help="runs timed by --bench (default 10)")
+    parser.add_argument("--bounds-check", action="store_true",
+                        help="check every access at run time instead of refusing those not shown in bounds")
     parser.add_argument("--intrinsics", action="append", default=[], metavar="FILE",
                         help="register the tensor intrinsics of an IR file")
     args = parser.parse_args(argv)
@@ -190,14 +187,15 @@ def _run(args: argparse.Namespace) -> int:
     scheduled = xtir.transform(original, args.pipeline) if args.pipeline else original
     f = entry_function(scheduled, args.entry)
     name = f.sym_name.data
-    compiled = xtir.build(scheduled, entry=name)
+    compiled = xtir.build(scheduled, entry=name, bounds_check=args.bounds_check)
     print(f"compiled @{name} in {compiled.compile_seconds:.2f} s")
     arrays = random_arguments(f, seed=0)
     inputs = [a.copy() for a in arrays]
     compiled(*arrays)
     status = 0
     if args.check:
-        expected, source = reference(text, args.file, original, entry_function(original, name), inputs)
+        expected, source = reference(text, args.file, original, entry_function(original, name), inputs,
+                                     args.bounds_check)
         names = [arg.name_hint or f"arg{k}" for k, arg in enumerate(f.body.block.args)]
         ok, err, where = compare(arrays, expected, names)
         if ok:

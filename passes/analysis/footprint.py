@@ -30,6 +30,7 @@ from xdsl.ir import Operation, SSAValue
 from xtir.dialects.block import BlockOp, ForOp, InitOp, StoreOp, buffer_name, loop_bounds, loops_in_scope
 from xtir.dialects.expr import INT64_MAX, Expr, Var
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT, gapless, points, separated
+from xtir.passes.analysis.navigation import loops_around
 from xtir.passes.analysis.predicate import Conjunct, bound_on
 from xtir.passes.analysis.regions import Range, relax
 
@@ -339,17 +340,6 @@ def _iterations_apart(fixed: list[Expr], box: Box, loops: dict[SSAValue, int], o
     if not separated(fixed, [hi - lo for lo, hi in box], {v: loops[v] for v in used}):
         return f"iterations of the loops around write overlapping parts of {name}, or parts not shown apart"
     return None
-
-
-def loops_around(op: Operation) -> list[ForOp]:
-    """The loops around `op`, innermost first (across blocks, up to the function)."""
-    found = []
-    parent = op.parent_op()
-    while parent is not None:
-        if isinstance(parent, ForOp):
-            found.append(parent)
-        parent = parent.parent_op()
-    return found
 
 
 def _split_terms(expr: Expr, outer: set[SSAValue]) -> tuple[Expr, Expr] | None:

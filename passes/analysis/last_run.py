@@ -21,8 +21,9 @@ from xdsl.ir import SSAValue
 
 from xtir.dialects.block import BlockOp, ForOp, StoreOp, buffer_name
 from xtir.dialects.expr import Expr
-from xtir.passes.analysis.footprint import Box, loops_around, store_nest
+from xtir.passes.analysis.footprint import Box, store_nest
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT, points
+from xtir.passes.analysis.navigation import loops_around
 from xtir.passes.analysis.regions import read_regions
 
 ITERATION_LIMIT = 1 << 16

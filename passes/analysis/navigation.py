@@ -18,6 +18,17 @@ from xtir.dialects.block import BlockOp, ForOp
 from xtir.errors import LocatedText, XtirPassError
 
 
+def loops_around(op: Operation) -> list[ForOp]:
+    """The loops around `op`, innermost first (across blocks, up to the function)."""
+    found = []
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, ForOp):
+            found.append(parent)
+        parent = parent.parent_op()
+    return found
+
+
 def functions(module: ModuleOp) -> list[func.FuncOp]:
     return [op for op in module.ops if isinstance(op, func.FuncOp)]
 

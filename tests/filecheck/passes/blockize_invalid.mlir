@@ -66,3 +66,28 @@ func.func @unknown_loop(%A: memref<8xf32>) {
   }
   func.return
 }
+
+// -----
+
+// i_1 binds nothing of S and runs inside its reduction loop k: S runs its init at each
+// iteration of i_1 where vk = 0, wiping the step before. The outer block would run it once.
+func.func @init_again(%A: memref<4x6xf32>, %C: memref<4xf32>) {
+  block.for %x = 0 to 4 "x" {
+    block.for %k = 0 to 6 "k" {
+      // expected-error @+1 {{'block.for' op blockize: block "S" runs its init when every reduce variable is 0, which under loop "i_1" is not the first step of each instance (every reduce variable is 0 again at a later step of an instance, which runs the init again); the outer block would run it once, before them all}}
+      block.for %i1 = 0 to 2 "i_1" {
+        block.block "S"(%vx = spatial(4, %x), %vk = reduce(6, %k)) {
+          block.init {
+            %zero = arith.constant 0.000000e+00 : f32
+            block.store %zero, %C[%vx] : memref<4xf32>
+          }
+          %c = block.load %C[%vx] : memref<4xf32>
+          %a = block.load %A[%vx, %vk] : memref<4x6xf32>
+          %s = arith.addf %c, %a : f32
+          block.store %s, %C[%vx] : memref<4xf32>
+        }
+      }
+    }
+  }
+  func.return
+}

@@ -361,3 +361,71 @@ func.func @scattered_predicate(%A: memref<8xf32>, %C: memref<8xf32>) {
   }
   func.return
 }
+
+// -----
+
+// Computed under i, B would run in every iteration of the parallel loop j around it (each
+// writes all of B_shared): a race the build would refuse.
+func.func @recomputed_under_parallel(%A: memref<8x8xf32>, %B: memref<8x8xf32>, %C: memref<8x8xf32>) {
+  %B_shared = block.alloc : memref<8x8xf32, "shared">
+  block.block "B"(%v0_o = spatial(1, 0), %v1_o = spatial(1, 0)) {
+    block.for %ax0 = 0 to 8 "ax0" {
+      block.for %ax1 = 0 to 8 "ax1" {
+        block.block "B_shared"(%v0_i = spatial(8, %ax0), %v1_i = spatial(8, %ax1)) {
+          %0 = block.load %B[%v0_i, %v1_i] : memref<8x8xf32>
+          block.store %0, %B_shared[%v0_i, %v1_i] : memref<8x8xf32, "shared">
+        }
+      }
+    }
+  }
+  block.for %r = 0 to 8 "r" {
+    // expected-error @+1 {{'block.for' op compute-at: after the change, parallel loop "j" would race: block "B_shared" writes an element of B_shared in iteration 7 of loop "j" that block "matmul" reads in iteration 0; its iterations must stay independent}}
+    block.for %j = 0 to 8 "j" parallel {
+      block.for %i = 0 to 8 "i" {
+        block.block "matmul"(%vi = spatial(8, %r), %vj = spatial(8, %j), %vk = reduce(8, %i)) {
+          block.init {
+            %zero = arith.constant 0.000000e+00 : f32
+            block.store %zero, %C[%vi, %vj] : memref<8x8xf32>
+          }
+          %c = block.load %C[%vi, %vj] : memref<8x8xf32>
+          %a = block.load %A[%vi, %vk] : memref<8x8xf32>
+          %b = block.load %B_shared[%vj, %vk] : memref<8x8xf32, "shared">
+          %ab = arith.mulf %a, %b : f32
+          %sum = arith.addf %c, %ab : f32
+          block.store %sum, %C[%vi, %vj] : memref<8x8xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A rotated reduce binding: the init runs at k = 3, wiping the steps k = 0 .. 2. The new
+// loops would start each instance with its init and keep them.
+func.func @rotated_init(%A: memref<4x6xf32>, %D: memref<4xf32>) {
+  %T = block.alloc : memref<4xf32>
+  block.for %x = 0 to 4 "x" {
+    block.for %k = 0 to 6 "k" {
+      // expected-error @+1 {{'block.block' op compute-at: the init of block "B" runs when every reduce variable is 0, which is not the first step of each instance (the first has %vk = 3); from new loops, which start each instance with its init, the block would keep steps the init now wipes}}
+      block.block "B"(%vx = spatial(4, %x), %vk = reduce(6, (%k + 3) mod 6)) {
+        block.init {
+          %zero = arith.constant 0.000000e+00 : f32
+          block.store %zero, %T[%vx] : memref<4xf32>
+        }
+        %t = block.load %T[%vx] : memref<4xf32>
+        %a = block.load %A[%vx, %vk] : memref<4x6xf32>
+        %s = arith.addf %t, %a : f32
+        block.store %s, %T[%vx] : memref<4xf32>
+      }
+    }
+  }
+  block.for %i = 0 to 4 "i" {
+    block.block "C"(%vi = spatial(4, %i)) {
+      %t = block.load %T[%vi] : memref<4xf32>
+      block.store %t, %D[%vi] : memref<4xf32>
+    }
+  }
+  func.return
+}

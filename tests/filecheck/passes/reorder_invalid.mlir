@@ -125,3 +125,70 @@ func.func @fused_spatial_and_reduce(%A: memref<6x6xf32>, %B: memref<6x6xf32>, %C
   }
   func.return
 }
+
+// -----
+
+// A rotated reduce binding over k = i * 3 + j: the init runs at k = 3, wiping the steps
+// before it. Swapped, the steps come in the order 0, 3, 1, 4, 2, 5: it would wipe others.
+func.func @rotated_init(%A: memref<4x6xf32>, %C: memref<4xf32>) {
+  block.for %x = 0 to 4 "x" {
+    // expected-error @+1 {{'block.for' op reorder: the reorder changes the order of the reduction steps of block "S", whose init runs when every reduce variable is 0, which before the reorder is not the first step of each instance (the first has %vk = 3); the steps it wipes would change}}
+    block.for %i = 0 to 2 "i" {
+      block.for %j = 0 to 3 "j" {
+        block.block "S"(%vx = spatial(4, %x), %vk = reduce(6, (%i * 3 + %j + 3) mod 6)) {
+          block.init {
+            %zero = arith.constant 0.000000e+00 : f32
+            block.store %zero, %C[%vx] : memref<4xf32>
+          }
+          %c = block.load %C[%vx] : memref<4xf32>
+          %a = block.load %A[%vx, %vk] : memref<4x6xf32>
+          %s = arith.addf %c, %a : f32
+          block.store %s, %C[%vx] : memref<4xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// j binds nothing of S and runs inside its reduction loop i: the init runs again in each
+// iteration of j at vk = 0. Moved outside i, j would repeat whole reductions instead.
+func.func @init_again(%A: memref<4x6xf32>, %C: memref<4xf32>) {
+  block.for %x = 0 to 4 "x" {
+    // expected-error @+1 {{'block.for' op reorder: the reorder changes the order of the reduction steps of block "S", whose init runs when every reduce variable is 0, which before the reorder is not the first step of each instance (every reduce variable is 0 again at a later step of an instance, which runs the init again); the steps it wipes would change}}
+    block.for %i = 0 to 6 "i" {
+      block.for %j = 0 to 2 "j" {
+        block.block "S"(%vx = spatial(4, %x), %vk = reduce(6, %i)) {
+          block.init {
+            %zero = arith.constant 0.000000e+00 : f32
+            block.store %zero, %C[%vx] : memref<4xf32>
+          }
+          %c = block.load %C[%vx] : memref<4xf32>
+          %a = block.load %A[%vx, %vk] : memref<4x6xf32>
+          %s = arith.addf %c, %a : f32
+          block.store %s, %C[%vx] : memref<4xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// j runs in parallel: each of its iterations writes U[i + j] for its own i values. Moved
+// outside i, iterations of j would write elements other iterations write.
+func.func @parallel_moved_out(%A: memref<8x8xf32>, %U: memref<15xf32>) {
+  block.for %i = 0 to 8 "i" {
+    // expected-error @+1 {{'block.for' op reorder: after the change, parallel loop "j" would race: block "W" writes an element of U in iteration 0 of loop "j" that block "W" writes in iteration 1; its iterations must stay independent}}
+    block.for %j = 0 to 8 "j" parallel {
+      block.block "W"(%vi = spatial(8, %i), %vj = spatial(8, %j)) {
+        %a = block.load %A[%vi, %vj] : memref<8x8xf32>
+        block.store %a, %U[%vi + %vj] : memref<15xf32>
+      }
+    }
+  }
+  func.return
+}

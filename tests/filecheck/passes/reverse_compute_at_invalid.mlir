@@ -390,3 +390,85 @@ func.func @strided_instances(%A: memref<8xf32>, %C: memref<8xf32>) {
   }
   func.return
 }
+
+// -----
+
+// A nested block's predicate cuts what an iteration of i writes to T[i] (its region,
+// T[i:i + 4], is what the loops of Q reach): C would read T[vc + 2] before it is written.
+func.func @region_cut_by_predicate(%A: memref<18xf32>, %D: memref<16xf32>) {
+  %T = block.alloc : memref<18xf32>
+  block.for %i = 0 to 18 "i" {
+    block.block "P"(%vp = spatial(18, %i)) {
+      block.for %k = 0 to 4 "k" {
+        block.block "Q"(%vq = spatial(4, %k)) where(%k < 1) {
+          %a = block.load %A[%vp + %vq] : memref<18xf32>
+          block.store %a, %T[%vp + %vq] : memref<18xf32>
+        }
+      }
+    }
+  }
+  block.for %x = 0 to 16 "x" {
+    // expected-error @+1 {{'block.block' op reverse-compute-at: block "C" reads 3 elements of T along dimension 0 at a time, but one iteration of loop "i" produces only 1; it would read elements not produced yet}}
+    block.block "C"(%vc = spatial(16, %x)) {
+      %t0 = block.load %T[%vc] : memref<18xf32>
+      %t2 = block.load %T[%vc + 2] : memref<18xf32>
+      %s = arith.addf %t0, %t2 : f32
+      block.store %s, %D[%vc] : memref<16xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Iteration i writes T[i:i + 4] = A[i]: later iterations overwrite what earlier ones wrote,
+// so an instance of C run at iteration i would keep values its last run reads too early.
+func.func @overwritten_later(%A: memref<18xf32>, %D: memref<16xf32>) {
+  %T = block.alloc : memref<21xf32>
+  // expected-error @+1 {{'block.for' op reverse-compute-at: cannot compute block "C" under loop "i": what its producers write in one iteration is not their region (iterations of the loops around write overlapping parts of T, or parts not shown apart), and running the loops shows that instance (0,) of block "C" runs last in iteration 0 of the loops around, but reads T written in iteration 2}}
+  block.for %i = 0 to 18 "i" {
+    block.block "P"(%vp = spatial(18, %i)) {
+      block.for %k = 0 to 4 "k" {
+        block.block "Q"(%vq = spatial(4, %k)) {
+          %a = block.load %A[%vp] : memref<18xf32>
+          block.store %a, %T[%vp + %vq] : memref<21xf32>
+        }
+      }
+    }
+  }
+  block.for %x = 0 to 16 "x" {
+    block.block "C"(%vc = spatial(16, %x)) {
+      %t0 = block.load %T[%vc] : memref<21xf32>
+      %t2 = block.load %T[%vc + 2] : memref<21xf32>
+      %s = arith.addf %t0, %t2 : f32
+      block.store %s, %D[%vc] : memref<16xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Iteration i of the parallel loop writes columns i and i + 4 of T; C's instances whose
+// reads lie in columns i .. i + 4 run there, some in two iterations: they would race.
+func.func @parallel_producer(%S: memref<8x8xf32>, %C: memref<8x8xf32>) {
+  %T = block.alloc : memref<8x8xf32>
+  // expected-error @+1 {{'block.for' op reverse-compute-at: after the change, parallel loop "i" would race: block "P" writes an element of T in iteration 1 of loop "i" that block "C" reads in iteration 0; its iterations must stay independent}}
+  block.for %i = 0 to 4 "i" parallel {
+    block.for %f = 0 to 16 "f" {
+      block.block "P"(%v0 = spatial(8, %f mod 8), %v1 = spatial(8, %f floordiv 8 * 4 + %i)) {
+        %0 = block.load %S[%v0, %v1] : memref<8x8xf32>
+        block.store %0, %T[%v0, %v1] : memref<8x8xf32>
+      }
+    }
+  }
+  block.for %x = 0 to 8 "x" {
+    block.for %y = 0 to 8 "y" {
+      block.block "C"(%w0 = spatial(8, %x), %w1 = spatial(8, %y)) {
+        %1 = block.load %T[%w0, %w1] : memref<8x8xf32>
+        block.store %1, %C[%w0, %w1] : memref<8x8xf32>
+      }
+    }
+  }
+  func.return
+}
