@@ -16,7 +16,8 @@ pass addresses memory with `llvm.getelementptr` instead:
 - every function the module defines is renamed `xtir.NAME` (`llvm_symbol`), so that no
   user function takes the place of a symbol of the runtime (`GOMP_parallel`, `free`, or
   `memcpy` that LLVM may call); names must be identifiers (letters, digits, `_$.`);
-- bf16 is refused (llvmlite, which writes the LLVM IR, has no bfloat type);
+- element types without lowering (bf16: llvmlite, which writes the LLVM IR, has no bfloat
+  type; f80, f128, tf32, f8 types, complex numbers) are refused;
 - index → i64; scf → cf (xDSL's patterns) → `llvm.br` / `llvm.cond_br`.
 
 Loop kinds (attributes `xtir.loop_kind` on scf.for, see `lowering/loops.py`): unrolled
@@ -37,9 +38,12 @@ from xdsl.dialects import arith, cf, func, llvm, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
-    BFloat16Type,
+    ComplexType,
     ContainerType,
     DictionaryAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -155,19 +159,29 @@ def mangle_symbols(module: ModuleOp) -> None:
             op.callee = SymbolRefAttr(llvm_symbol(op.callee.string_value()))
 
 
-def _has_bf16(t: Attribute) -> bool:
-    return isinstance(t, BFloat16Type) or (isinstance(t, ContainerType) and _has_bf16(t.get_element_type()))
+def _unsupported_type(t: Attribute) -> Attribute | None:
+    """The element type in `t` that has no lowering: floats other than f16, f32 and f64 (llvmlite,
+    which writes the LLVM IR, has no bfloat, and xDSL translates no f80, f128, tf32 or f8 type),
+    and complex numbers."""
+    if isinstance(t, ComplexType):
+        return t
+    if isinstance(t, ContainerType):
+        return _unsupported_type(t.get_element_type())
+    if isinstance(t, AnyFloat) and not isinstance(t, Float16Type | Float32Type | Float64Type):
+        return t
+    return None
 
 
-def refuse_bf16(module: ModuleOp) -> None:
-    """bf16 has no lowering: llvmlite, which writes the LLVM IR, has no bfloat type."""
+def refuse_unsupported_types(module: ModuleOp) -> None:
+    """Refuse an op that handles a value of an element type without lowering, before xDSL's
+    translation to LLVM IR fails on it with an exception of its own."""
     for op in module.walk():
         types = [v.type for v in (*op.operands, *op.results, *(a for r in op.regions for b in r.blocks for a in b.args))]
         if isinstance(op, func.FuncOp):
             types += [*op.function_type.inputs, *op.function_type.outputs]
-        if any(_has_bf16(t) for t in types):
-            raise _fail(op, "bf16 is not supported on the CPU (LLVM IR is written with llvmlite, which has no "
-                            "bfloat type, and numpy has no bfloat16); use f32, or f16")
+        if (bad := next(filter(None, map(_unsupported_type, types)), None)) is not None:
+            raise _fail(op, f"element type {bad} is not supported on the CPU (the backend compiles f16, f32, f64 "
+                            "and integers); use f32, or f16")
 
 
 def declare(module: ModuleOp, name: str, function_type: llvm.LLVMFunctionType) -> None:
@@ -686,7 +700,7 @@ class ConvertToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         refuse_thread_bindings(op)
-        refuse_bf16(op)
+        refuse_unsupported_types(op)
         mangle_symbols(op)
         outline_parallel_loops(op)
         unroll_loops(op)
