@@ -53,7 +53,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 import xtir
 from tests.fuzz import gen_programs
-from tests.fuzz.oracles import GuardedArguments, compare, evaluate_reordered, has_parallel_loops
+from tests.fuzz.oracles import GuardedArguments, compare, evaluate_reordered, has_parallel_loops, marked_loops_independent
 from xtir import BlockRV, LoopRV, Schedule, XtirError, XtirPassError
 from xtir.dialects.block import REDUCE, BlockOp, ForOp
 from xtir.passes.analysis.navigation import all_blocks, all_loops
@@ -226,8 +226,8 @@ def generated(name: str) -> Program:
         entry=g.entry.name,
         make_arguments=g.arguments,
         defined=g.defined,
-        # bf16 has no numpy dtype; parameters with their own layout are refused by build and evaluate alike
-        runnable="bf16" not in dtypes and "layout" not in g.tags,
+        # bf16, f80, ... have no numpy dtype; parameters with their own layout are refused by build and evaluate alike
+        runnable=dtypes <= set(gen_programs.DTYPES) and "layout" not in g.tags,
         returns=returns,
         tags=g.tags,
         tolerance=(2e-2, 1e-1) if half else (1e-4, 1e-3),
@@ -461,6 +461,7 @@ class Stats:
     eval_rejected: int = 0  # evaluator refusals (XtirError) of undefined programs
     race_checked: int = 0  # evaluations with parallel / vectorized loops reversed
     thread_rounds: int = 0  # threads mode: rounds of concurrent builds and calls
+    thread_calls: int = 0  # threads mode: calls of built functions made while other threads built or called
     failures: list[Failure] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -486,7 +487,7 @@ class Stats:
             f"guard zones checked: {self.memory_checked}",
             f"compared with numpy: {self.compared}   also through the reference evaluator: {self.evaluated}   "
             f"with parallel loops reversed: {self.race_checked}   evaluator refusals of undefined programs: "
-            f"{self.eval_rejected}   thread rounds: {self.thread_rounds}",
+            f"{self.eval_rejected}   thread rounds: {self.thread_rounds} ({self.thread_calls} calls)",
         ]
         if self.programs:
             lines.append("cases per program family (xtir.parse refusals in brackets): " + ", ".join(
@@ -1124,7 +1125,7 @@ def _check_evaluation(prog: Program, sch: Schedule, seed: int, stats: Stats, fai
     """The reference evaluator on the scheduled IR, and again with parallel loops reversed."""
     func = prog.entry or "main"
     runs = [("evaluate", lambda a: xtir.evaluate(sch.mod, *a, func=func))]
-    if has_parallel_loops(sch.mod):
+    if has_parallel_loops(sch.mod) and marked_loops_independent(sch.mod):
         runs.append(("reversed", lambda a: evaluate_reordered(sch.mod, a, func)))
     results = []
     for stage, run in runs:
