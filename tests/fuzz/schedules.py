@@ -308,7 +308,7 @@ FAILURE_KINDS = (
     "trace-replay-names",  # ... is the same IR as sch.mod but prints other SSA value names
     "print-roundtrip",  # str(sch.mod) does not parse back to the same IR
     "name-growth",  # a loop or block name grew past NAME_LIMIT characters
-    "build-invalid-llvm",  # xtir.build refused the schedule because LLVM rejected the IR it generated
+    "build-invalid-llvm",  # xtir.build refused the schedule because LLVM rejected, crashed on or broke the IR it generated
     "crash-build",  # xtir.build raised something other than XtirError
     "crash-run",  # calling the compiled function raised something other than XtirError
     "crash-eval",  # the reference evaluator raised something other than XtirError
@@ -993,12 +993,18 @@ def _long_name(module: ModuleOp) -> str | None:
     return None
 
 
+# xtir.build's messages for IR that LLVM refused, crashed on (issue 17 item 13: the worker process
+# turns an abort into an XtirError) or optimized into invalid IR, and for IR xtir could not write
+LLVM_FAILURES = ("LLVM rejected", "LLVM crashed", "LLVM's optimizer produced invalid IR", "cannot write the program as LLVM IR",
+                 "is missing from the machine code", "which is defined nowhere in this process")
+
+
 def _build(module: ModuleOp, stats: Stats, fail: Callable[[str, str], None], entry: str | None = None) -> Any:
     progress("build")
     try:
         return xtir.build(module, entry=entry) if entry else xtir.build(module)
     except XtirError as e:
-        if "LLVM rejected" in str(e):  # the compiler made invalid LLVM IR: its bug, not the user's
+        if any(m in str(e) for m in LLVM_FAILURES):  # the compiler's bug (or LLVM's), not the user's
             fail("build-invalid-llvm", str(e))
             return None
         stats.build_rejected += 1
