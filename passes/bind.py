@@ -9,15 +9,13 @@ loop runs only where its index equals the outer one.
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
 
 from xtir.dialects.block import REDUCE, THREAD_BINDING, THREAD_TAGS, BlockOp, ForOp
 from xtir.passes.analysis.navigation import all_loops, get_loop
 from xtir.passes.loop_kind import check_independent, set_kind
-from xtir.passes.utils import fail, target_function
+from xtir.passes.schedule_pass import SchedulePass
+from xtir.passes.utils import fail
 
 
 def kernel_root(loop: ForOp) -> ForOp:
@@ -78,14 +76,13 @@ def check_bind(pass_name: str, loop: ForOp, thread: str) -> None:
 
 
 @dataclass(frozen=True)
-class BindPass(ModulePass):
+class BindPass(SchedulePass):
     name = "bind"
 
     loop: str
     thread: str
-    func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        loop = get_loop(target_function(op, self.func), self.loop, self.name)
+    def run(self, f: func.FuncOp) -> None:
+        loop = get_loop(f, self.loop, self.name)
         check_bind(self.name, loop, self.thread)
         set_kind(loop, THREAD_BINDING, self.thread)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 from xdsl.ir import SSAValue
 
 from xtir.dialects.block import SPATIAL, BlockOp, ForOp, InitOp, loops_in_scope
@@ -25,7 +25,7 @@ from xtir.passes.analysis.navigation import child_blocks, get_loop
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, target_function
+from xtir.passes.utils import fail
 
 
 @dataclass(frozen=True)
@@ -223,9 +223,8 @@ class BlockizePass(StatementPrimitive):
     name = "blockize"
 
     loop: str
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> BlockOp:
+    def run(self, f: func.FuncOp) -> BlockOp:
         """Apply the blockize; return the new outer block (the Schedule API's result)."""
-        loop = get_loop(target_function(op, self.func), self.loop, self.name)
+        loop = get_loop(f, self.loop, self.name)
         return blockize(self.name, loop)

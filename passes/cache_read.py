@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
 
 from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
@@ -29,7 +29,7 @@ from xtir.passes.analysis.compute_location import blocks_touching, buffers_touch
 from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import read_regions
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, target_function
+from xtir.passes.utils import fail
 
 
 @dataclass(frozen=True)
@@ -40,11 +40,9 @@ class CacheReadPass(StatementPrimitive):
     index: int
     scope: str
     consumers: tuple[str, ...] = ()
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> BlockOp:
+    def run(self, f: func.FuncOp) -> BlockOp:
         """Apply the cache read; return the copy block (the Schedule API's result)."""
-        f = target_function(op, self.func)
         block = get_block(f, self.block, self.name)
         buffer = select_buffer(self.name, block, read_regions(block), self.index, "read")
         consumers = self._consumers(f, block, buffer)

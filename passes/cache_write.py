@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 
 from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
@@ -32,7 +32,7 @@ from xtir.passes.analysis.footprint import written_box
 from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import read_regions, write_regions
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, target_function
+from xtir.passes.utils import fail
 
 
 @dataclass(frozen=True)
@@ -42,11 +42,9 @@ class CacheWritePass(StatementPrimitive):
     block: str
     index: int
     scope: str
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> BlockOp:
+    def run(self, f: func.FuncOp) -> BlockOp:
         """Apply the cache write; return the write-back block (the Schedule API's result)."""
-        f = target_function(op, self.func)
         block = get_block(f, self.block)
         buffer = select_buffer(self.name, block, write_regions(block), self.index, "written")
         if any(r.buffer is buffer for r in read_regions(block)):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from xtir.dialects.block import BlockOp, ForOp, buffer_name, loops_in_scope
@@ -44,7 +44,7 @@ from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.navigation import get_block, get_loop
 from xtir.passes.analysis.regions import read_regions, write_regions
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, function_of, target_function
+from xtir.passes.utils import fail, function_of
 
 
 def _check_not_output(pass_name: str, block: BlockOp, buffer: SSAValue) -> None:
@@ -118,9 +118,7 @@ class ComputeAtPass(StatementPrimitive):
     block: str
     loop: str
     preserve_unit_loops: bool = False
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> None:
-        f = target_function(op, self.func)
+    def run(self, f: func.FuncOp) -> None:
         self.move(self.name, get_block(f, self.block, self.name), get_loop(f, self.loop, self.name),
                   self.preserve_unit_loops)

@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
 from xtir.dialects.block import AllocOp, BlockOp, LoadOp, StoreOp, buffer_name
@@ -38,7 +37,7 @@ from xtir.passes.analysis.inline import (
 )
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, target_function
+from xtir.passes.utils import fail
 
 
 def check_inlinable(pass_name: str, f: func.FuncOp, block: BlockOp) -> tuple[StoreOp, list[SSAValue]]:
@@ -123,10 +122,8 @@ class ComputeInlinePass(StatementPrimitive):
     name = "compute-inline"
 
     block: str
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> None:
-        f = target_function(op, self.func)
+    def run(self, f: func.FuncOp) -> None:
         block = get_block(f, self.block, self.name)
         store, store_vars = check_inlinable(self.name, f, block)
         loads = consumer_loads(self.name, f, store)

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects import func
+from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import SSAValue
 
 from xtir.dialects.block import REDUCE, SPATIAL, AccessOp, BlockOp, ForOp, buffer_name, loops_in_scope
@@ -32,7 +33,7 @@ from xtir.passes.analysis.navigation import child_blocks, get_block, get_loop
 from xtir.passes.analysis.regions import Range, read_regions, write_regions
 from xtir.passes.analysis.rewrite import substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, fresh_name, function_of, target_function
+from xtir.passes.utils import fail, fresh_name, function_of
 
 
 def check(pass_name: str, block: BlockOp, loop: ForOp) -> list[ForOp]:
@@ -179,11 +180,9 @@ class DecomposeReductionPass(StatementPrimitive):
 
     block: str
     loop: str
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> tuple[BlockOp, BlockOp]:
+    def run(self, f: func.FuncOp) -> tuple[BlockOp, BlockOp]:
         """Apply the decomposition; return the init block and the renamed update block
         (the Schedule API returns the first and keeps handles of B on the second)."""
-        f = target_function(op, self.func)
         block = get_block(f, self.block, self.name)
         return decompose(self.name, block, get_loop(f, self.loop, self.name)), block

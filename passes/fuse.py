@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 
 from xtir.dialects.block import ForOp
 from xtir.dialects.expr import INT64_MAX, Expr
@@ -19,7 +19,7 @@ from xtir.passes.analysis.navigation import get_loop
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, fresh_name, function_of, single_child, target_function
+from xtir.passes.utils import fail, fresh_name, function_of, single_child
 
 
 def check_consecutive(pass_name: str, loops: list[ForOp]) -> None:
@@ -97,11 +97,9 @@ class FusePass(StatementPrimitive):
     name = "fuse"
 
     loops: tuple[str, ...]
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> ForOp:
+    def run(self, f: func.FuncOp) -> ForOp:
         """Apply the fuse; return the fused loop (the Schedule API's result)."""
-        f = target_function(op, self.func)
         loops = [get_loop(f, name, self.name) for name in self.loops]
         check_consecutive(self.name, loops)
         check_fused_extent(self.name, loops)

@@ -44,7 +44,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
@@ -76,7 +76,7 @@ from xtir.passes.analysis.navigation import get_block
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import replace_op
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, function_of, target_function
+from xtir.passes.utils import fail, function_of
 
 EXACT, PER_ITERATION = "exact", "per-iteration"
 MODES = (EXACT, PER_ITERATION)
@@ -732,11 +732,9 @@ class FuseReductionEpiloguePass(StatementPrimitive):
     block: str
     epilogue: str
     mode: str = EXACT
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> BlockOp:
+    def run(self, f: func.FuncOp) -> BlockOp:
         """Apply the fusion; return the fused block (for the Schedule API)."""
-        f = target_function(op, self.func)
         reduction = get_block(f, self.block, self.name)
         epilogue = get_block(f, self.epilogue, self.name)
         return fuse_reduction_epilogue(self.name, reduction, epilogue, self.mode)

@@ -25,21 +25,19 @@ cooperative fetch that TVM's GPU schedules make.)
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from typing import Any
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
-from xdsl.passes import ModulePass
 
 from xtir.dialects.block import PARALLEL, REDUCE, VECTORIZED, AllocOp, ForOp
 from xtir.errors import XtirPassError
 from xtir.lowering.blocks_to_scf import inline_blocks
 from xtir.lowering.compact_buffers import compact
 from xtir.passes.analysis.dependences import Conflict, carried_conflict, describe
-from xtir.passes.analysis.navigation import all_loops, child_blocks
-from xtir.passes.utils import fail, function_of, target_function
+from xtir.passes.analysis.navigation import all_loops, child_blocks, select_function
+from xtir.passes.schedule_pass import SchedulePass
+from xtir.passes.utils import fail, function_of
 
 
 def check_independent(pass_name: str, loop: ForOp) -> None:
@@ -97,24 +95,16 @@ def _race(pass_name: str, loop: ForOp, conflict: Conflict) -> XtirPassError:
                 f"{describe(conflict, loop)}; its iterations must stay independent")
 
 
-class StatementPrimitive(ModulePass, ABC):
-    """A schedule primitive that changes statements, not only loop kinds: `transform` makes the
-    change (and returns what the Schedule API returns); the loops marked parallel or vectorized
-    before must still have independent iterations after it (see the module docstring)."""
+class StatementPrimitive(SchedulePass):
+    """A schedule primitive that changes statements, not only loop kinds: the loops marked
+    parallel or vectorized before must still have independent iterations after `run`
+    (see the module docstring)."""
 
-    func: str | None
-    """Every primitive's option naming its function (a field of each subclass)."""
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        self.run(op)
-
-    def run(self, op: ModuleOp) -> Any:
-        result = self.transform(op)
-        check_marked_loops(self.name, target_function(op, self.func))
+    def schedule(self, module: ModuleOp) -> Any:
+        function = select_function(module, self.func)
+        result = self.run(function)
+        check_marked_loops(self.name, function)
         return result
-
-    @abstractmethod
-    def transform(self, op: ModuleOp) -> Any: ...
 
 
 def set_kind(loop: ForOp, kind: str, thread: str | None = None) -> None:

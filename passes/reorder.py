@@ -23,14 +23,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 from xdsl.ir import Operation
 
 from xtir.dialects.block import REDUCE, BlockOp, ForOp, IterVar, loops_in_scope
 from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.navigation import blocks_under, get_loop
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, single_child, target_function
+from xtir.passes.utils import fail, single_child
 
 
 def loop_chain(pass_name: str, loops: list[ForOp]) -> list[ForOp]:
@@ -150,10 +150,8 @@ class ReorderPass(StatementPrimitive):
     name = "reorder"
 
     loops: tuple[str, ...]
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> None:
-        f = target_function(op, self.func)
+    def run(self, f: func.FuncOp) -> None:
         loops = [get_loop(f, name, self.name) for name in self.loops]
         chain = loop_chain(self.name, loops)
         positions = [i for i, lp in enumerate(chain) if any(lp is g for g in loops)]

@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
 from xtir.dialects.block import AccessOp, AllocOp, BlockOp, LoadOp, StoreOp, buffer_name, enclosing_block
@@ -48,7 +47,7 @@ from xtir.passes.analysis.predicate import conjoin
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import rebuild_block
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, target_function
+from xtir.passes.utils import fail
 
 
 def check_consumer(pass_name: str, block: BlockOp) -> StoreOp:
@@ -201,10 +200,8 @@ class ReverseComputeInlinePass(StatementPrimitive):
     name = "reverse-compute-inline"
 
     block: str
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> None:
-        f = target_function(op, self.func)
+    def run(self, f: func.FuncOp) -> None:
         consumer = get_block(f, self.block, self.name)
         store = check_consumer(self.name, consumer)
         buffer = inlined_buffer(self.name, f, consumer, store)

@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 
 from xtir.dialects.block import ForOp
 from xtir.dialects.expr import INT64_MAX, Expr
 from xtir.passes.analysis.navigation import child_blocks, get_loop, loops_around
 from xtir.passes.analysis.rewrite import rebuild_block, substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, fresh_name, function_of, target_function
+from xtir.passes.utils import fail, fresh_name, function_of
 
 
 def infer_factors(pass_name: str, loop: ForOp, factors: tuple[int, ...]) -> list[int]:
@@ -109,9 +109,8 @@ class SplitPass(StatementPrimitive):
 
     loop: str
     factors: tuple[int, ...]
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> list[ForOp]:
+    def run(self, f: func.FuncOp) -> list[ForOp]:
         """Apply the split; return the new loops, outermost first (the Schedule API's result)."""
-        target = get_loop(target_function(op, self.func), self.loop, self.name)
+        target = get_loop(f, self.loop, self.name)
         return split_loop(target, infer_factors(self.name, target, self.factors), self.name)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 from xdsl.ir import Operation
 
 from xtir import intrinsics
@@ -23,7 +23,7 @@ from xtir.passes.analysis.intrin_match import Binding, Mismatch, instantiate, ma
 from xtir.passes.analysis.navigation import get_block, get_loop
 from xtir.passes.blockize import blockize
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, function_of, target_function
+from xtir.passes.utils import fail, function_of
 
 
 def _lookup(pass_name: str, at: Operation, name: str) -> intrinsics.TensorIntrin:
@@ -60,17 +60,15 @@ def tensorize_loop(pass_name: str, loop: ForOp, intrin_name: str) -> BlockOp:
     return block
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TensorizePass(StatementPrimitive):
     name = "tensorize"
 
-    intrin: str
     block: str | None = None
     loop: str | None = None
-    func: str | None = None
+    intrin: str
 
-    def transform(self, op: ModuleOp) -> None:
-        f = target_function(op, self.func)
+    def run(self, f: func.FuncOp) -> None:
         if self.block is not None and self.loop is not None:
             raise fail(self.name, f, "got both block= and loop=; give one")
         if self.block is not None:

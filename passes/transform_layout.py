@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType
 
 from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import AllocOp, LoadOp, StoreOp, buffer_name
 from xtir.passes.analysis.rewrite import reindex
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, target_function
+from xtir.passes.utils import fail
 
 
 def _find_alloc(pass_name: str, f, name: str) -> AllocOp:
@@ -66,8 +67,6 @@ class TransformLayoutPass(StatementPrimitive):
 
     buffer: str
     permutation: tuple[int, ...]
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> None:
-        f = target_function(op, self.func)
+    def run(self, f: func.FuncOp) -> None:
         transform_layout(self.name, _find_alloc(self.name, f, self.buffer), self.permutation)

@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from xtir.diagnostics import format_op_error
 from xtir.errors import XtirPassError
-from xtir.passes.analysis.navigation import select_function
 
 
 def fail(pass_name: str, op: Operation, message: str) -> XtirPassError:
     """An error naming the pass and pointing at the op it refused (raise it)."""
     return XtirPassError(format_op_error(op, f"{pass_name}: {message}"))
-
-
-def target_function(module: ModuleOp, name: str | None) -> func.FuncOp:
-    return select_function(module, name)
 
 
 def function_of(op: Operation) -> Operation:

@@ -312,7 +312,7 @@ def test_function_returns_the_fused_block() -> None:
     fused = fuse_reduction_epilogue("fuse-reduction-epilogue", get_block(f, "matmul"), get_block(f, "add"), "exact")
     assert fused.label == "matmul" and fused.parent is not None
     assert [b.label for b in f.walk() if b.name == "block.block"] == ["matmul"]
-    block = FuseReductionEpiloguePass("matmul", "add").run(xtir.parse(seed(8)))
+    block = FuseReductionEpiloguePass("matmul", "add").schedule(xtir.parse(seed(8)))
     assert block.label == "matmul"
 
 

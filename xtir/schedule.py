@@ -26,7 +26,7 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
-from xdsl.passes import ModulePass, PassPipeline
+from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from xtir.context import make_context
@@ -44,6 +44,7 @@ from xtir.passes.analysis.navigation import (
     select_function,
 )
 from xtir.passes.analysis.regions import BufferRegion, read_regions, write_regions
+from xtir.passes.schedule_pass import SchedulePass
 from xtir.passes_registry import XTIR_PASSES
 from xtir.verify_numerics import NumericsChecker
 
@@ -105,12 +106,13 @@ def pass_spec(name: str, options: Mapping[str, object]) -> str:
     return f"{name}{{{' '.join(parts)}}}"
 
 
-def _build_pass(spec: str) -> ModulePass:
+def _build_pass(spec: str) -> SchedulePass:
     """The registered pass a spec names, built from the spec text as xtir-opt builds it."""
     try:
         (built,) = PassPipeline.parse_spec(XTIR_PASSES, spec).passes
     except (ArgSpecParseError, ValueError) as e:
         raise XtirPassError(f"bad options for {spec}: {e}") from None
+    assert isinstance(built, SchedulePass)
     return built
 
 
@@ -279,7 +281,7 @@ class Schedule:
         spec = pass_spec(pass_name, {**options, "func": self._func_name})
         primitive = _build_pass(spec)
         module = self._mod.clone()
-        result = primitive.run(module) if produces else primitive.apply(self._ctx, module)  # type: ignore[attr-defined]
+        result = primitive.schedule(module)
         try:
             verify(module)
         except XtirVerifyError as e:
