@@ -5,8 +5,8 @@ from __future__ import annotations
 from xdsl.dialects import func
 from xdsl.ir import Operation
 
-from xtir.diagnostics import format_op_error
 from xtir.errors import XtirPassError
+from xtir.support.locations import format_op_error
 
 
 def fail(pass_name: str, op: Operation, message: str) -> XtirPassError:

@@ -59,12 +59,8 @@ def transform(module: ModuleOp, pipeline: str) -> ModuleOp:
 
     The input is left untouched; an illegal schedule raises XtirPassError.
     """
-    from xdsl.passes import PassPipeline
-    from xdsl.utils.exceptions import ArgSpecParseError
-
-    from xtir.diagnostics import verify
     from xtir.errors import expect_module
-    from xtir.passes_registry import XTIR_PASSES
+    from xtir.pipeline import parse_pipeline, run_passes
 
     expect_module(module, "xtir.transform", XtirPassError)
     if not isinstance(pipeline, str):
@@ -73,12 +69,5 @@ def transform(module: ModuleOp, pipeline: str) -> ModuleOp:
             f"got {type(pipeline).__name__}"
         )
     result = module.clone()
-    try:
-        passes = PassPipeline.parse_spec(XTIR_PASSES, pipeline)
-    except (ArgSpecParseError, ValueError) as e:
-        raise XtirPassError(f"bad pipeline '{pipeline}': {e}") from None
-    ctx = make_context()
-    for p in passes.passes:
-        p.apply(ctx, result)
-        verify(result)
+    run_passes(result, parse_pipeline(pipeline))
     return result

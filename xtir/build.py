@@ -18,8 +18,6 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Block, Operation, Region
 
-from xtir.context import make_context
-from xtir.diagnostics import verify
 from xtir.errors import XtirError, expect_module
 from xtir.evaluate import check_parameters
 
@@ -51,14 +49,9 @@ def _uses_dialect(module: ModuleOp, dialect: str) -> bool:
 
 
 def _run(module: ModuleOp, pass_name: str, **options: object) -> None:
-    from xtir.passes_registry import XTIR_PASSES
+    from xtir.pipeline import build_pass, run_passes
 
-    try:
-        pass_class = XTIR_PASSES[pass_name]()
-    except ModuleNotFoundError:
-        raise XtirError(f"the module needs the '{pass_name}' pass, which is not available yet") from None
-    pass_class(**options).apply(make_context(), module)
-    verify(module)
+    run_passes(module, [build_pass(pass_name, options)])
 
 
 def lower_to_llvm(module: ModuleOp, entry: str | None = None, bounds_check: bool = False) -> ModuleOp:

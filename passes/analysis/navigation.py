@@ -13,9 +13,9 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
-from xtir.diagnostics import format_op_error, op_location
 from xtir.dialects.block import BlockOp, ForOp
 from xtir.errors import LocatedText, XtirPassError
+from xtir.support.locations import format_op_error, op_location
 
 
 def loops_around(op: Operation) -> list[ForOp]:
