@@ -19,7 +19,7 @@ from xtir.dialects.block import BlockOp, ForOp
 from xtir.dialects.expr import INT64_MAX, fits_int64
 from xtir.passes.analysis.navigation import get_block, get_loop
 from xtir.passes.schedule_pass import SchedulePass
-from xtir.passes.utils import fail
+from xtir.support.errors import ScheduleError
 
 
 def annotation_value(value: int | str) -> Attribute:
@@ -30,9 +30,9 @@ def annotation_value(value: int | str) -> Attribute:
     return StringAttr(value)
 
 
-def annotate(target: ForOp | BlockOp, key: str, value: int | str, pass_name: str = "annotate") -> None:
+def annotate(target: ForOp | BlockOp, key: str, value: int | str) -> None:
     if isinstance(value, int) and not isinstance(value, bool) and not fits_int64(value):
-        raise fail(pass_name, target, f"annotation {key} = {value} does not fit in 64 bits (at most {INT64_MAX})")
+        raise ScheduleError(target, f"annotation {key} = {value} does not fit in 64 bits (at most {INT64_MAX})")
     target.properties["annotations"] = DictionaryAttr(target.annotations | {key: annotation_value(value)})
 
 
@@ -48,9 +48,9 @@ class AnnotatePass(SchedulePass):
     def run(self, f: func.FuncOp) -> None:
         if (self.loop is None) == (self.block is None):
             given = "both loop= and block=" if self.loop is not None else "neither loop= nor block="
-            raise fail(self.name, f, f"give exactly one of loop=NAME or block=NAME, got {given}")
+            raise ScheduleError(f, f"give exactly one of loop=NAME or block=NAME, got {given}")
         if self.loop is not None:
-            annotate(get_loop(f, self.loop, self.name), self.key, self.value, self.name)
+            annotate(get_loop(f, self.loop), self.key, self.value)
         else:
             assert self.block is not None
-            annotate(get_block(f, self.block, self.name), self.key, self.value, self.name)
+            annotate(get_block(f, self.block), self.key, self.value)

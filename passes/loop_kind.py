@@ -37,29 +37,29 @@ from xtir.lowering.compact_buffers import compact
 from xtir.passes.analysis.dependences import Conflict, carried_conflict, describe
 from xtir.passes.analysis.navigation import all_loops, child_blocks, select_function
 from xtir.passes.schedule_pass import SchedulePass
-from xtir.passes.utils import fail, function_of
+from xtir.passes.utils import function_of
+from xtir.support.errors import ScheduleError
 
 
-def check_independent(pass_name: str, loop: ForOp) -> None:
+def check_independent(loop: ForOp) -> None:
     for block in child_blocks(loop):
         for it in block.iters():
             if it.kind == REDUCE and it.binding.uses(loop.var):
-                raise fail(
-                    pass_name,
+                raise ScheduleError(
                     loop,
                     f'loop "{loop.label}" feeds reduce iteration variable %{it.var.name_hint} of block '
                     f'"{block.label}"; its iterations are not independent',
                 )
-    check_no_carried_dependence(pass_name, loop)
+    check_no_carried_dependence(loop)
 
 
-def check_no_carried_dependence(pass_name: str, loop: ForOp) -> None:
+def check_no_carried_dependence(loop: ForOp) -> None:
     """Refuse `loop` when two of its iterations share an element that one writes, as the build
     would see it with `loop` parallel: blocks inlined, scratch buffers compacted."""
     (copy,) = _as_built(function_of(loop), [loop], made_parallel=loop)
     conflict = carried_conflict(copy)
     if conflict is not None:
-        raise fail(pass_name, loop, f"{describe(conflict, loop)}; its iterations are not independent")
+        raise ScheduleError(loop, f"{describe(conflict, loop)}; its iterations are not independent")
 
 
 def _as_built(f: Operation, loops: list[ForOp], made_parallel: ForOp | None = None) -> list[ForOp]:
@@ -76,22 +76,22 @@ def _as_built(f: Operation, loops: list[ForOp], made_parallel: ForOp | None = No
     return [copies[index[id(lp)]] for lp in loops]
 
 
-def check_marked_loops(pass_name: str, f: Operation) -> None:
+def check_marked_loops(f: Operation) -> None:
     """After a change to `f`, refuse a parallel loop that would race (the build's check) or a
     vectorized one whose iterations are no longer independent (vectorize's check)."""
     loops = all_loops(f)
     parallel = [lp for lp in loops if lp.kind == PARALLEL]
     for loop, copy in zip(parallel, _as_built(f, parallel) if parallel else []):
         if (conflict := carried_conflict(copy)) is not None:
-            raise _race(pass_name, loop, conflict)
+            raise _race(loop, conflict)
     for loop in (lp for lp in loops if lp.kind == VECTORIZED):
         (copy,) = _as_built(f, [loop], made_parallel=loop)
         if (conflict := carried_conflict(copy)) is not None:
-            raise _race(pass_name, loop, conflict)
+            raise _race(loop, conflict)
 
 
-def _race(pass_name: str, loop: ForOp, conflict: Conflict) -> XtirPassError:
-    return fail(pass_name, loop, f'after the change, {loop.kind} loop "{loop.label}" would race: '
+def _race(loop: ForOp, conflict: Conflict) -> XtirPassError:
+    return ScheduleError(loop, f'after the change, {loop.kind} loop "{loop.label}" would race: '
                 f"{describe(conflict, loop)}; its iterations must stay independent")
 
 
@@ -103,7 +103,7 @@ class StatementPrimitive(SchedulePass):
     def schedule(self, module: ModuleOp) -> Any:
         function = select_function(module, self.func)
         result = self.run(function)
-        check_marked_loops(self.name, function)
+        check_marked_loops(function)
         return result
 
 

@@ -17,4 +17,4 @@ class UnrollPass(SchedulePass):
     loop: str
 
     def run(self, f: func.FuncOp) -> None:
-        set_kind(get_loop(f, self.loop, self.name), UNROLLED)
+        set_kind(get_loop(f, self.loop), UNROLLED)

@@ -10,7 +10,8 @@ from xtir.support.locations import format_op_error
 
 
 def fail(pass_name: str, op: Operation, message: str) -> XtirPassError:
-    """An error naming the pass and pointing at the op it refused (raise it)."""
+    """An error naming the pass and pointing at the op it refused (raise it): the lowering passes'
+    form; schedule primitives raise ScheduleError, which the pipeline driver names."""
     return XtirPassError(format_op_error(op, f"{pass_name}: {message}"))
 
 

@@ -17,6 +17,6 @@ class VectorizePass(SchedulePass):
     loop: str
 
     def run(self, f: func.FuncOp) -> None:
-        loop = get_loop(f, self.loop, self.name)
-        check_independent(self.name, loop)
+        loop = get_loop(f, self.loop)
+        check_independent(loop)
         set_kind(loop, VECTORIZED)
