@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from importlib import import_module
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import ModuleOp
 
-from xtir.build import build
-from xtir.context import make_context
-from xtir.diagnostics import parse_module
-from xtir.errors import (
+from xtir.support.errors import (
     XtirError,
     XtirEvaluationError,
     XtirNumericsError,
@@ -17,9 +16,32 @@ from xtir.errors import (
     XtirPassError,
     XtirVerifyError,
     XtirWarning,
+    expect_module,
 )
-from xtir.evaluate import evaluate
-from xtir.schedule import BlockRV, LoopRV, Schedule
+
+if TYPE_CHECKING:
+    from xtir.build import build
+    from xtir.evaluate import evaluate
+    from xtir.schedule import BlockRV, LoopRV, Schedule
+
+# The front door re-exports lazily: importing any xtir module (xtir.dialects.block, say) runs
+# this file first, which must not load the schedule, build and evaluator code with it.
+_LAZY = {
+    "BlockRV": "xtir.schedule",
+    "LoopRV": "xtir.schedule",
+    "Schedule": "xtir.schedule",
+    "build": "xtir.build",
+    "evaluate": "xtir.evaluate",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'xtir' has no attribute {name!r}")
+    value = getattr(import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BlockRV",
@@ -45,6 +67,9 @@ def parse(text: str, name: str = "<string>") -> ModuleOp:
     if not isinstance(text, str):
         hint = " (decode bytes first)" if isinstance(text, bytes) else ""
         raise XtirParseError(f"xtir.parse expects IR text (str), got {type(text).__name__}{hint}")
+    from xtir.context import make_context
+    from xtir.diagnostics import parse_module
+
     return parse_module(make_context(), text, name)
 
 
@@ -59,7 +84,6 @@ def transform(module: ModuleOp, pipeline: str) -> ModuleOp:
 
     The input is left untouched; an illegal schedule raises XtirPassError.
     """
-    from xtir.errors import expect_module
     from xtir.pipeline import parse_pipeline, run_passes
 
     expect_module(module, "xtir.transform", XtirPassError)

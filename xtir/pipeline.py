@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any, Protocol
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -28,8 +28,12 @@ from xtir.passes_registry import XTIR_PASSES
 from xtir.support.errors import ScheduleError, XtirPassError, XtirVerifyError
 from xtir.support.locations import Diagnostic
 
-if TYPE_CHECKING:
-    from xtir.verify_numerics import NumericsChecker
+
+class NumericsCheck(Protocol):
+    """What `run_passes` needs of xtir.verify_numerics.NumericsChecker (a layer above the driver)."""
+
+    def check(self, module: ModuleOp, pass_name: str, where: str = "") -> None: ...
+
 
 PassRegistry = Mapping[str, Callable[[], type[ModulePass]]]
 
@@ -110,7 +114,7 @@ def run_passes(
     verify_each: bool = True,
     source: str | None = None,
     line_offset: int = 0,
-    numerics: NumericsChecker | None = None,
+    numerics: NumericsCheck | None = None,
     where: str = "pass {k} of {n} in the pipeline",
     first: int = 1,
     print_between: IO[str] | None = None,
