@@ -113,3 +113,16 @@ def test_importing_a_dialect_loads_no_schedule_build_or_evaluator() -> None:
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     above = [m for m in loaded if m != "xtir" and layer_of(m) > layer_of("xtir.dialects")]
     assert not above, above
+
+
+def test_front_door_names_stay_functions_after_their_modules_load() -> None:
+    """xtir.build and xtir.evaluate are functions and modules of the same name: loading the
+    module after the lazy front door (lowering/jit.py imports xtir.evaluate) must not make
+    `xtir.evaluate(...)` call a module."""
+    import subprocess
+    import sys
+
+    code = ("import xtir, xtir.lowering.jit, xtir.build, xtir.evaluate; "
+            "assert callable(xtir.evaluate) and callable(xtir.build), (xtir.evaluate, xtir.build); "
+            "from xtir.build import lower_to_llvm")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 from importlib import import_module
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import ModuleOp
@@ -33,6 +35,18 @@ _LAZY = {
     "build": "xtir.build",
     "evaluate": "xtir.evaluate",
 }
+
+
+class _FrontDoor(ModuleType):
+    """Keeps `xtir.build` and `xtir.evaluate` the functions: importing the submodule of the same
+    name (xtir/build.py, later and from anywhere) would rebind the package's attribute to it."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not (name in _LAZY and isinstance(value, ModuleType)):
+            super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _FrontDoor
 
 
 def __getattr__(name: str) -> Any:
