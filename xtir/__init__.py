@@ -20,6 +20,9 @@ from xtir.support.errors import (
     XtirWarning,
     expect_module,
 )
+from xtir.support.threads import install_implicit_builder_hook
+
+install_implicit_builder_hook()  # before any parse or build, from any thread
 
 if TYPE_CHECKING:
     from xtir.build import build
