@@ -183,6 +183,7 @@ class LowerFor(RewritePattern):
             loop.attributes[THREAD] = StringAttr(op.thread)
         if op.annotations:
             loop.attributes[ANNOTATIONS] = DictionaryAttr(op.annotations)
+        loop.location = op.location  # later stages (lower-to-gpu) point their diagnostics at the source
         rewriter.replace(op, loop)
 
 
@@ -190,14 +191,18 @@ class LowerLoad(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: blk.LoadOp, rewriter: PatternRewriter) -> None:
         emitter = IndexEmitter(op, rewriter)
-        rewriter.replace(op, memref.LoadOp.get(op.buffer, [emitter.expr(e) for e in op.indices()]))
+        load = memref.LoadOp.get(op.buffer, [emitter.expr(e) for e in op.indices()])
+        load.location = op.location
+        rewriter.replace(op, load)
 
 
 class LowerStore(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: blk.StoreOp, rewriter: PatternRewriter) -> None:
         emitter = IndexEmitter(op, rewriter)
-        rewriter.replace(op, memref.StoreOp.get(op.value, op.buffer, [emitter.expr(e) for e in op.indices()]))
+        store = memref.StoreOp.get(op.value, op.buffer, [emitter.expr(e) for e in op.indices()])
+        store.location = op.location
+        rewriter.replace(op, store)
 
 
 class LowerAlloc(RewritePattern):
@@ -209,6 +214,7 @@ class LowerAlloc(RewritePattern):
         t = op.buffer.type
         assert isinstance(t, MemRefType)
         alloca = memref.AllocaOp.get(t.element_type, shape=t.get_shape(), layout=t.layout, memory_space=t.memory_space)
+        alloca.location = op.location
         entry = entry_block(op)
         nested = not isinstance(op.parent_op(), func.FuncOp)
         rewriter.insert(alloca, alloca_point(entry) if entry is not None and not nested else InsertPoint.before(op))

@@ -38,5 +38,6 @@ XTIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "compact-buffers": _lowering("compact_buffers", "CompactBuffersPass"),
     "lower-accel": _lowering("accel_to_scf", "LowerAccelPass"),
     "lower-blocks": _lowering("blocks_to_scf", "LowerBlocksPass"),
+    "lower-to-gpu": _lowering("to_gpu", "LowerToGPUPass"),
     "convert-to-llvm": _lowering("to_llvm", "ConvertToLLVMPass"),
 }

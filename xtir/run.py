@@ -1,4 +1,4 @@
-"""`xtir-run FILE [-p PIPELINE] [--entry F] [--check] [--bench] [--bounds-check]`: compile and run a program.
+"""`xtir-run FILE [-p PIPELINE] [--entry F] [--target T] [--check] [--bench] [--bounds-check]`: compile and run a program.
 
 The function (`--entry`, default `main`, or the only one) is scheduled with the
 pipeline, compiled for the CPU (`xtir.build`) and run on random float inputs.
@@ -12,6 +12,10 @@ values of another shape or kind than the buffer's is an error at the line (file:
 
 --bench prints the median time over --repeat runs and the GFLOP/s, counting the float
 operations the unscheduled program performs (e.g. 2·n³ for a matmul).
+
+--target cuda runs the thread-bound loop nests on a GPU (xtir.build(..., target="cuda"));
+--target cuda-cpu runs the same CUDA C on the CPU, in the emulation that checks barriers.
+The reference of --check is computed on the CPU either way.
 
 --bounds-check builds with `xtir.build(..., bounds_check=True)`: an access the compiler
 cannot show inside its buffer is checked at run time instead of refused, and the first
@@ -32,7 +36,7 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, MemRefType, ModuleOp
 
 import xtir
-from xtir.build import entry_function
+from xtir.build import TARGETS, entry_function
 from xtir.diagnostics import read_source
 from xtir.dialects.block import BlockOp, statements
 from xtir.errors import XtirError
@@ -163,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="compare with a reference")
     parser.add_argument("--bench", action="store_true", help="print the median time and GFLOP/s")
     parser.add_argument("--repeat", type=int, default=10, help="runs timed by --bench (default 10)")
+    parser.add_argument("--target", default="llvm", choices=TARGETS,
+                        help="llvm (the CPU, default), cuda (a GPU) or cuda-cpu (the CUDA C emulated on the CPU)")
     parser.add_argument("--bounds-check", action="store_true",
                         help="check every access at run time instead of refusing those not shown in bounds")
     parser.add_argument("--intrinsics", action="append", default=[], metavar="FILE",
@@ -188,7 +194,7 @@ def _run(args: argparse.Namespace) -> int:
     scheduled = xtir.transform(original, args.pipeline) if args.pipeline else original
     f = entry_function(scheduled, args.entry)
     name = f.sym_name.data
-    compiled = xtir.build(scheduled, entry=name, bounds_check=args.bounds_check)
+    compiled = xtir.build(scheduled, target=args.target, entry=name, bounds_check=args.bounds_check)
     print(f"compiled @{name} in {compiled.compile_seconds:.2f} s")
     arrays = random_arguments(f, seed=0)
     inputs = [a.copy() for a in arrays]
