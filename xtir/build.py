@@ -13,13 +13,10 @@ import hashlib
 import time
 from typing import TYPE_CHECKING
 
-import xdsl.builder as xdsl_builder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
-from xdsl.ir import Block, Operation, Region
+from xdsl.ir import Block, Region
 
-from xtir.context import make_context
-from xtir.diagnostics import verify
 from xtir.errors import XtirError, expect_module
 from xtir.evaluate import check_parameters
 
@@ -32,35 +29,15 @@ GPU_TARGETS = ("cuda", "cuda-cpu")
 _CACHE: dict[str, CompiledFunction] = {}
 
 
-def _install_implicit_builder_hook() -> None:
-    """Make xDSL's `ImplicitBuilder` safe in threads. Each `with ImplicitBuilder(...)` (xDSL
-    uses one to add a missing terminator, e.g. when parsing an `scf.for`) swaps
-    `Operation.__post_init__` for a hook and back; two threads doing so at once leave a hook
-    in place that the next swap wraps again, and every op made in an ImplicitBuilder after
-    that is inserted twice ("Can't add to a block an operation already attached to a
-    block"). Install the hook once and for all (it acts only in a thread inside an
-    ImplicitBuilder) and make the swap a no-op."""
-    xdsl_builder._override_operation_post_init()
-    xdsl_builder._override_operation_post_init = lambda: Operation.__post_init__
-
-
-_install_implicit_builder_hook()
-
-
 def _uses_dialect(module: ModuleOp, dialect: str) -> bool:
     prefix = dialect + "."
     return any(op.name.startswith(prefix) for op in module.walk())
 
 
 def _run(module: ModuleOp, pass_name: str, **options: object) -> None:
-    from xtir.passes_registry import XTIR_PASSES
+    from xtir.pipeline import build_pass, run_passes
 
-    try:
-        pass_class = XTIR_PASSES[pass_name]()
-    except (KeyError, ModuleNotFoundError):
-        raise XtirError(f"the module needs the '{pass_name}' pass, which is not available yet") from None
-    pass_class(**options).apply(make_context(), module)
-    verify(module)
+    run_passes(module, [build_pass(pass_name, options)])
 
 
 def lower_to_llvm(module: ModuleOp, entry: str | None = None, bounds_check: bool = False) -> ModuleOp:
