@@ -104,8 +104,14 @@ class Schedule:
         """The primitives applied so far as an `xtir-opt -p` pipeline (empty when none)."""
         return ",".join(self._steps)
 
-    def show(self) -> None:
-        print(self)
+    def show(self, style: str = "mlir") -> None:
+        """Print sch.mod: as xtir IR, or with style="tvm" as TVMScript would (xtir.script)."""
+        if style == "tvm":
+            from xtir.script import script
+
+            print(script(self._mod), end="")
+        else:
+            print(self)
 
     def __str__(self) -> str:
         return str(self._mod)
