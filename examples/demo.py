@@ -23,7 +23,7 @@ import xtir
 
 EXAMPLES = Path(__file__).resolve().parent
 sys.path.insert(0, str(EXAMPLES.parent / "benchmarks"))
-from matmul import HAND_CPU  # noqa: E402 - benchmarks/ is not a package
+from matmul import HAND_CPU, median_seconds  # noqa: E402 - benchmarks/ is not a package
 
 
 def step(title: str, sch: xtir.Schedule, quiet: bool) -> None:
@@ -58,15 +58,6 @@ def seed_schedule(module, quiet: bool) -> xtir.Schedule:
     return sch
 
 
-def median_seconds(fn, repeat: int = 5) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=1024, help="matrix size, a multiple of 32 (default 1024)")
@@ -80,7 +71,7 @@ def main() -> int:
     a, b = rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32)
     expected = a @ b.T
     flops = 2.0 * n**3
-    numpy_s = median_seconds(lambda: a @ b.T)
+    numpy_s = median_seconds(lambda: a @ b.T, 5)
     print(f"\n{n}x{n}x{n} float32 C = A·Bᵀ, median of 5 runs:")
     print(f"  {'numpy a @ b.T':38} {numpy_s * 1e3:8.2f} ms {flops / numpy_s / 1e9:7.1f} GFLOP/s")
     for label, module in [
@@ -96,7 +87,7 @@ def main() -> int:
         if not error < 1e-2:
             print(f"  {label}: max |C - A·Bᵀ| = {error:.2e}: WRONG")
             return 1
-        s = median_seconds(lambda: compiled(a, b, c))  # noqa: B023 - called right away
+        s = median_seconds(lambda: compiled(a, b, c), 5)  # noqa: B023 - called right away
         print(
             f"  {label:38} {s * 1e3:8.2f} ms {flops / s / 1e9:7.1f} GFLOP/s  {numpy_s / s:4.2f}× numpy"
             f"  (built in {compile_s:.2f} s, max error {error:.1e})"
