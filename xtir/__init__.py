@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from xtir.evaluate import evaluate
     from xtir.schedule import BlockRV, LoopRV, Schedule
     from xtir.script import script
+    from xtir.tune.tuner import tune
 
 # The front door re-exports lazily: importing any xtir module (xtir.dialects.block, say) runs
 # this file first, which must not load the schedule, build and evaluator code with it.
@@ -40,11 +41,12 @@ _LAZY = {
     "build": "xtir.build",
     "evaluate": "xtir.evaluate",
     "script": "xtir.script",
+    "tune": "xtir.tune.tuner",
 }
 
 
 class _FrontDoor(ModuleType):
-    """Keeps `xtir.build`, `xtir.evaluate` and `xtir.script` the functions: importing the submodule of the same
+    """Keeps `xtir.build`, `xtir.evaluate`, `xtir.script` and `xtir.tune` the functions: importing the submodule of the same
     name (xtir/build.py, later and from anywhere) would rebind the package's attribute to it."""
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -81,6 +83,7 @@ __all__ = [
     "parse_file",
     "script",
     "transform",
+    "tune",
 ]
 
 

@@ -41,6 +41,7 @@ from xtir.passes.analysis.navigation import (
 )
 from xtir.passes.analysis.regions import BufferRegion, read_regions, write_regions
 from xtir.pipeline import build_pass, run_passes, spec_text
+from xtir.tune.sampling import Decision, Sampler, dumps
 from xtir.verify_numerics import NumericsChecker
 
 
@@ -82,7 +83,8 @@ class Schedule:
     XtirNumericsError naming it, and the schedule stays as it was.
     """
 
-    def __init__(self, module: ModuleOp, func_name: str | None = None, verify_numerics: bool = False):
+    def __init__(self, module: ModuleOp, func_name: str | None = None, verify_numerics: bool = False,
+                 seed: int | None = None, decisions: Sequence[Any] | None = None):
         module = expect_module(module, "xtir.Schedule", XtirPassError)
         function = select_function(module, func_name)  # an unknown or missing function name fails here
         self._mod = module.clone()
@@ -92,6 +94,7 @@ class Schedule:
         # decompose_reduction renames its block B to B_update, which B's handles then mean (as in TVM).
         self._renamed: dict[str, str] = {}
         self._numerics = NumericsChecker(self._mod, function.sym_name.data) if verify_numerics else None
+        self._sampler = Sampler(seed, decisions)
 
     # state -------------------------------------------------------------------------------
     @property
@@ -231,6 +234,39 @@ class Schedule:
 
     def reverse_compute_inline(self, block: BlockRV) -> None:
         self._apply("reverse-compute-inline", {"block": self._block_handle(block)})
+
+    # sampling (xtir/tune/sampling.py): `seed` makes a schedule reproducible; `decisions`, the
+    # values of an earlier run's decision_trace (None: sample anew), replay or mutate it ------
+    def sample_perfect_tile(self, loop: LoopRV, n: int, max_innermost_factor: int = 16) -> list[int]:
+        """n factors whose product is the loop's extent (for `split`), the innermost at most max_innermost_factor."""
+        return self._sampler.perfect_tile(loop.name, self._loop(loop).extent, n, max_innermost_factor)
+
+    def sample_categorical(self, candidates: Sequence[Any], probs: Sequence[float] | None = None) -> Any:
+        return candidates[self._sampler.categorical(repr(list(candidates)), len(candidates), probs)]
+
+    def sample_compute_location(self, block: BlockRV) -> LoopRV | None:
+        """A loop above the block's first consumer to compute the block at, or None: where it is."""
+        consumers = self.get_consumers(block)
+        loops = self.get_loops(consumers[0]) if consumers else []
+        k = self._sampler.compute_location(self._block_handle(block), len(loops))
+        return loops[k] if k >= 0 else None
+
+    @property
+    def decisions(self) -> list[Decision]:
+        return list(self._sampler.decisions)
+
+    def decision_trace(self) -> str:
+        """The decisions sampled so far and the pipeline they gave, as JSON (xtir.tune.sampling.loads reads it)."""
+        return dumps(self._sampler.decisions, self.trace)
+
+    @property
+    def func_name(self) -> str:
+        """The name of the function this schedule schedules."""
+        return self._function().sym_name.data
+
+    def get(self, rv: BlockRV | LoopRV) -> BlockOp | ForOp:
+        """The block's or loop's op in the current state (read it, do not modify it)."""
+        return self._block(rv) if isinstance(rv, BlockRV) else self._loop(rv)
 
     # internals -----------------------------------------------------------------------------
     def _apply(self, pass_name: str, options: dict[str, Any]) -> Any:
