@@ -190,3 +190,32 @@ def test_get_block_func_name_and_work_on() -> None:
     sch.work_on("other")
     sch.parallel(sch.get_loops("C")[0])
     assert sch.trace == 'parallel{loop="C/i" func=other}'
+
+
+def test_trace_object_shows_one_step_a_line(capsys: pytest.CaptureFixture[str]) -> None:
+    sch = two_stages()
+    i, j, _ = sch.get_loops("Y")
+    sch.split(i, [None, 8])
+    sch.parallel(j)
+    assert str(sch.trace) == 'split{loop="Y/i" factors=-1,8},parallel{loop="Y/j"}'
+    sch.trace.show()
+    assert capsys.readouterr().out == 'split{loop="Y/i" factors=-1,8}\nparallel{loop="Y/j"}\n'
+
+
+def test_show_prints_reads_and_writes(capsys: pytest.CaptureFixture[str]) -> None:
+    sch = two_stages()
+    sch.show()
+    out = capsys.readouterr().out
+    assert 'block.block "Y"' in out and "reads" in out and "writes" in out
+    assert "reads" not in str(sch.mod)  # the schedule's own state is unchanged
+
+
+def test_cache_read_takes_a_buffer_name() -> None:
+    by_name, by_index = two_stages(), two_stages()
+    by_name.cache_read(by_name.get_block("Y"), "B", "shared")
+    by_index.cache_read(by_index.get_block("Y"), 1, "shared")
+    assert str(by_name.mod) == str(by_index.mod)
+    with pytest.raises(XtirPassError, match=r'cache_read: block "Y" reads no buffer named "Q"; it reads A, B'):
+        by_name.cache_read(by_name.get_block("Y"), "Q", "shared")
+    with pytest.raises(XtirPassError, match="read_buffer_index must be an int or a buffer name, got 1.5"):
+        by_name.cache_read(by_name.get_block("Y"), 1.5, "shared")  # type: ignore[arg-type]

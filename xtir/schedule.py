@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
 from xtir.context import make_context
-from xtir.dialects.block import BlockOp, ForOp, enclosing_block
+from xtir.dialects.block import BlockOp, ForOp, buffer_name, enclosing_block
 from xtir.errors import XtirPassError, expect_module
 from xtir.passes.analysis.navigation import (
     all_blocks,
@@ -116,12 +116,17 @@ class Schedule:
         return self._mod
 
     @property
-    def trace(self) -> str:
+    def trace(self) -> Trace:
         """The primitives applied so far as an `xtir-opt -p` pipeline (empty when none)."""
-        return ",".join(self._steps)
+        return Trace(self._steps)
 
-    def show(self) -> None:
-        print(self)
+    def show(self, style: str = "mlir") -> None:
+        """Print the current module with each block's T.reads / T.writes (as TVM's sch.mod.show())."""
+        if style != "mlir":
+            raise XtirPassError(f'show: unknown style "{style}"; styles: mlir')
+        shown = self._mod.clone()
+        run_passes(shown, [build_pass("test-block-regions", {})], ctx=self._ctx)
+        print(shown)
 
     def copy(self) -> Schedule:
         """An independent schedule in the same state; this schedule's handles work on it too."""
@@ -215,20 +220,23 @@ class Schedule:
         outer = self._apply("blockize", {"loop": self._loop_handle(loop)})
         return self._block_rv(outer)
 
-    def cache_read(self, block: BlockRV, read_buffer_index: int, storage_scope: str,
+    def cache_read(self, block: BlockRV, read_buffer_index: int | str, storage_scope: str,
                    consumer_blocks: Sequence[BlockRV] | None = None) -> BlockRV:
-        """Read the block's read_buffer_index-th read buffer through a cache; return the copy block.
+        """Read the block's read_buffer_index-th read buffer (or the one of that name) through a
+        cache; return the copy block.
 
         The consumers that read the cache are `consumer_blocks`, or every reader in the block's scope."""
-        options: dict[str, Any] = {"block": self._block_handle(block), "index": read_buffer_index,
-                                   "scope": storage_scope}
+        index = self._buffer_index("cache_read", block, read_buffer_index, "read")
+        options: dict[str, Any] = {"block": self._block_handle(block), "index": index, "scope": storage_scope}
         if consumer_blocks:
             options["consumers"] = tuple(self._block_handle(b) for b in consumer_blocks)
         return self._block_rv(self._apply("cache-read", options))
 
-    def cache_write(self, block: BlockRV, write_buffer_index: int, storage_scope: str) -> BlockRV:
-        """Write the block's write_buffer_index-th written buffer through a cache; return the write-back block."""
-        options = {"block": self._block_handle(block), "index": write_buffer_index, "scope": storage_scope}
+    def cache_write(self, block: BlockRV, write_buffer_index: int | str, storage_scope: str) -> BlockRV:
+        """Write the block's write_buffer_index-th written buffer (or the one of that name) through a
+        cache; return the write-back block."""
+        index = self._buffer_index("cache_write", block, write_buffer_index, "write")
+        options = {"block": self._block_handle(block), "index": index, "scope": storage_scope}
         return self._block_rv(self._apply("cache-write", options))
 
     def decompose_reduction(self, block: BlockRV, loop: LoopRV) -> BlockRV:
@@ -317,6 +325,19 @@ class Schedule:
             )
         return self._ops.get(handle.id) if handle.id is not None else None
 
+    def _buffer_index(self, primitive: str, block: BlockRV, index: int | str, what: str) -> int:
+        """A buffer index as TVM takes it: an int, or the name of one of the block's read (write) buffers."""
+        if isinstance(index, int) and not isinstance(index, bool):
+            return index
+        if not isinstance(index, str):
+            raise XtirPassError(f"{primitive}: {what}_buffer_index must be an int or a buffer name, got {index!r}")
+        target = self._block(block)
+        names = [buffer_name(r.buffer) for r in (read_regions if what == "read" else write_regions)(target)]
+        if index not in names:
+            raise XtirPassError(f'{primitive}: block "{target.label}" {what}s no buffer named "{index}"; '
+                                f"it {what}s {', '.join(names) or 'none'}")
+        return names.index(index)
+
     def _at_options(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool) -> dict[str, Any]:
         return {
             "block": self._block_handle(block),
@@ -373,6 +394,21 @@ class Schedule:
         scope = enclosing_block(block)
         return [b for b in all_blocks(self._function()) if enclosing_block(b) is scope]
 
+
+
+class Trace(str):
+    """`sch.trace`: the schedule as `xtir-opt -p` pipeline text (a str), with TVM's `show()`."""
+
+    steps: tuple[str, ...]
+
+    def __new__(cls, steps: Sequence[str]) -> Trace:
+        trace = super().__new__(cls, ",".join(steps))
+        trace.steps = tuple(steps)
+        return trace
+
+    def show(self) -> None:
+        """Print the primitives, one a line."""
+        print("\n".join(self.steps))
 
 
 def _function_of(module: ModuleOp, func_name: str | None) -> func.FuncOp:
