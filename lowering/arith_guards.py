@@ -17,7 +17,8 @@ whose right operand is not a constant that makes it defined gets
 reporting on the run-time error channel (lowering/runtime_errors.py): the built function
 raises the evaluator's message (`block "B": 'arith.divsi' on 7, 0: division by zero, which
 is undefined in compiled code`) after the call. lower-blocks tags each such op with the
-block it came from (`xtir.block`), which the message names.
+block it came from (`xtir.block`), which the message names. The CUDA emitter checks the same
+ops (`needs_guard`) and reports the same sites (`site_of`) on its own channel.
 """
 
 from __future__ import annotations

@@ -18,7 +18,13 @@ Output: one `extern "C" __global__ void __launch_bounds__(N)` function per kerne
 - values used once are inlined into the expression using them (a load only when no store,
   barrier or nested statement lies between it and that use), others become `const` locals
   named after their IR name; thread ids named after their loop are locals too;
-- `gpu.barrier` is `__syncthreads()`.
+- `gpu.barrier` is `__syncthreads()`;
+- an integer division or shift that may be undefined (lowering/arith_guards.py's `needs_guard`:
+  its right operand is data, not a constant that makes it defined) calls a helper
+  (`xtir_div<int>(a, b, 1)`) that checks the operand and, where x86 would trap or C leaves it
+  undefined, reports the op's site code and operands on an error channel (the device globals
+  ERROR_FLAG and ERROR_OPERANDS, first report kept) and gives 0; lowering/cuda_function.py
+  raises the report after the call, with the message of the llvm target's guard-arith.
 The source needs no headers, so NVRTC, nvcc and the host compiler (with the emulation
 header of lowering/cuda_emulation.py) compile the same text. A comment at its end gives
 the host side: grid, block and argument order of each launch.

@@ -81,6 +81,8 @@ class EmulatedFunction(_GpuFunction):
         staged = [_aligned_copy(a) if k in self.program.aligned_params and a.ctypes.data % FLOAT4_BYTES else a
                   for k, a in enumerate(checked)]
         with self._calls:
+            if self.program.error_sites:
+                self._module.take_error()  # what a call cut short (XtirError) left there
             for launch in self.launches:
                 self._module.launch(launch.kernel, launch.grid, launch.block, [staged[k].ctypes.data for k in launch.args])
             report = self._module.take_error() if self.program.error_sites else (0, 0, 0)
