@@ -17,7 +17,8 @@ whose right operand is not a constant that makes it defined gets
 reporting on the run-time error channel (lowering/runtime_errors.py): the built function
 raises the evaluator's message (`block "B": 'arith.divsi' on 7, 0: division by zero, which
 is undefined in compiled code`) after the call. lower-blocks tags each such op with the
-block it came from (`xtir.block`), which the message names.
+block it came from (`xtir.block`), which the message names. The CUDA emitter checks the same
+ops (`needs_guard`) and reports the same sites (`site_of`) on its own channel.
 """
 
 from __future__ import annotations
@@ -119,13 +120,25 @@ def guard(op: Operation) -> None:
             overflow = at.emit(arith.AndIOp(lowest, at.cmp(rhs, "eq", at.const(signed(-1, bits), t))))
             bad = at.emit(arith.OrIOp(bad, overflow))
     op.operands[1] = at.emit(arith.SelectOp(bad, at.const(0 if shift else 1, t), rhs))
-    site = runtime_errors.register(ArithSite(op.name, block_of(op), bits, shift, isinstance(op, SIGNED_DIVISIONS)))
+    site = runtime_errors.register(site_of(op, bits))
     runtime_errors.declare(_module(op))
     report = Block()
     at.point = InsertPoint.at_end(report)
     at.emit(runtime_errors.report_call(at.const(site, IndexType()), at.index(lhs), at.index(rhs)))
     at.emit(scf.YieldOp())
     Rewriter.insert_op(scf.IfOp(bad, [], Region(report)), InsertPoint.before(op))
+
+
+def site_of(op: Operation, bits: int) -> ArithSite:
+    """The report site of a guarded `op` computing at `bits` (the CUDA emitter's index is 32 bits)."""
+    return ArithSite(op.name, block_of(op), bits, isinstance(op, SHIFTS), isinstance(op, SIGNED_DIVISIONS))
+
+
+def needs_guard(op: Operation) -> bool:
+    """Whether `op` is an integer division or shift that may trap or give poison where it runs."""
+    if not isinstance(op, GUARDED) or not _integer(t := op.results[0].type):
+        return False
+    return not _always_defined(op, width(t))
 
 
 def _module(op: Operation) -> ModuleOp:
@@ -135,10 +148,8 @@ def _module(op: Operation) -> ModuleOp:
 
 
 def guard_function(f: func.FuncOp) -> None:
-    for op in [o for o in f.walk() if isinstance(o, GUARDED)]:
-        t = op.results[0].type
-        if _integer(t) and not _always_defined(op, width(t)):
-            guard(op)
+    for op in [o for o in f.walk() if needs_guard(o)]:
+        guard(op)
 
 
 @dataclass(frozen=True)

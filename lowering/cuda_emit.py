@@ -18,7 +18,13 @@ Output: one `extern "C" __global__ void __launch_bounds__(N)` function per kerne
 - values used once are inlined into the expression using them (a load only when no store,
   barrier or nested statement lies between it and that use), others become `const` locals
   named after their IR name; thread ids named after their loop are locals too;
-- `gpu.barrier` is `__syncthreads()`.
+- `gpu.barrier` is `__syncthreads()`;
+- an integer division or shift that may be undefined (lowering/arith_guards.py's `needs_guard`:
+  its right operand is data, not a constant that makes it defined) calls a helper
+  (`xtir_div<int>(a, b, 1)`) that checks the operand and, where x86 would trap or C leaves it
+  undefined, reports the op's site code and operands on an error channel (the device globals
+  ERROR_FLAG and ERROR_OPERANDS, first report kept) and gives 0; lowering/cuda_function.py
+  raises the report after the call, with the message of the llvm target's guard-arith.
 The source needs no headers, so NVRTC, nvcc and the host compiler (with the emulation
 header of lowering/cuda_emulation.py) compile the same text. A comment at its end gives
 the host side: grid, block and argument order of each launch.
@@ -30,11 +36,13 @@ import math
 from dataclasses import dataclass, field, replace
 
 from xdsl.dialects import arith, func, gpu, memref, scf
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from xtir.errors import XtirError
+from xtir.interpreters.integer import width
 from xtir.lowering import cuda_c as c
+from xtir.lowering.arith_guards import ArithSite, needs_guard, site_of
 from xtir.lowering.cuda_align import float4_copy, nonnegative
 from xtir.lowering.cuda_c import Expr
 from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, UNROLLED, VECTORIZED, constant_int, loop_name, trip_count
@@ -42,16 +50,55 @@ from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, UNROLLED, VECTORIZED, cons
 SHARED_SPACES = ("shared", 3)
 LOOP_NAMES = "xtir.loop_names"
 
+ERROR_FLAG = "xtir_error"
+ERROR_OPERANDS = "xtir_error_operands"
+
 HELPERS = {
-    "xtir_floordiv": "template <typename T> __device__ __forceinline__ T xtir_floordiv(T a, T b) {\n"
-    "  T q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}",
     "xtir_ceildiv": "template <typename T> __device__ __forceinline__ T xtir_ceildiv(T a, T b) {\n"
     "  T q = a / b;\n  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;\n}",
+    "xtir_floordiv": "template <typename T> __device__ __forceinline__ T xtir_floordiv(T a, T b) {\n"
+    "  T q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}",
     "xtir_maximum": "template <typename T> __device__ __forceinline__ T xtir_maximum(T a, T b) {\n"
     "  return a != a ? a : b != b ? b : (a > b || (a == b && !signbit(a))) ? a : b;\n}",
     "xtir_minimum": "template <typename T> __device__ __forceinline__ T xtir_minimum(T a, T b) {\n"
     "  return a != a ? a : b != b ? b : (a < b || (a == b && signbit(a))) ? a : b;\n}",
+    # the run-time error channel: the first report (site code, operands) wins; the host reads it after the call
+    "xtir_report": f"__device__ unsigned int {ERROR_FLAG};\n__device__ long long {ERROR_OPERANDS}[2];\n"
+    "__device__ __forceinline__ bool xtir_report(unsigned int site, long long a, long long b) {\n"
+    f"  if (atomicCAS(&{ERROR_FLAG}, 0u, site) == 0u) {{\n"
+    f"    {ERROR_OPERANDS}[0] = a;\n    {ERROR_OPERANDS}[1] = b;\n  }}\n  return false;\n}}",
+    "xtir_divisible": "template <typename T> __device__ __forceinline__ bool xtir_divisible(T a, T b, unsigned int site) {\n"
+    "  return (b != 0 && (b != -1 || (unsigned long long)a != ~0ULL << (sizeof(T) * 8 - 1)))\n"
+    "         || xtir_report(site, (long long)a, (long long)b);\n}",
+    "xtir_nonzero": "template <typename T> __device__ __forceinline__ bool xtir_nonzero(T a, T b, unsigned int site) {\n"
+    "  return b != 0 || xtir_report(site, (long long)a, (long long)b);\n}",
+    "xtir_shiftable": "template <typename T> __device__ __forceinline__ bool xtir_shiftable(T a, T b, unsigned int site) {\n"
+    "  return (unsigned long long)b < sizeof(T) * 8 || xtir_report(site, (long long)a, (long long)b);\n}",
+    **{name: f"template <typename T> __device__ __forceinline__ T {name}(T a, T b, unsigned int site) {{\n"
+             f"  return {check}(a, b, site) ? (T)({result}) : (T)0;\n}}"
+       for name, check, result in [
+           ("xtir_div", "xtir_divisible", "a / b"), ("xtir_rem", "xtir_divisible", "a % b"),
+           ("xtir_floordiv_checked", "xtir_divisible", "xtir_floordiv(a, b)"),
+           ("xtir_ceildiv_checked", "xtir_divisible", "xtir_ceildiv(a, b)"),
+           ("xtir_divu", "xtir_nonzero", "a / b"), ("xtir_remu", "xtir_nonzero", "a % b"),
+           ("xtir_shl", "xtir_shiftable", "(unsigned long long)a << b"), ("xtir_shr", "xtir_shiftable", "a >> b")]},
 }
+"""Device helpers by name, each after those it uses (the source lists them in this order)."""
+
+_CHECKED = {
+    # op: (helper, the helpers it uses, whether it computes on the unsigned type)
+    arith.DivSIOp: ("xtir_div", ("xtir_divisible",), False),
+    arith.RemSIOp: ("xtir_rem", ("xtir_divisible",), False),
+    arith.FloorDivSIOp: ("xtir_floordiv_checked", ("xtir_divisible", "xtir_floordiv"), False),
+    arith.CeilDivSIOp: ("xtir_ceildiv_checked", ("xtir_divisible", "xtir_ceildiv"), False),
+    arith.DivUIOp: ("xtir_divu", ("xtir_nonzero",), True),
+    arith.RemUIOp: ("xtir_remu", ("xtir_nonzero",), True),
+    arith.ShLIOp: ("xtir_shl", ("xtir_shiftable",), False),
+    arith.ShRSIOp: ("xtir_shr", ("xtir_shiftable",), False),
+    arith.ShRUIOp: ("xtir_shr", ("xtir_shiftable",), True),
+}
+"""Integer divisions and shifts that may be undefined (arith_guards.needs_guard): they go through a
+helper that checks the right operand, reports the op's site on the error channel and gives 0 instead."""
 
 _BINARY = {
     arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*", arith.DivSIOp: "/", arith.RemSIOp: "%",
@@ -104,6 +151,13 @@ class CudaProgram:
     """Host parameters read or written as float4: a device array passed for one must be 16-byte aligned."""
     written_params: frozenset[int] = frozenset()
     """Host parameters some kernel stores to (copied back after a call on host arrays)."""
+    error_sites: tuple[ArithSite, ...] = ()
+    """The ops that report on the error channel: site code k is `error_sites[k - 1]` (0: no error)."""
+
+    def error_message(self, code: int, x: int, y: int) -> str:
+        """What the report `(code, x, y)` the kernels left in ERROR_FLAG and ERROR_OPERANDS says."""
+        site = self.error_sites[code - 1]
+        return site.message(x, y) or f"'{site.op_name}' reported {x}, {y} on the error channel"
 
     def describe(self) -> str:
         """The host side in CUDA syntax, one launch a line."""
@@ -167,6 +221,7 @@ def _launch_args(launch: gpu.LaunchFuncOp, host: func.FuncOp) -> tuple[int, ...]
 def emit_cuda(module: ModuleOp, host: func.FuncOp) -> CudaProgram:
     """CUDA C for the kernels `host` launches, and its launch plan."""
     helpers: set[str] = set()
+    sites: dict[Operation, ArithSite] = {}
     kernels: dict[gpu.FuncOp, _Kernel] = {}
     launches, aligned, written = [], set(), set()
     for op in _host_launches(host):
@@ -177,15 +232,16 @@ def emit_cuda(module: ModuleOp, host: func.FuncOp) -> CudaProgram:
             raise XtirError(f"gpu.launch_func of {op.kernel} passes {len(args)} operands to a kernel of "
                             f"{len(kernel.function_type.inputs.data)} parameters")
         if kernel not in kernels:
-            kernels[kernel] = _KernelEmitter(kernel, math.prod(block), helpers).emit()
+            kernels[kernel] = _KernelEmitter(kernel, math.prod(block), helpers, sites).emit()
         emitted = kernels[kernel]
         aligned |= {args[k] for k in emitted.float4_args}
         written |= {args[k] for k in emitted.written_args}
         launches.append(KernelLaunch(kernel.sym_name.data, grid, block, args, _shared_bytes(kernel)))
     params = tuple(c.c_name(a.name_hint, f"arg{k}") for k, a in enumerate(host.body.block.args))
-    program = CudaProgram("", host.sym_name.data, params, tuple(launches), frozenset(aligned), frozenset(written))
+    program = CudaProgram("", host.sym_name.data, params, tuple(launches), frozenset(aligned), frozenset(written),
+                          tuple(sites.values()))
     header = f"// CUDA C generated by xtir for @{host.sym_name.data}: {len(kernels)} kernel(s)."
-    parts = [header, *(HELPERS[h] for h in sorted(helpers)), *(k.text for k in kernels.values())]
+    parts = [header, *(text for h, text in HELPERS.items() if h in helpers), *(k.text for k in kernels.values())]
     host_side = "\n".join("//   " + line for line in program.describe().splitlines())
     source = "\n\n".join(parts) + f"\n\n// Host side of @{host.sym_name.data}({', '.join(params)}):\n{host_side}\n"
     return replace(program, source=source)
@@ -267,6 +323,8 @@ class _KernelEmitter:
     kernel: gpu.FuncOp
     threads: int
     helpers: set[str]
+    sites: dict[Operation, ArithSite]
+    """The program's checked ops (their site codes count from 1 in this order)."""
     names: dict[SSAValue, str] = field(default_factory=dict)
     taken: set[str] = field(default_factory=set)
     lines: list[str] = field(default_factory=list)
@@ -413,6 +471,8 @@ class _KernelEmitter:
         if type(op) in _IDS:
             dim = op.dimension.data.value  # type: ignore[attr-defined]
             return c.cast(self.index_type, Expr(f"{_IDS[type(op)]}.{dim}"))
+        if type(op) in _CHECKED and needs_guard(op):
+            return self.checked(op)
         if isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp):
             if (simple := _identity(op, self.expr(op.lhs), self.expr(op.rhs))) is not None:
                 return simple
@@ -465,6 +525,19 @@ class _KernelEmitter:
         unsigned = c.unsigned_type(ty, self.index_type)
         lhs, rhs = (c.cast(unsigned, self.expr(v)) for v in op.operands)
         return c.cast(c.c_type(ty, self.index_type), c.binary(symbol, lhs, rhs))
+
+    def checked(self, op: Operation) -> Expr:
+        """`op` through its checking helper: `xtir_div<int>(A[v], B[v], 1)`, 1 being its site code."""
+        helper, uses, on_unsigned = _CHECKED[type(op)]
+        ty = op.results[0].type
+        c_type = (c.unsigned_type if on_unsigned else c.c_type)(ty, self.index_type)
+        bits = 32 if isinstance(ty, IndexType) and self.index_type == "int" else width(ty)
+        self.sites.setdefault(op, site_of(op, bits))
+        self.helpers.update(("xtir_report", *uses, helper))
+        operands = [c.cast(c_type, self.expr(v)) if on_unsigned else self.expr(v) for v in op.operands]
+        code = Expr(str(list(self.sites).index(op) + 1))
+        result = c.call(f"{helper}<{c_type}>", *operands, code)
+        return c.cast(c.c_type(ty, self.index_type), result) if on_unsigned else result
 
     def division(self, op: arith.FloorDivSIOp | arith.CeilDivSIOp) -> Expr:
         lhs, rhs = self.expr(op.lhs), self.expr(op.rhs)

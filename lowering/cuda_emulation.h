@@ -168,3 +168,9 @@ inline float __int_as_float(int bits) { float f; memcpy(&f, &bits, sizeof f); re
 inline double __longlong_as_double(long long bits) { double d; memcpy(&d, &bits, sizeof d); return d; }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+
+// The error channel's first-report-wins flag (threads take turns, but a real CAS costs nothing here).
+inline unsigned atomicCAS(unsigned* address, unsigned compare, unsigned value) {
+  __atomic_compare_exchange_n(address, &compare, value, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return compare;
+}

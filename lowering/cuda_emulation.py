@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from xtir.errors import XtirError
-from xtir.lowering.cuda_emit import CudaProgram
+from xtir.lowering.cuda_emit import ERROR_FLAG, ERROR_OPERANDS, CudaProgram
 
 HEADER = Path(__file__).with_name("cuda_emulation.h")
 FLAGS = ("-std=c++17", "-O2", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing", "-w")
@@ -68,3 +68,12 @@ class EmulatedModule:
         if status:
             raise XtirError(f"cuda-cpu: could start only {status - 1} of the {block[0] * block[1] * block[2]} threads "
                             f"of a block of '{kernel}' (a per-process thread limit?)")
+
+    def take_error(self) -> tuple[int, int, int]:
+        """The error channel's report (site code, operands), 0 for none, and the channel cleared;
+        only for a program with `error_sites` (other sources have no channel)."""
+        flag = ctypes.c_uint.in_dll(self._lib, ERROR_FLAG)
+        operands = (ctypes.c_longlong * 2).in_dll(self._lib, ERROR_OPERANDS)
+        report = (flag.value, operands[0], operands[1])
+        flag.value = 0
+        return report

@@ -2,6 +2,10 @@
 
 Both run the kernels of one CudaProgram in launch order and expose `cuda_source`,
 `launches` (grid, block, argument order of each launch) and `launch_description`.
+An integer division or shift the kernels must not do they skip and report on the error
+channel of the source (lowering/cuda_emit.py: a device flag and the operands of the first
+report); a call clears it, runs, and raises that report as an XtirEvaluationError, as the
+llvm target does.
 - "cuda-cpu" (`EmulatedFunction`) takes numpy arrays and runs the emulation of
   lowering/cuda_emulation.py on them in place.
 - "cuda" (`CudaFunction`) compiles with NVRTC through CuPy (the optional extra `xtir[cuda]`)
@@ -14,6 +18,7 @@ Both run the kernels of one CudaProgram in launch order and expose `cuda_source`
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +29,7 @@ from xdsl.dialects.builtin import MemRefType
 
 from xtir.errors import XtirError, XtirEvaluationError
 from xtir.evaluate import numpy_dtype
-from xtir.lowering.cuda_emit import CudaProgram, KernelLaunch
+from xtir.lowering.cuda_emit import ERROR_FLAG, ERROR_OPERANDS, CudaProgram, KernelLaunch
 from xtir.lowering.jit import host_arrays
 
 FLOAT4_BYTES = 16
@@ -52,12 +57,18 @@ class _GpuFunction:
     def launch_description(self) -> str:
         return self.program.describe()
 
+    def _raise_report(self, code: int, x: int, y: int) -> None:
+        if code:
+            raise XtirEvaluationError(self.program.error_message(code, x, y))
+
 
 @dataclass
 class EmulatedFunction(_GpuFunction):
     """Target "cuda-cpu": the CUDA C compiled for the host CPU (lowering/cuda_emulation.py)."""
 
     _module: Any = field(default=None, repr=False)
+    _calls: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    """One call at a time: the error channel is the module's."""
 
     def __post_init__(self) -> None:
         from xtir.lowering.cuda_emulation import EmulatedModule
@@ -69,11 +80,16 @@ class EmulatedFunction(_GpuFunction):
         # float4 accesses need 16-byte aligned buffers; numpy only promises the element's alignment
         staged = [_aligned_copy(a) if k in self.program.aligned_params and a.ctypes.data % FLOAT4_BYTES else a
                   for k, a in enumerate(checked)]
-        for launch in self.launches:
-            self._module.launch(launch.kernel, launch.grid, launch.block, [staged[k].ctypes.data for k in launch.args])
+        with self._calls:
+            if self.program.error_sites:
+                self._module.take_error()  # what a call cut short (XtirError) left there
+            for launch in self.launches:
+                self._module.launch(launch.kernel, launch.grid, launch.block, [staged[k].ctypes.data for k in launch.args])
+            report = self._module.take_error() if self.program.error_sites else (0, 0, 0)
         for original, used in zip(checked, staged):
             if used is not original:
                 original[...] = used
+        self._raise_report(*report)
 
     def __repr__(self) -> str:
         return f"<xtir.EmulatedFunction @{self.name} (cuda-cpu, {self.compile_seconds:.2f} s to compile)>"
@@ -110,6 +126,8 @@ class CudaFunction(_GpuFunction):
 
     _cupy: Any = field(default=None, repr=False)
     _kernels: dict[str, Any] = field(default_factory=dict, repr=False)
+    _error: tuple[Any, Any] | None = field(default=None, repr=False)
+    """The error channel's flag and operands as device arrays, when the source has one."""
 
     def __post_init__(self) -> None:
         self._cupy = import_cupy()
@@ -118,6 +136,10 @@ class CudaFunction(_GpuFunction):
             module = self._cupy.RawModule(code=self.program.source, options=("--std=c++17",), backend="nvrtc")
             for launch in self.launches:
                 self._kernels[launch.kernel] = module.get_function(launch.kernel)
+            if self.program.error_sites:
+                cupy = self._cupy
+                self._error = (cupy.ndarray((1,), cupy.uint32, module.get_global(ERROR_FLAG)),
+                               cupy.ndarray((2,), cupy.int64, module.get_global(ERROR_OPERANDS)))
         except self._cupy.cuda.compiler.CompileException as e:
             raise XtirError(f"NVRTC rejected the CUDA C of '{self.name}':\n{e}") from None
         self.nvrtc_seconds = time.perf_counter() - start
@@ -137,12 +159,17 @@ class CudaFunction(_GpuFunction):
                                               "compiled function must be distinct")
         device = [cupy.asarray(a) if k in host else self._device_array(k, a) for k, a in enumerate(arrays)]
         self._check_device(device)
+        if self._error is not None:
+            self._error[0].fill(0)
         for launch in self.launches:
             self._kernels[launch.kernel](launch.grid, launch.block, tuple(device[k] for k in launch.args))
         for k in host:
             if k in self.program.written_params:
                 device[k].get(out=arrays[k])
         cupy.cuda.get_current_stream().synchronize()
+        if self._error is not None:
+            flag, operands = self._error
+            self._raise_report(int(flag.get()[0]), *(int(v) for v in operands.get()))
 
     def _device_array(self, k: int, value: Any) -> Any:
         cupy = self._cupy
