@@ -39,7 +39,7 @@ from xtir.dialects.expr import Expr, Var
 from xtir.lowering.index_expr import decode_bounds
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT, distinct, gapless, points_in_context
 from xtir.passes.analysis.regions import Range, loop_bounds, relax, union_ranges
-from xtir.passes.analysis.rewrite import reindex, reregion
+from xtir.passes.transforms.rewrite import reindex, reregion
 from xtir.passes.utils import fail
 
 

@@ -23,8 +23,8 @@ from xtir.dialects.expr import Expr, Var
 from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.navigation import child_blocks, get_loop
 from xtir.passes.analysis.regions import loop_bounds
-from xtir.passes.analysis.rewrite import substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import substitute_var
 from xtir.passes.utils import fail, target_function
 
 

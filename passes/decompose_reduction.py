@@ -30,8 +30,8 @@ from xtir.passes.analysis.inline import owner_label
 from xtir.passes.analysis.instances import repeated_instances
 from xtir.passes.analysis.navigation import child_blocks, get_block, get_loop
 from xtir.passes.analysis.regions import Range, read_regions, write_regions
-from xtir.passes.analysis.rewrite import substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import substitute_var
 from xtir.passes.utils import fail, fresh_name, function_of, target_function
 
 

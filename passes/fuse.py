@@ -17,8 +17,8 @@ from xtir.dialects.block import ForOp
 from xtir.dialects.expr import INT64_MAX, Expr
 from xtir.passes.analysis.navigation import get_loop
 from xtir.passes.analysis.regions import loop_bounds
-from xtir.passes.analysis.rewrite import substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import substitute_var
 from xtir.passes.utils import fail, fresh_name, function_of, single_child, target_function
 
 

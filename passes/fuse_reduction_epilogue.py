@@ -74,8 +74,8 @@ from xtir.passes.analysis.inline import (
 )
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.analysis.regions import loop_bounds
-from xtir.passes.analysis.rewrite import replace_op
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import replace_op
 from xtir.passes.utils import fail, function_of, target_function
 
 EXACT, PER_ITERATION = "exact", "per-iteration"

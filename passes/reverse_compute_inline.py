@@ -46,8 +46,8 @@ from xtir.passes.analysis.inline import (
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.analysis.predicate import conjoin
 from xtir.passes.analysis.regions import loop_bounds
-from xtir.passes.analysis.rewrite import rebuild_block
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import rebuild_block
 from xtir.passes.utils import fail, target_function
 
 

@@ -16,8 +16,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xtir.dialects.block import ForOp
 from xtir.dialects.expr import INT64_MAX, Expr
 from xtir.passes.analysis.navigation import child_blocks, get_loop, loops_around
-from xtir.passes.analysis.rewrite import rebuild_block, substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import rebuild_block, substitute_var
 from xtir.passes.utils import fail, fresh_name, function_of, target_function
 
 

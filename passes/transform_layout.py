@@ -16,8 +16,8 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import AllocOp, LoadOp, StoreOp, buffer_name
-from xtir.passes.analysis.rewrite import reindex
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import reindex
 from xtir.passes.utils import fail, target_function
 
 

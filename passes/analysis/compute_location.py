@@ -54,7 +54,7 @@ from xtir.passes.analysis.regions import (
     union_ranges,
     write_regions,
 )
-from xtir.passes.analysis.rewrite import erase_empty_loops, rebuild_block
+from xtir.passes.transforms.rewrite import erase_empty_loops, rebuild_block
 from xtir.passes.utils import fail, function_of
 
 RegionsOf = Callable[[BlockOp], list[BufferRegion]]

@@ -21,7 +21,7 @@ from xtir.dialects.expr import Expr
 from xtir.passes.analysis.cache import top_level_ancestor
 from xtir.passes.analysis.navigation import child_blocks
 from xtir.passes.analysis.regions import format_expr, loop_bounds
-from xtir.passes.analysis.rewrite import erase_empty_loops
+from xtir.passes.transforms.rewrite import erase_empty_loops
 from xtir.passes.utils import fail, function_of
 
 

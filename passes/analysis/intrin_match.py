@@ -23,7 +23,7 @@ from xtir.dialects.block import AccessOp, BlockOp, ForOp, LoadOp, StoreOp, buffe
 from xtir.dialects.expr import Expr
 from xtir.intrinsics import ANY_SCOPE, TensorIntrin
 from xtir.passes.analysis.regions import format_expr, loop_bounds
-from xtir.passes.analysis.rewrite import reindex
+from xtir.passes.transforms.rewrite import reindex
 from xtir.passes.utils import fresh_name, function_of
 
 
