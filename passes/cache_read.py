@@ -19,16 +19,14 @@ from xdsl.ir import Operation, SSAValue
 
 from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
-    alloc_cache,
     cache_names,
-    copy_nest,
-    redirect_accesses,
     select_buffer,
 )
 from xtir.passes.analysis.compute_location import blocks_touching, buffers_touched, scope_root
 from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import read_regions
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.cache import alloc_cache, copy_nest, redirect_accesses
 from xtir.passes.utils import fail, target_function
 
 

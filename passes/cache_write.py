@@ -21,10 +21,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
-    alloc_cache,
     cache_names,
-    copy_nest,
-    redirect_accesses,
     select_buffer,
     top_level_ancestor,
 )
@@ -32,6 +29,7 @@ from xtir.passes.analysis.footprint import written_box
 from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import read_regions, write_regions
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.cache import alloc_cache, copy_nest, redirect_accesses
 from xtir.passes.utils import fail, target_function
 
 
