@@ -28,16 +28,15 @@ from xtir.passes.analysis.inline import (
     check_complete,
     check_no_predicate,
     check_only_leaf,
-    clone_before,
     format_access,
     nests_between,
     owner_label,
     plain_vars,
-    remove_nest,
     single_store,
 )
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import clone_before, remove_nest
 from xtir.passes.utils import fail, target_function
 
 

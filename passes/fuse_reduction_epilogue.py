@@ -64,18 +64,16 @@ from xtir.dialects.expr import Expr
 from xtir.passes.analysis.inline import (
     check_complete,
     check_no_predicate,
-    clone_before,
     format_access,
     is_plain_statement,
     nests_between,
     owner_label,
-    remove_nest,
     visible_in_copy,
 )
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.transforms.rewrite import replace_op
+from xtir.passes.transforms.rewrite import clone_before, remove_nest, replace_op
 from xtir.passes.utils import fail, function_of, target_function
 
 EXACT, PER_ITERATION = "exact", "per-iteration"

@@ -35,19 +35,17 @@ from xtir.passes.analysis.inline import (
     body_loads,
     check_complete,
     check_only_leaf,
-    clone_before,
     format_access,
     nests_between,
     owner_label,
     plain_vars,
-    remove_nest,
     single_store,
 )
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.analysis.predicate import conjoin
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.transforms.rewrite import rebuild_block
+from xtir.passes.transforms.rewrite import clone_before, rebuild_block, remove_nest
 from xtir.passes.utils import fail, target_function
 
 
