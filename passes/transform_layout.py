@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import AllocOp, LoadOp, StoreOp, buffer_name
+from xtir.dialects.layout import row_major
 from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.transforms.rewrite import reindex
 from xtir.passes.utils import fail, target_function
@@ -45,8 +46,8 @@ def transform_layout(pass_name: str, alloc: AllocOp, permutation: tuple[int, ...
         if isinstance(user, RegionOp):
             raise fail(pass_name, user, f"{buffer_name(buffer)} is accessed by {user.name}, whose tiles are "
                        "row-major; transform the layout before tensorize")
-    new = AllocOp(MemRefType(buffer.type.element_type, [shape[p] for p in permutation],
-                             memory_space=buffer.type.memory_space), buffer_name(buffer))
+    new = AllocOp(row_major(buffer.type.element_type, [shape[p] for p in permutation], buffer.type.memory_space),
+                  buffer_name(buffer))
     new.location = alloc.location
     assert alloc.parent is not None
     alloc.parent.insert_op_before(new, alloc)

@@ -8,7 +8,6 @@ slow: use small shapes.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -20,6 +19,7 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.utils.exceptions import InterpretationError
 
+from xtir.dialects.layout import is_row_major
 from xtir.errors import XtirError, XtirEvaluationError, expect_module
 from xtir.interpreters.accel import AccelFunctions
 from xtir.interpreters.block import BlockFunctions, numpy_dtype
@@ -38,17 +38,6 @@ def find_func(module: ModuleOp, name: str) -> func.FuncOp:
     raise XtirEvaluationError(f"no function named '{name}' in the module (functions: {available})")
 
 
-def _row_major(t: MemRefType) -> bool:
-    """Whether `t`'s layout addresses its elements as a C-contiguous array does (a dimension
-    of size 1 may have any stride; an empty buffer any layout)."""
-    shape, strides = t.get_shape(), t.get_strides()
-    if math.prod(shape) == 0:
-        return True
-    if strides is None or t.get_offset() != 0:
-        return False
-    return all(d == 1 or s == math.prod(shape[k + 1 :]) for k, (d, s) in enumerate(zip(shape, strides)))
-
-
 def check_parameters(f: func.FuncOp, error: type[XtirError] = XtirError) -> None:
     """A buffer parameter is a numpy array in row-major order: a layout of its own (`strided<[2]>`,
     an offset) is refused (the evaluator would ignore it and compiled code honour it, reaching
@@ -57,7 +46,7 @@ def check_parameters(f: func.FuncOp, error: type[XtirError] = XtirError) -> None
         if not isinstance(param, MemRefType):
             continue
         where = f"function '{f.sym_name.data}': parameter {k} has type {param}"
-        if not _row_major(param):
+        if not is_row_major(param):
             raise error(f"{where}; buffer parameters must have the row-major layout (no strides or offset of "
                         "their own), the layout of a C-contiguous numpy array")
         try:

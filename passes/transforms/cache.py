@@ -15,13 +15,14 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import SPATIAL, AllocOp, BlockOp, ForOp, LoadOp, StoreOp
 from xtir.dialects.expr import Expr
+from xtir.dialects.layout import row_major
 from xtir.passes.analysis.cache import cache_names
 
 
 def alloc_cache(buffer: SSAValue, scope: str, at: Operation) -> SSAValue:
     """A buffer like `buffer` in `scope`, allocated at the start of the function body `at`."""
     assert isinstance(buffer.type, MemRefType)
-    cache_type = MemRefType(buffer.type.element_type, buffer.type.get_shape(), memory_space=StringAttr(scope))
+    cache_type = row_major(buffer.type.element_type, buffer.type.get_shape(), StringAttr(scope))
     alloc = AllocOp(cache_type, cache_names(buffer, scope)[0])
     block = at.regions[0].block
     allocs = [op for op in block.ops if isinstance(op, AllocOp)]
