@@ -63,6 +63,7 @@ from xtir.dialects.expr import (
     print_expr_list,
     to_affine_map,
 )
+from xtir.dialects.walk import ancestors, parent_of_type
 
 SERIAL, PARALLEL, VECTORIZED, UNROLLED, THREAD_BINDING = (
     "serial",
@@ -688,20 +689,13 @@ def verify_in_bounds(op: Operation, access: Access, shape: Sequence[int]) -> Non
             )
 
 
-def _ancestors(op: Operation) -> Iterator[Operation]:
-    parent = op.parent_op()
-    while parent is not None:
-        yield parent
-        parent = parent.parent_op()
-
-
 def _predicates_around(op: Operation) -> tuple[list[tuple[Expr, int]], dict[SSAValue, Expr]]:
     """The predicates of the blocks around `op`, and those blocks' bindings: under them, an
     index holds where its iteration variables are these bindings of loops and the predicates
     hold."""
     facts: list[tuple[Expr, int]] = []
     bindings: dict[SSAValue, Expr] = {}
-    for parent in _ancestors(op):
+    for parent in ancestors(op):
         if isinstance(parent, BlockOp) and parent.where_map is not None:
             facts += parent.predicate()
             bindings |= {it.var: it.binding for it in parent.iters()}
@@ -718,7 +712,7 @@ def point_text(witness: Mapping[SSAValue, int]) -> str:
 
 
 def _under_scf_if(op: Operation) -> bool:
-    return any(isinstance(p, scf.IfOp) for p in _ancestors(op))
+    return any(isinstance(p, scf.IfOp) for p in ancestors(op))
 
 
 def _index_operands(op: AccessOp) -> list[SSAValue]:
@@ -859,21 +853,12 @@ def _name(value: SSAValue) -> str:
 
 
 def enclosing_block(op: Operation) -> BlockOp | None:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, BlockOp):
-        parent = parent.parent_op()
-    return parent
+    return parent_of_type(op, BlockOp)
 
 
 def loops_in_scope(op: Operation) -> list[ForOp]:
     """The block.for ops enclosing `op` up to its enclosing block, outermost first."""
-    loops: list[ForOp] = []
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, BlockOp):
-        if isinstance(parent, ForOp):
-            loops.append(parent)
-        parent = parent.parent_op()
-    return loops[::-1]
+    return [p for p in ancestors(op, stop=BlockOp) if isinstance(p, ForOp)][::-1]
 
 
 def verify_index_uses(op: Operation, values: Sequence[SSAValue]) -> None:

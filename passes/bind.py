@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from xtir.dialects.block import REDUCE, THREAD_BINDING, THREAD_TAGS, BlockOp, ForOp
+from xtir.dialects.walk import ancestors
 from xtir.passes.analysis.navigation import all_loops, get_loop
 from xtir.passes.loop_kind import check_independent, set_kind
 from xtir.passes.utils import fail, target_function
@@ -22,13 +23,8 @@ from xtir.passes.utils import fail, target_function
 
 def kernel_root(loop: ForOp) -> ForOp:
     """The outermost thread-bound loop above `loop` (or `loop` itself): the kernel launch."""
-    root = loop
-    parent = loop.parent_op()
-    while parent is not None and not isinstance(parent, func.FuncOp):
-        if isinstance(parent, ForOp) and parent.kind == THREAD_BINDING:
-            root = parent
-        parent = parent.parent_op()
-    return root
+    bound = [p for p in ancestors(loop, stop=func.FuncOp) if isinstance(p, ForOp) and p.kind == THREAD_BINDING]
+    return bound[-1] if bound else loop
 
 
 def check_nested_same_tag(pass_name: str, loop: ForOp, outer: ForOp, inner: ForOp) -> None:

@@ -20,6 +20,7 @@ from xdsl.ir import SSAValue
 
 from xtir.dialects.block import SPATIAL, BlockOp, ForOp, InitOp, loops_in_scope
 from xtir.dialects.expr import Expr, Var
+from xtir.dialects.walk import ancestors
 from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.navigation import child_blocks, get_loop
 from xtir.passes.analysis.regions import loop_bounds
@@ -74,12 +75,7 @@ def _is_mixed_radix(inner: Expr) -> bool:
 
 def loops_between(top: ForOp, block: BlockOp) -> list[ForOp]:
     """top and the loops below it down to block, outermost first."""
-    loops = []
-    parent = block.parent_op()
-    while parent is not None and parent is not top:
-        if isinstance(parent, ForOp):
-            loops.append(parent)
-        parent = parent.parent_op()
+    loops = [p for p in ancestors(block, stop=top) if isinstance(p, ForOp)]
     return [top, *loops[::-1]]
 
 

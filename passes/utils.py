@@ -7,6 +7,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from xtir.diagnostics import format_op_error
+from xtir.dialects.walk import parent_of_type
 from xtir.errors import XtirPassError
 from xtir.passes.analysis.navigation import select_function
 
@@ -22,10 +23,9 @@ def target_function(module: ModuleOp, name: str | None) -> func.FuncOp:
 
 def function_of(op: Operation) -> Operation:
     """The func.func around `op`: loop and block names are unique per function, as in a TVM PrimFunc."""
-    parent: Operation | None = op
-    while parent is not None and not isinstance(parent, func.FuncOp):
-        parent = parent.parent_op()
-    return parent or op.get_toplevel_object()
+    if isinstance(op, func.FuncOp):
+        return op
+    return parent_of_type(op, func.FuncOp) or op.get_toplevel_object()
 
 
 def single_child(op: Operation) -> Operation | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from xdsl.ir import Operation, SSAValue
 
 from xtir.dialects.block import AccessOp, BlockOp, LoadOp, StoreOp, buffer_name
+from xtir.dialects.walk import ancestors
 from xtir.passes.analysis.regions import BufferRegion
 from xtir.passes.utils import fail
 
@@ -38,9 +39,4 @@ def select_buffer(pass_name: str, block: BlockOp, regions: list[BufferRegion], i
 
 def top_level_ancestor(op: Operation, scope: Operation) -> Operation:
     """The ancestor of `op` that sits directly in `scope`'s body."""
-    node = op
-    while node.parent_op() is not scope:
-        parent = node.parent_op()
-        assert parent is not None
-        node = parent
-    return node
+    return [op, *ancestors(op, stop=scope)][-1]

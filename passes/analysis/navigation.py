@@ -15,18 +15,13 @@ from xdsl.ir import Operation
 
 from xtir.diagnostics import format_op_error, op_location
 from xtir.dialects.block import BlockOp, ForOp
+from xtir.dialects.walk import ancestors
 from xtir.errors import LocatedText, XtirPassError
 
 
 def loops_around(op: Operation) -> list[ForOp]:
     """The loops around `op`, innermost first (across blocks, up to the function)."""
-    found = []
-    parent = op.parent_op()
-    while parent is not None:
-        if isinstance(parent, ForOp):
-            found.append(parent)
-        parent = parent.parent_op()
-    return found
+    return [p for p in ancestors(op) if isinstance(p, ForOp)]
 
 
 def functions(module: ModuleOp) -> list[func.FuncOp]:
@@ -110,13 +105,7 @@ def get_loop(root: Operation, handle: str, pass_name: str | None = None) -> ForO
 
 def get_loops(block: BlockOp) -> list[ForOp]:
     """The loops above a block, outermost first (up to the function), like TVM's get_loops."""
-    loops: list[ForOp] = []
-    parent = block.parent_op()
-    while parent is not None and not isinstance(parent, func.FuncOp | BlockOp):
-        if isinstance(parent, ForOp):
-            loops.append(parent)
-        parent = parent.parent_op()
-    return loops[::-1]
+    return [p for p in ancestors(block, stop=func.FuncOp | BlockOp) if isinstance(p, ForOp)][::-1]
 
 
 def child_blocks(parent: Operation) -> list[BlockOp]:

@@ -20,6 +20,7 @@ from xdsl.ir import SSAValue
 
 from xtir.dialects.block import AccessOp, BlockOp, ForOp, loop_bounds
 from xtir.dialects.expr import Bounds, Expr, Var
+from xtir.dialects.walk import ancestors
 
 
 @dataclass(frozen=True)
@@ -58,12 +59,7 @@ def _inner_substitution(block: BlockOp, op: AccessOp) -> tuple[dict[SSAValue, Ex
     mapping: dict[SSAValue, Expr] = {}
     relaxed: set[SSAValue] = set()
     nested: set[SSAValue] = set()
-    chain = []
-    parent = op.parent_op()
-    while parent is not None and parent is not block:
-        chain.append(parent)
-        parent = parent.parent_op()
-    for ancestor in reversed(chain):  # outermost first, so bindings compose
+    for ancestor in reversed(list(ancestors(op, stop=block))):  # outermost first, so bindings compose
         if isinstance(ancestor, ForOp):
             relaxed.add(ancestor.var)
         elif isinstance(ancestor, BlockOp):
