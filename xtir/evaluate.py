@@ -27,14 +27,13 @@ from xtir.interpreters.integer import IntegerFunctions
 from xtir.interpreters.memref import MemRefNumpyFunctions
 from xtir.interpreters.scalar import ScalarFunctions
 from xtir.interpreters.tensor import TensorGraphFunctions
+from xtir.passes.analysis.navigation import functions, lookup_function
 
 
 def find_func(module: ModuleOp, name: str) -> func.FuncOp:
-    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
-    for f in funcs:
-        if f.sym_name.data == name:
-            return f
-    available = ", ".join(f.sym_name.data for f in funcs) or "none"
+    if (f := lookup_function(module, name)) is not None:
+        return f
+    available = ", ".join(f.sym_name.data for f in functions(module)) or "none"
     raise XtirEvaluationError(f"no function named '{name}' in the module (functions: {available})")
 
 

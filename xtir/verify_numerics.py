@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 
 from xtir.errors import XtirError, XtirEvaluationError, XtirNumericsError
+from xtir.passes.analysis.navigation import lookup_function
 
 EVALUATOR_LIMIT = 200_000
 """Innermost iterations above which a program runs with the JIT instead of the evaluator (about 50 µs each)."""
@@ -174,7 +175,8 @@ def _functions(module: ModuleOp) -> list[func.FuncOp]:
 
 
 def _find(module: ModuleOp, name: str) -> func.FuncOp | None:
-    return next((f for f in _functions(module) if f.sym_name.data == name), None)
+    f = lookup_function(module, name)
+    return f if f is not None and f.body.blocks else None
 
 
 def _labels(f: func.FuncOp) -> list[str]:

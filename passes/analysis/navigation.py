@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
+from xdsl.traits import SymbolTable
 
 from xtir.diagnostics import format_op_error, op_location
 from xtir.dialects.block import BlockOp, ForOp
@@ -28,6 +29,12 @@ def functions(module: ModuleOp) -> list[func.FuncOp]:
     return [op for op in module.ops if isinstance(op, func.FuncOp)]
 
 
+def lookup_function(module: ModuleOp, name: str) -> func.FuncOp | None:
+    """The func.func named `name` in `module`'s symbol table (xDSL's SymbolTable), or None."""
+    found = SymbolTable.lookup_symbol(module, name)
+    return found if isinstance(found, func.FuncOp) else None
+
+
 def select_function(module: ModuleOp, name: str | None) -> func.FuncOp:
     """The function named `name`, or the only one when `name` is None."""
     funcs = functions(module)
@@ -36,9 +43,8 @@ def select_function(module: ModuleOp, name: str | None) -> func.FuncOp:
         if len(funcs) != 1:
             raise _module_error(module, f"the module has {len(funcs)} functions ({names}); choose one with func=NAME")
         return funcs[0]
-    for f in funcs:
-        if f.sym_name.data == name:
-            return f
+    if (f := lookup_function(module, name)) is not None:
+        return f
     raise _module_error(module, f'no function named "{name}"; functions: {names}')
 
 
