@@ -49,7 +49,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
-from xdsl.traits import HasParent, NoTerminator
+from xdsl.traits import HasParent, MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from xtir.dialects.bounds import within
@@ -605,6 +605,7 @@ class AllocOp(IRDLOperation):
     name = "block.alloc"
 
     buffer = result_def(MemRefType)
+    traits = traits_def(MemoryAllocEffect())
     assembly_format = "attr-dict `:` type($buffer)"
 
     def __init__(self, buffer_type: MemRefType, name: str | None = None):
@@ -727,6 +728,7 @@ class LoadOp(AccessOp):
     index_vars = var_operand_def(IndexType)
     map = prop_def(AffineMapAttr)
     result = result_def()
+    traits = traits_def(MemoryReadEffect())
 
     def __init__(self, buffer: SSAValue, indices: Sequence[Expr]):
         amap, operands = to_affine_map(indices)
@@ -776,6 +778,7 @@ class StoreOp(AccessOp):
     buffer = operand_def(MemRefType)
     index_vars = var_operand_def(IndexType)
     map = prop_def(AffineMapAttr)
+    traits = traits_def(MemoryWriteEffect())
 
     def __init__(self, value: SSAValue, buffer: SSAValue, indices: Sequence[Expr]):
         amap, operands = to_affine_map(indices)
