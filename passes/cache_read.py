@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
@@ -50,7 +51,7 @@ class CacheReadPass(StatementPrimitive):
         _check_not_written(self.name, block, buffer, f, nests[0], nests[-1])
         cache = alloc_cache(buffer, self.scope, f)
         copy = copy_nest(cache_names(buffer, self.scope)[1], cache, buffer, block)
-        f.body.block.insert_op_before(copy, nests[0])
+        Rewriter.insert_op(copy, InsertPoint.before(nests[0]))
         for consumer in consumers:
             redirect_accesses(consumer, buffer, cache, reads=True, writes=False)
         return blocks_under(copy)[0]

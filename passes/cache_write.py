@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
@@ -64,6 +65,6 @@ class CacheWritePass(StatementPrimitive):
                        "never wrote")
         cache = alloc_cache(buffer, self.scope, f)
         copy = copy_nest(cache_names(buffer, self.scope)[1], buffer, cache, block, box)
-        f.body.block.insert_op_after(copy, nest_root)
+        Rewriter.insert_op(copy, InsertPoint.after(nest_root))
         redirect_accesses(block, buffer, cache, reads=True, writes=True)
         return blocks_under(copy)[0]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
+from xdsl.rewriter import Rewriter
 
 from xtir.dialects.block import AllocOp, BlockOp, LoadOp, StoreOp, buffer_name
 from xtir.passes.analysis.inline import (
@@ -113,8 +114,7 @@ def inline_load(block: BlockOp, store: StoreOp, store_vars: list[SSAValue], load
     at = dict(zip(store_vars, load.indices()))
     values = clone_before(list(block.body.block.ops)[:-1], load, at, {})
     load.result.replace_all_uses_with(values[store.value])
-    load.detach()
-    load.erase()
+    Rewriter.erase_op(load)
 
 
 @dataclass(frozen=True)
@@ -136,5 +136,4 @@ class ComputeInlinePass(StatementPrimitive):
         for load in loads:
             inline_load(block, store, store_vars, load)
         remove_nest(block)
-        alloc.detach()
-        alloc.erase()
+        Rewriter.erase_op(alloc)

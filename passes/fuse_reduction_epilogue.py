@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp
 from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import Rewriter
 from xdsl.traits import is_side_effect_free
 
 from xtir.dialects.block import (
@@ -482,8 +483,7 @@ def rewrite(reduction: Reduction, epilogue: Epilogue) -> None:
     assert init is not None
     for op in reversed(list(init.body.block.ops)):
         if op is not new_init and all(r.first_use is None for r in op.results) and is_side_effect_free(op):
-            op.detach()
-            op.erase()
+            Rewriter.erase_op(op)
 
     # update: read and write D[q']; in per-iteration mode the clamps follow the sum
     update_store = reduction.update_store
@@ -496,8 +496,7 @@ def rewrite(reduction: Reduction, epilogue: Epilogue) -> None:
     alloc = reduction.temp.owner
     remove_nest(epilogue.block)
     assert isinstance(alloc, AllocOp) and alloc.buffer.first_use is None
-    alloc.detach()
-    alloc.erase()
+    Rewriter.erase_op(alloc)
 
 
 def fuse_reduction_epilogue(pass_name: str, reduction: BlockOp, epilogue: BlockOp, mode: str = EXACT) -> BlockOp:

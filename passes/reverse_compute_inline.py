@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import AccessOp, AllocOp, BlockOp, LoadOp, StoreOp, buffer_name, enclosing_block
 from xtir.dialects.expr import Expr
@@ -168,10 +169,8 @@ def inline_into_producer(consumer: BlockOp, store: StoreOp, at: dict[SSAValue, E
     new = StoreOp(values[store.value], store.buffer, [e.substitute(at, loop_bounds) for e in store.indices()])
     new.attributes |= store.attributes
     new.location = store.location
-    assert producer_store.parent is not None
-    producer_store.parent.insert_op_before(new, producer_store)
-    producer_store.detach()
-    producer_store.erase()
+    Rewriter.insert_op(new, InsertPoint.before(producer_store))
+    Rewriter.erase_op(producer_store)
 
 
 def domain_predicate(pass_name: str, producer: BlockOp, consumer: BlockOp,
@@ -220,5 +219,4 @@ class ReverseComputeInlinePass(StatementPrimitive):
         remove_nest(consumer)
         alloc = buffer.owner
         assert isinstance(alloc, AllocOp)
-        alloc.detach()
-        alloc.erase()
+        Rewriter.erase_op(alloc)

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import ForOp
 from xtir.dialects.expr import INT64_MAX, Expr
 from xtir.passes.analysis.navigation import child_blocks, get_loop, loops_around
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.transforms.rewrite import rebuild_block, substitute_var
+from xtir.passes.transforms.rewrite import move_ops, rebuild_block, substitute_var
 from xtir.passes.utils import fail, fresh_name, function_of, target_function
 
 
@@ -85,11 +86,8 @@ def split_loop(loop: ForOp, factors: list[int], pass_name: str = "split") -> lis
         lp.location = loop.location  # diagnostics on the new loops point at the split loop
     for outer, inner in zip(loops, loops[1:]):
         outer.body.block.add_op(inner)
-    for op in list(loop.body.block.ops):
-        op.detach()
-        loops[-1].body.block.add_op(op)
-    assert loop.parent is not None
-    loop.parent.insert_op_before(loops[0], loop)
+    move_ops(list(loop.body.block.ops), InsertPoint.at_end(loops[-1].body.block))
+    Rewriter.insert_op(loops[0], InsertPoint.before(loop))
 
     fused = Expr()
     for lp, f in zip(loops, factors):
@@ -98,8 +96,7 @@ def split_loop(loop: ForOp, factors: list[int], pass_name: str = "split") -> lis
     if prod(factors) > loop.extent:
         for block in child_blocks(loops[-1]):
             rebuild_block(block, block.bindings(), [*block.predicate(), (fused, loop.extent)])
-    loop.detach()
-    loop.erase()
+    Rewriter.erase_op(loop)
     return loops
 
 

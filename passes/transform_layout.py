@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import AllocOp, LoadOp, StoreOp, buffer_name
@@ -49,11 +50,9 @@ def transform_layout(pass_name: str, alloc: AllocOp, permutation: tuple[int, ...
     new = AllocOp(row_major(buffer.type.element_type, [shape[p] for p in permutation], buffer.type.memory_space),
                   buffer_name(buffer))
     new.location = alloc.location
-    assert alloc.parent is not None
-    alloc.parent.insert_op_before(new, alloc)
+    Rewriter.insert_op(new, InsertPoint.before(alloc))
     buffer.replace_all_uses_with(new.buffer)
-    alloc.detach()
-    alloc.erase()
+    Rewriter.erase_op(alloc)
     for user in list(users):
         assert isinstance(user, LoadOp | StoreOp)
         indices = user.indices()

@@ -22,6 +22,13 @@ from xtir.dialects.expr import Expr
 from xtir.passes.analysis.regions import loop_bounds
 
 
+def move_ops(ops: Sequence[Operation], to: InsertPoint) -> None:
+    """Move `ops` (in order, uses kept) to `to`: xDSL's Rewriter inserts only detached ops."""
+    for op in ops:
+        op.detach()
+    Rewriter.insert_op(ops, to)
+
+
 def replace_op(old: Operation, new: Operation) -> Operation:
     """Put `new` where `old` is: attributes, location, result names and uses move over."""
     new.attributes |= old.attributes
