@@ -273,15 +273,17 @@ def _parse_annotations(parser: Parser) -> dict[str, Attribute] | None:
 
 def _hint(label: str) -> str | None:
     """The SSA name hint made from a name users choose (a loop's for its variable, a cache's
-    from its scope): any string, so each character an SSA name cannot hold, such as `.`, a
-    space or `é`, becomes `_`."""
-    return _usable_hint(stable_hint(re.sub(r"[^A-Za-z0-9_]", "_", label)))
+    from its scope): the label itself where xDSL allows it (`i.outer`, `k-1`), else with each
+    character an SSA name cannot hold, such as a space, `/` or `é`, made `_`. A trailing
+    `_<digits>` cannot stay (see stable_hint): loop `i_0` is `%i0`."""
+    return _usable_hint(stable_hint(re.sub(r"[^A-Za-z0-9_$.-]", "_", label)))
 
 
 def _usable_hint(hint: str) -> str | None:
-    """`hint` when it is a valid SSA name hint (it starts with a letter or `_`), else None:
-    the value then prints with a number (`%1_2` stabilized to `12` would be refused)."""
-    return hint if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.-]*", hint) else None
+    """`hint` when it is a valid SSA name hint (xDSL's: it starts with a letter, `_`, `$`, `.` or
+    `-`), else None: the value then prints with a number (`%1_2` stabilized to `12` would be
+    refused)."""
+    return hint if re.fullmatch(r"[A-Za-z_$.-][A-Za-z0-9_$.-]*", hint) else None
 
 
 def stable_hint(name: str) -> str:
