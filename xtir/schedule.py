@@ -18,8 +18,9 @@ Handles (BlockRV, LoopRV) are names, resolved when used, as the passes' options 
 
 from __future__ import annotations
 
+import inspect
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +32,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 
 from xtir.context import make_context
 from xtir.diagnostics import verify
-from xtir.dialects.block import BlockOp, ForOp, enclosing_block
+from xtir.dialects.block import BlockOp, ForOp, buffer_name, enclosing_block
 from xtir.errors import XtirPassError, XtirVerifyError, expect_module
 from xtir.passes.analysis.navigation import (
     all_blocks,
@@ -241,6 +242,17 @@ class Schedule:
         options = {"block": self._block_handle(block), "index": write_buffer_index, "scope": storage_scope}
         return BlockRV(self._apply("cache-write", options, produces=True).label)
 
+    def transform_layout(self, block: BlockRV, buffer: tuple[str, int] | str,
+                         index_map: Sequence[int] | Callable[..., Sequence[Any]]) -> None:
+        """Store a buffer the block reads or writes with its dimensions permuted (TVM's transform_layout).
+
+        `buffer` is `("read", k)` / `("write", k)` (the block's k-th read or written buffer) or a
+        buffer name; `index_map` maps the old indices to the new ones, `lambda i, j: (j, i)`, or is
+        the permutation itself, `(1, 0)`. Only permutations are supported, of allocated buffers."""
+        name = buffer if isinstance(buffer, str) else self._buffer_of(block, *buffer)
+        permutation = _permutation(index_map) if callable(index_map) else tuple(index_map)
+        self._apply("transform-layout", {"buffer": name, "permutation": permutation})
+
     def decompose_reduction(self, block: BlockRV, loop: LoopRV) -> BlockRV:
         """Split the block's init into a block before `loop`; return the init block.
 
@@ -289,6 +301,16 @@ class Schedule:
         self._mod = module
         self._steps.append(spec)
         return result
+
+    def _buffer_of(self, block: BlockRV, kind: str, index: int) -> str:
+        regions = {"read": read_regions, "write": write_regions}.get(kind)
+        if regions is None:
+            raise XtirPassError(f'transform_layout: buffer must be ("read", index), ("write", index) or a name, got "{kind}"')
+        found = regions(self._block(block))
+        if not 0 <= index < len(found):
+            raise XtirPassError(f'transform_layout: block "{block.name}" has {len(found)} {kind} buffers; '
+                                f"index {index} is out of range")
+        return buffer_name(found[index].buffer)
 
     def _at_options(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool) -> dict[str, Any]:
         return {
@@ -348,3 +370,23 @@ class Schedule:
 
 def _buffers(regions: Sequence[BufferRegion]) -> set[SSAValue]:
     return {r.buffer for r in regions}
+
+
+class _Axis:
+    """An index of `transform_layout`'s index map: only its position can be read back."""
+
+    def __init__(self, position: int):
+        self.position = position
+
+
+def _permutation(index_map: Callable[..., Sequence[Any]]) -> tuple[int, ...]:
+    """The permutation an index map such as `lambda i, j: (j, i)` makes (one parameter a dimension)."""
+    rank = len(inspect.signature(index_map).parameters)
+    try:
+        result = index_map(*(_Axis(k) for k in range(rank)))
+        return tuple(axis.position for axis in result)
+    except (TypeError, AttributeError):
+        raise XtirPassError(
+            "transform_layout: the index map must return the indices it is given in another order "
+            "(a permutation, `lambda i, j: (j, i)`); splitting or combining dimensions is not supported"
+        ) from None
