@@ -1,6 +1,7 @@
 """lower-blocks: block-dialect IR (after any schedule) to scf / memref / arith.
 
-Output contract (what the llvm lowering relies on): only func.func / func.return,
+Output contract (what the llvm lowering relies on): only func.func / func.return /
+func.call (a host function calling the module's block functions),
 arith (index arithmetic included), scf.for / scf.if / scf.yield and memref.alloca /
 memref.load / memref.store remain, plus any scalar math.* ops of the input, which pass
 through; function signatures are unchanged.
@@ -81,7 +82,7 @@ ANNOTATIONS = "xtir.annotations"
 
 _SCF_OPS = {scf.ForOp.name, scf.IfOp.name, scf.YieldOp.name}
 _MEMREF_OPS = {memref.AllocaOp.name, memref.LoadOp.name, memref.StoreOp.name}
-_FUNC_OPS = {func.FuncOp.name, func.ReturnOp.name}
+_FUNC_OPS = {func.FuncOp.name, func.ReturnOp.name, func.CallOp.name}  # calls between functions (a host function)
 _INPUT_OPS = _SCF_OPS | _MEMREF_OPS | _FUNC_OPS | {op.name for op in blk.Block_.operations} | {
     op.name for op in Accel.operations
 }
@@ -183,6 +184,7 @@ class LowerFor(RewritePattern):
             loop.attributes[THREAD] = StringAttr(op.thread)
         if op.annotations:
             loop.attributes[ANNOTATIONS] = DictionaryAttr(op.annotations)
+        loop.location = op.location  # later stages (lower-to-gpu) point their diagnostics at the source
         rewriter.replace(op, loop)
 
 
@@ -190,14 +192,18 @@ class LowerLoad(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: blk.LoadOp, rewriter: PatternRewriter) -> None:
         emitter = IndexEmitter(op, rewriter)
-        rewriter.replace(op, memref.LoadOp.get(op.buffer, [emitter.expr(e) for e in op.indices()]))
+        load = memref.LoadOp.get(op.buffer, [emitter.expr(e) for e in op.indices()])
+        load.location = op.location
+        rewriter.replace(op, load)
 
 
 class LowerStore(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: blk.StoreOp, rewriter: PatternRewriter) -> None:
         emitter = IndexEmitter(op, rewriter)
-        rewriter.replace(op, memref.StoreOp.get(op.value, op.buffer, [emitter.expr(e) for e in op.indices()]))
+        store = memref.StoreOp.get(op.value, op.buffer, [emitter.expr(e) for e in op.indices()])
+        store.location = op.location
+        rewriter.replace(op, store)
 
 
 class LowerAlloc(RewritePattern):
@@ -209,6 +215,7 @@ class LowerAlloc(RewritePattern):
         t = op.buffer.type
         assert isinstance(t, MemRefType)
         alloca = memref.AllocaOp.get(t.element_type, shape=t.get_shape(), layout=t.layout, memory_space=t.memory_space)
+        alloca.location = op.location
         entry = entry_block(op)
         nested = not isinstance(op.parent_op(), func.FuncOp)
         rewriter.insert(alloca, alloca_point(entry) if entry is not None and not nested else InsertPoint.before(op))

@@ -12,6 +12,7 @@ from xtir.diagnostics import parse_module
 from xtir.errors import (
     XtirError,
     XtirEvaluationError,
+    XtirImportError,
     XtirNumericsError,
     XtirParseError,
     XtirPassError,
@@ -27,6 +28,7 @@ __all__ = [
     "Schedule",
     "XtirError",
     "XtirEvaluationError",
+    "XtirImportError",
     "XtirNumericsError",
     "XtirParseError",
     "XtirPassError",

@@ -24,9 +24,11 @@ from xtir.errors import XtirError, expect_module
 from xtir.evaluate import check_parameters
 
 if TYPE_CHECKING:
+    from xtir.lowering.cuda_emit import CudaProgram
     from xtir.lowering.jit import CompiledFunction
 
-TARGETS = ("llvm",)
+TARGETS = ("llvm", "cuda", "cuda-cpu")
+GPU_TARGETS = ("cuda", "cuda-cpu")
 _CACHE: dict[str, CompiledFunction] = {}
 
 
@@ -55,7 +57,7 @@ def _run(module: ModuleOp, pass_name: str, **options: object) -> None:
 
     try:
         pass_class = XTIR_PASSES[pass_name]()
-    except ModuleNotFoundError:
+    except (KeyError, ModuleNotFoundError):
         raise XtirError(f"the module needs the '{pass_name}' pass, which is not available yet") from None
     pass_class(**options).apply(make_context(), module)
     verify(module)
@@ -75,6 +77,41 @@ def lower_to_llvm(module: ModuleOp, entry: str | None = None, bounds_check: bool
         _run(result, "lower-accel")
     _run(result, "convert-to-llvm")
     return result
+
+
+def lower_to_gpu(module: ModuleOp) -> ModuleOp:
+    """A copy of `module` in the gpu dialect (kernels and their launches), the CUDA emitter's input."""
+    result = module.clone()
+    if _uses_dialect(result, "block"):
+        _run(result, "lower-blocks")
+    if not _uses_dialect(result, "gpu"):
+        _run(result, "lower-to-gpu")
+    return result
+
+
+def cuda_program(module: ModuleOp, entry: str | None = None) -> CudaProgram:
+    """The CUDA C of `entry`'s kernels and their launch plan (no GPU needed)."""
+    from xtir.lowering.cuda_emit import emit_cuda
+
+    lowered = lower_to_gpu(module)
+    return emit_cuda(lowered, entry_function(lowered, entry))
+
+
+def _build_gpu(module: ModuleOp, target: str, entry: str | None, bounds_check: bool) -> CompiledFunction:
+    from xtir.lowering.cuda_function import CudaFunction, EmulatedFunction, import_cupy
+
+    if bounds_check:
+        raise XtirError(f"bounds_check=True is for the llvm target; target '{target}' refuses accesses it cannot "
+                        "show in bounds")
+    if target == "cuda":
+        import_cupy()  # says there is no GPU before any work
+    start = time.perf_counter()
+    signature = _signature(entry_function(module, entry))
+    program = cuda_program(module, signature.sym_name.data)
+    kind = CudaFunction if target == "cuda" else EmulatedFunction
+    compiled = kind(signature, program)
+    compiled.compile_seconds = time.perf_counter() - start
+    return compiled  # type: ignore[return-value]
 
 
 def entry_function(module: ModuleOp, entry: str | None) -> func.FuncOp:
@@ -118,15 +155,21 @@ def build(
     generated LLVM IR, `f.compile_seconds` the time this call took. An access that cannot
     be shown to stay in its buffer is refused; with `bounds_check=True` every access is
     checked at run time instead, and `f` raises the first one out of range after the call.
+
+    Target "cuda" runs the thread-bound loop nests as CUDA kernels on a GPU (through CuPy;
+    XtirError without one); "cuda-cpu" runs the same CUDA C on the CPU (lowering/cuda_emulation.py).
+    Their callables have `cuda_source` and `launches` instead of `llvm_ir`.
     """
     expect_module(module, "xtir.build")
     if target not in TARGETS:
-        hint = " (GPU code generation is not available yet)" if target == "cuda" else ""
-        raise XtirError(f"unknown target '{target}'{hint}; targets: {', '.join(TARGETS)}")
+        raise XtirError(f"unknown target '{target}'; targets: {', '.join(TARGETS)}")
     start = time.perf_counter()
     key = hashlib.sha256(f"{target}\0{entry}\0{bounds_check}\0{module}".encode()).hexdigest()
     if (cached := _CACHE.get(key)) is not None:
         return cached
+    if target in GPU_TARGETS:
+        _CACHE[key] = _build_gpu(module, target, entry, bounds_check)
+        return _CACHE[key]
     from xtir.lowering.bounds_check import BoundsChecked
     from xtir.lowering.jit import CompiledFunction, compile_llvm, start_worker
 

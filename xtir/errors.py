@@ -102,6 +102,10 @@ class XtirEvaluationError(XtirError):
     """The reference evaluator could not run the program (bad arguments, out-of-bounds access)."""
 
 
+class XtirImportError(XtirError):
+    """A model could not be imported (xtir.frontend): an operator or construct without a mapping."""
+
+
 class XtirNumericsError(XtirError):
     """`verify_numerics`: a pass changed what the program computes (or the check could not run)."""
 

@@ -34,9 +34,17 @@ XTIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "vectorize": _lazy("vectorize", "VectorizePass"),
     "unroll": _lazy("unroll", "UnrollPass"),
     "bind": _lazy("bind", "BindPass"),
+    "fuse-ewise-fma": _lazy("fuse_ewise_fma", "FuseEwiseFmaPass"),
+    "fuse-ops": _lazy("fuse_ops", "FuseOpsPass"),
+    "fold-constants": _lazy("fold_constants", "FoldConstantsPass"),
+    # xDSL's dead-value elimination, for graph pipelines run through xtir.transform
+    "dce": _lazy("dead_code_elimination", "DeadCodeElimination", "xdsl.transforms"),
+    "legalize-tensor": _lazy("legalize_tensor", "LegalizeTensorPass"),
+    "default-schedule": _lazy("default_schedule", "DefaultSchedulePass"),
     "test-block-regions": _lazy("test_block_regions", "TestBlockRegionsPass"),
     "compact-buffers": _lowering("compact_buffers", "CompactBuffersPass"),
     "lower-accel": _lowering("accel_to_scf", "LowerAccelPass"),
     "lower-blocks": _lowering("blocks_to_scf", "LowerBlocksPass"),
+    "lower-to-gpu": _lowering("to_gpu", "LowerToGPUPass"),
     "convert-to-llvm": _lowering("to_llvm", "ConvertToLLVMPass"),
 }
