@@ -67,8 +67,9 @@ from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPa
 from xtir.dialects import block as blk
 from xtir.dialects.accel import Accel, TMM16Op
 from xtir.dialects.block import SERIAL, AccessOp, BlockOp
-from xtir.lowering import bounds_check
+from xtir.lowering import bounds_check, runtime_errors
 from xtir.lowering.accel_to_scf import LowerAccelOp
+from xtir.lowering.arith_guards import GUARDED
 from xtir.lowering.compact_buffers import INIT_GUARD, CompactBuffersPass
 from xtir.lowering.index_expr import IndexEmitter, alloca_point, constant, entry_block, sort_prologue
 from xtir.lowering.loops import LOOP_KIND, LOOP_NAME
@@ -90,7 +91,7 @@ _OUTPUT_OPS = _SCF_OPS | _MEMREF_OPS | _FUNC_OPS
 
 
 def _allowed(op: Operation, names: set[str]) -> bool:
-    if isinstance(op, func.CallOp) and (KERNEL_ATTR in op.attributes or bounds_check.CALL_ATTR in op.attributes):
+    if isinstance(op, func.CallOp) and (KERNEL_ATTR in op.attributes or runtime_errors.CALL_ATTR in op.attributes):
         return names is _OUTPUT_OPS  # a micro-kernel call or a bounds report is output, never input
     return op.name in names or op.name.startswith(("arith.", "math."))
 
@@ -118,7 +119,7 @@ def inline_block(op: BlockOp) -> None:
     predicate = op.predicate()
     emitter = IndexEmitter(op)
     for statement in blk.statements(op.body):
-        if isinstance(statement, AccessOp):
+        if isinstance(statement, (AccessOp, *GUARDED)):  # for messages about it (bounds, arith guards)
             statement.attributes[BLOCK_ATTR] = StringAttr(op.label)
 
     # Ops that index with expressions get the bindings substituted (and simplified).

@@ -11,11 +11,13 @@ pass addresses memory with `llvm.getelementptr` instead:
 - `memref.alloca` → one `llvm.alloca` of the element count in the function's entry block
   (the memory space, e.g. "global.A_reg", means nothing on a CPU); a function's scratch
   buffers share `STACK_BUDGET` bytes of stack, the smallest first, and the others come
-  from `aligned_alloc` and are freed at each return;
+  from `aligned_alloc` and are freed at each return (a NULL from it is reported on the
+  run-time error channel, lowering/runtime_errors.py, and the function returns at once);
 - every function the module defines is renamed `xtir.NAME` (`llvm_symbol`), so that no
   user function takes the place of a symbol of the runtime (`GOMP_parallel`, `free`, or
   `memcpy` that LLVM may call); names must be identifiers (letters, digits, `_$.`);
-- bf16 is refused (llvmlite, which writes the LLVM IR, has no bfloat type);
+- element types without lowering (bf16: llvmlite, which writes the LLVM IR, has no bfloat
+  type; f80, f128, tf32, f8 types, complex numbers) are refused;
 - index → i64; scf → cf (xDSL's patterns) → `llvm.br` / `llvm.cond_br`.
 
 Loop kinds (attributes `xtir.loop_kind` on scf.for, see `lowering/loops.py`): unrolled
@@ -29,16 +31,19 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, cf, func, llvm, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
-    BFloat16Type,
+    ComplexType,
     ContainerType,
     DictionaryAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -50,7 +55,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -65,6 +70,7 @@ from xdsl.rewriter import InsertPoint
 
 from xtir.diagnostics import format_op_error
 from xtir.errors import XtirPassError
+from xtir.lowering import runtime_errors
 from xtir.lowering.loops import LOOP_ANNOTATION, constant_int, refuse_thread_bindings, scf_to_cf, unroll_loops
 from xtir.lowering.microkernels import MicrokernelCallLowering, erase_declarations
 from xtir.lowering.openmp import (
@@ -153,19 +159,29 @@ def mangle_symbols(module: ModuleOp) -> None:
             op.callee = SymbolRefAttr(llvm_symbol(op.callee.string_value()))
 
 
-def _has_bf16(t: Attribute) -> bool:
-    return isinstance(t, BFloat16Type) or (isinstance(t, ContainerType) and _has_bf16(t.get_element_type()))
+def _unsupported_type(t: Attribute) -> Attribute | None:
+    """The element type in `t` that has no lowering: floats other than f16, f32 and f64 (llvmlite,
+    which writes the LLVM IR, has no bfloat, and xDSL translates no f80, f128, tf32 or f8 type),
+    and complex numbers."""
+    if isinstance(t, ComplexType):
+        return t
+    if isinstance(t, ContainerType):
+        return _unsupported_type(t.get_element_type())
+    if isinstance(t, AnyFloat) and not isinstance(t, Float16Type | Float32Type | Float64Type):
+        return t
+    return None
 
 
-def refuse_bf16(module: ModuleOp) -> None:
-    """bf16 has no lowering: llvmlite, which writes the LLVM IR, has no bfloat type."""
+def refuse_unsupported_types(module: ModuleOp) -> None:
+    """Refuse an op that handles a value of an element type without lowering, before xDSL's
+    translation to LLVM IR fails on it with an exception of its own."""
     for op in module.walk():
         types = [v.type for v in (*op.operands, *op.results, *(a for r in op.regions for b in r.blocks for a in b.args))]
         if isinstance(op, func.FuncOp):
             types += [*op.function_type.inputs, *op.function_type.outputs]
-        if any(_has_bf16(t) for t in types):
-            raise _fail(op, "bf16 is not supported on the CPU (LLVM IR is written with llvmlite, which has no "
-                            "bfloat type, and numpy has no bfloat16); use f32, or f16")
+        if (bad := next(filter(None, map(_unsupported_type, types)), None)) is not None:
+            raise _fail(op, f"element type {bad} is not supported on the CPU (the backend compiles f16, f32, f64 "
+                            "and integers); use f32, or f16")
 
 
 def declare(module: ModuleOp, name: str, function_type: llvm.LLVMFunctionType) -> None:
@@ -283,9 +299,11 @@ def heap_allocas(module: ModuleOp) -> set[memref.AllocaOp]:
 @dataclass
 class AllocaLowering(RewritePattern):
     """One alloca per buffer in the entry block (a loop that allocates does not grow the
-    stack), or an `aligned_alloc` there and a `free` at each return for those in `heap`."""
+    stack), or an `aligned_alloc` there and a `free` at each return for those in `heap`
+    (the calls are kept in `heap_calls`, for `check_heap_allocations`)."""
 
     heap: set[memref.AllocaOp]
+    heap_calls: list[llvm.CallOp] = field(default_factory=list)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.AllocaOp, rewriter: PatternRewriter) -> None:
@@ -296,6 +314,7 @@ class AllocaLowering(RewritePattern):
             ops: list[Operation] = [n := _const(count), llvm.AllocaOp(n, elem, alignment=ALIGNMENT)]
         else:
             ops = _heap(size)
+            self.heap_calls.append(ops[-1])  # type: ignore[arg-type]
             module = _module(op)
             declare(module, "aligned_alloc", ALIGNED_ALLOC)
             declare(module, "free", FREE)
@@ -305,6 +324,65 @@ class AllocaLowering(RewritePattern):
         rewriter.insert(ops, InsertPoint.at_start(entry))
         ops[-1].results[0].name_hint = op.memref.name_hint
         rewriter.replace(op, [], [ops[-1].results[0]])
+
+
+@dataclass(frozen=True)
+class HeapSite(runtime_errors.Site):
+    """A scratch buffer from the heap; its report is `(bytes, the address aligned_alloc gave)`."""
+
+    function: str
+    buffer: str
+
+    def message(self, x: int, y: int) -> str | None:
+        if y != 0:
+            return None
+        return (f"function '{self.function}': the heap has no {x} bytes for scratch buffer %{self.buffer} "
+                "(aligned_alloc returned NULL); nothing was computed")
+
+
+def _pointer(call: llvm.CallOp) -> SSAValue:
+    assert call.returned is not None
+    return call.returned
+
+
+def check_heap_allocations(calls: Sequence[llvm.CallOp]) -> None:
+    """A function whose heap scratch buffers (the `aligned_alloc` calls of its entry block) are
+    not all given reports each NULL on the run-time error channel, frees the others and
+    returns before its body runs (returning 0 if it returns a value)."""
+    by_entry: dict[int, list[llvm.CallOp]] = {}
+    for call in calls:
+        by_entry.setdefault(id(call.parent), []).append(call)
+    for group in by_entry.values():
+        entry = group[0].parent_block()
+        function = _enclosing(group[0], func.FuncOp)
+        assert entry is not None and isinstance(function, func.FuncOp)
+        last = [op for op in entry.ops if isinstance(op, llvm.AllocaOp) or op in group][-1]
+        body = entry.split_before(last.next_op)  # type: ignore[arg-type]
+        fail = Block()
+        function.body.insert_block_after(fail, entry)
+        entry.add_op(zero := _const(0))
+        addresses = [llvm.PtrToIntOp(_pointer(call)) for call in group]
+        entry.add_ops(addresses)
+        failed = [_icmp(a.output, zero.result, "eq") for a in addresses]
+        entry.add_ops(failed)
+        any_failed = failed[0].res
+        for other in failed[1:]:
+            entry.add_op(either := llvm.OrOp(any_failed, other.res))
+            any_failed = either.res
+        entry.add_op(llvm.CondBrOp(any_failed, fail, [], body, []))
+        runtime_errors.install()
+        declare(_module(function), runtime_errors.SYMBOL, llvm.LLVMFunctionType([i64] * 3, llvm.LLVMVoidType()))
+        name = function.sym_name.data.removeprefix(SYMBOL_PREFIX)
+        for call, address in zip(group, addresses):
+            site = runtime_errors.register(HeapSite(name, _pointer(call).name_hint or "?"))
+            fail.add_ops([number := _const(site), llvm.CallOp(runtime_errors.SYMBOL, number, call.args[1], address)])
+            fail.add_op(llvm.CallOp("free", _pointer(call)))
+        outputs = function.function_type.outputs.data
+        if outputs:
+            fail.add_op(result := llvm.ZeroOp.create(result_types=[convert_type(outputs[0])]))
+            fail.add_op(llvm.ReturnOp(result.results[0]))
+        else:
+            fail.add_op(llvm.ReturnOp())
 
 
 class AllocLowering(RewritePattern):
@@ -622,7 +700,7 @@ class ConvertToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         refuse_thread_bindings(op)
-        refuse_bf16(op)
+        refuse_unsupported_types(op)
         mangle_symbols(op)
         outline_parallel_loops(op)
         unroll_loops(op)
@@ -630,14 +708,14 @@ class ConvertToLLVMPass(ModulePass):
         # memory accesses first: they read the shapes off memref types that change below
         _walk(op, [LoadLowering(), StoreLowering(), MicrokernelCallLowering(element_pointer)])
         erase_declarations(op)
-        heap = heap_allocas(op)
+        allocas = AllocaLowering(heap_allocas(op))
         _walk(
             op,
             [
                 ConstantLowering(),
                 ArithLowering(),
                 MathLowering(),
-                AllocaLowering(heap),
+                allocas,
                 AllocLowering(),
                 DeallocLowering(),
                 BranchLowering(),
@@ -646,6 +724,7 @@ class ConvertToLLVMPass(ModulePass):
                 CallLowering(),
             ],
         )
+        check_heap_allocations(allocas.heap_calls)
         _walk(op, [FuncLowering()])
         PatternRewriteWalker(LLVMTypeConversion()).rewrite_module(op)
         _check_lowered(op)

@@ -1,7 +1,7 @@
 """`xtir.build`: compile a module to a function callable on numpy arrays (TVM's `tvm.build`).
 
 Pipeline for target "llvm": `lower-blocks` (when the module still has block-dialect ops),
-`lower-accel` (when accel ops are left), `convert-to-llvm`, then the JIT of
+`lower-accel` (when accel ops are left), `guard-arith`, `convert-to-llvm`, then the JIT of
 `xtir.lowering.jit` (LLVM IR, O3 for the host CPU in a worker process, MCJIT). Compiled
 functions are cached in the process by the hash of the module's text, the target and the
 entry. Safe to call from several threads at once.
@@ -13,13 +13,10 @@ import hashlib
 import time
 from typing import TYPE_CHECKING
 
-import xdsl.builder as xdsl_builder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
-from xdsl.ir import Block, Operation, Region
+from xdsl.ir import Block, Region
 
-from xtir.context import make_context
-from xtir.diagnostics import verify
 from xtir.errors import XtirError, expect_module
 from xtir.evaluate import check_parameters
 
@@ -32,35 +29,15 @@ GPU_TARGETS = ("cuda", "cuda-cpu")
 _CACHE: dict[str, CompiledFunction] = {}
 
 
-def _install_implicit_builder_hook() -> None:
-    """Make xDSL's `ImplicitBuilder` safe in threads. Each `with ImplicitBuilder(...)` (xDSL
-    uses one to add a missing terminator, e.g. when parsing an `scf.for`) swaps
-    `Operation.__post_init__` for a hook and back; two threads doing so at once leave a hook
-    in place that the next swap wraps again, and every op made in an ImplicitBuilder after
-    that is inserted twice ("Can't add to a block an operation already attached to a
-    block"). Install the hook once and for all (it acts only in a thread inside an
-    ImplicitBuilder) and make the swap a no-op."""
-    xdsl_builder._override_operation_post_init()
-    xdsl_builder._override_operation_post_init = lambda: Operation.__post_init__
-
-
-_install_implicit_builder_hook()
-
-
 def _uses_dialect(module: ModuleOp, dialect: str) -> bool:
     prefix = dialect + "."
     return any(op.name.startswith(prefix) for op in module.walk())
 
 
 def _run(module: ModuleOp, pass_name: str, **options: object) -> None:
-    from xtir.passes_registry import XTIR_PASSES
+    from xtir.pipeline import build_pass, run_passes
 
-    try:
-        pass_class = XTIR_PASSES[pass_name]()
-    except (KeyError, ModuleNotFoundError):
-        raise XtirError(f"the module needs the '{pass_name}' pass, which is not available yet") from None
-    pass_class(**options).apply(make_context(), module)
-    verify(module)
+    run_passes(module, [build_pass(pass_name, options)])
 
 
 def lower_to_llvm(module: ModuleOp, entry: str | None = None, bounds_check: bool = False) -> ModuleOp:
@@ -75,6 +52,7 @@ def lower_to_llvm(module: ModuleOp, entry: str | None = None, bounds_check: bool
         _run(result, "lower-blocks", microkernels=True, bounds_check=bounds_check)
     if _uses_dialect(result, "accel"):
         _run(result, "lower-accel")
+    _run(result, "guard-arith")
     _run(result, "convert-to-llvm")
     return result
 
@@ -154,7 +132,10 @@ def build(
     in place; shapes, dtypes and layouts are checked (XtirError). `f.llvm_ir` is the
     generated LLVM IR, `f.compile_seconds` the time this call took. An access that cannot
     be shown to stay in its buffer is refused; with `bounds_check=True` every access is
-    checked at run time instead, and `f` raises the first one out of range after the call.
+    checked at run time instead. What the code must not do at run time (an access out of
+    range, an integer division by zero, an over-wide shift, a scratch buffer the heap cannot
+    give) it skips and reports: `f` raises the first report as an XtirEvaluationError after
+    the call (lowering/runtime_errors.py).
 
     Target "cuda" runs the thread-bound loop nests as CUDA kernels on a GPU (through CuPy;
     XtirError without one); "cuda-cpu" runs the same CUDA C on the CPU (lowering/cuda_emulation.py).
@@ -170,14 +151,14 @@ def build(
     if target in GPU_TARGETS:
         _CACHE[key] = _build_gpu(module, target, entry, bounds_check)
         return _CACHE[key]
-    from xtir.lowering.bounds_check import BoundsChecked
     from xtir.lowering.jit import CompiledFunction, compile_llvm, start_worker
+    from xtir.lowering.runtime_errors import Checked, sites_called
 
     signature = _signature(entry_function(module, entry))
     start_worker()
     jit = compile_llvm(lower_to_llvm(module, signature.sym_name.data, bounds_check))
     compiled = CompiledFunction(signature, jit, time.perf_counter() - start)
-    if bounds_check:
-        compiled = BoundsChecked(compiled)  # type: ignore[assignment]
+    if sites := sites_called(compiled.llvm_ir):
+        compiled = Checked(compiled, sites)  # type: ignore[assignment]
     _CACHE[key] = compiled
     return compiled

@@ -22,6 +22,7 @@ from xdsl.interpreters.scf import ScfFunctions
 from xdsl.utils.exceptions import InterpretationError
 
 from xtir.dialects.layout import is_row_major
+from xtir.dialects.symbols import functions, lookup_function
 from xtir.errors import XtirError, XtirEvaluationError, expect_module
 from xtir.interpreters.accel import AccelFunctions
 from xtir.interpreters.block import BlockFunctions, numpy_dtype
@@ -30,7 +31,6 @@ from xtir.interpreters.mathops import MathFunctions
 from xtir.interpreters.memref import MemRefNumpyFunctions
 from xtir.interpreters.scalar import ScalarFunctions
 from xtir.interpreters.tensor import TensorGraphFunctions
-from xtir.passes.analysis.navigation import functions, lookup_function
 
 
 def find_func(module: ModuleOp, name: str) -> func.FuncOp:

@@ -46,5 +46,6 @@ XTIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "lower-accel": _lowering("accel_to_scf", "LowerAccelPass"),
     "lower-blocks": _lowering("blocks_to_scf", "LowerBlocksPass"),
     "lower-to-gpu": _lowering("to_gpu", "LowerToGPUPass"),
+    "guard-arith": _lowering("arith_guards", "GuardArithPass"),
     "convert-to-llvm": _lowering("to_llvm", "ConvertToLLVMPass"),
 }

@@ -45,11 +45,12 @@ from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, MemRefT
 
 import xtir
 from xtir.build import TARGETS, entry_function
-from xtir.diagnostics import format_error_at, read_source
+from xtir.diagnostics import read_source
 from xtir.dialects.block import BlockOp, statements
 from xtir.errors import XtirError
 from xtir.interpreters.block import numpy_dtype
 from xtir.passes.analysis.navigation import loops_around
+from xtir.support.locations import format_error_at
 from xtir.verify_numerics import EVALUATOR_LIMIT, innermost_iterations
 
 FLOAT_OPS = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.MaximumfOp, arith.MinimumfOp,

@@ -30,8 +30,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 
+from xtir.dialects.symbols import lookup_function
 from xtir.errors import XtirError, XtirEvaluationError, XtirNumericsError
-from xtir.passes.analysis.navigation import lookup_function
 
 EVALUATOR_LIMIT = 200_000
 """Innermost iterations above which a program runs with the JIT instead of the evaluator (about 50 µs each)."""

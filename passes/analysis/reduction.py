@@ -5,8 +5,8 @@ block.store into `temp`, and an update that is one sum `temp[p] = temp[p] + g(..
 (either operand order), where `p` are its spatial iteration variables, each once (in
 any order), and `temp` is an intermediate buffer (block.alloc) that the block alone
 writes. `analyse_reduction` returns the parts (the stores, the accumulator load, the
-spatial variables in `temp`'s dimension order) or refuses with the reason, naming the
-pass that asked. fuse-reduction-epilogue uses it today; rfactor and the tuner's
+spatial variables in `temp`'s dimension order) or refuses with a ScheduleError saying why
+(the pipeline driver names the pass that asked). fuse-reduction-epilogue uses it today; rfactor and the tuner's
 reduction rules are the next users, hence it is here and not in the pass.
 
 `formula` writes a value of a block body out as an expression, for messages.
@@ -24,7 +24,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xtir.dialects.block import SPATIAL, AllocOp, BlockOp, InitOp, LoadOp, StoreOp, buffer_name
 from xtir.dialects.expr import Expr
 from xtir.passes.analysis.inline import format_access, is_plain_statement
-from xtir.passes.utils import fail
+from xtir.support.errors import ScheduleError
 
 ADDS = (arith.AddfOp, arith.AddiOp)
 
@@ -115,17 +115,16 @@ def plain_vars(indices: Sequence[Expr], variables: Sequence[SSAValue]) -> list[S
 # Checks ------------------------------------------------------------------------------------
 
 
-def check_pure(pass_name: str, ops: Sequence[Operation], what: str, form: str) -> None:
+def check_pure(ops: Sequence[Operation], what: str, form: str) -> None:
     for op in ops:
         if not is_plain_statement(op):
-            raise fail(pass_name, op, f"{what} contains {op.name}; it must be {form}")
+            raise ScheduleError(op, f"{what} contains {op.name}; it must be {form}")
 
 
-def analyse_reduction(pass_name: str, f: func.FuncOp, block: BlockOp) -> Reduction:
+def analyse_reduction(f: func.FuncOp, block: BlockOp) -> Reduction:
     what = block_label(block)
     if not block.reduce_vars:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f"{what} is not a reduction block (it has no reduce iteration variable); block= names the reduction "
             "and epilogue= the block that adds to its result",
@@ -143,8 +142,7 @@ def analyse_reduction(pass_name: str, f: func.FuncOp, block: BlockOp) -> Reducti
                 f' (block "{others[0].label}" also writes {", ".join(sorted(buffer_name(b) for b in written))}: '
                 "if decompose-reduction split the init off, fuse the epilogue before decompose-reduction)"
             )
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f"{what} has no init{hint}; fuse-reduction-epilogue needs a complete reduction with its init, "
             "which becomes the epilogue's computation",
@@ -152,16 +150,14 @@ def analyse_reduction(pass_name: str, f: func.FuncOp, block: BlockOp) -> Reducti
     stores = [op for op in block.body.walk() if isinstance(op, StoreOp)]
     written = list(dict.fromkeys(s.buffer for s in stores))
     if len(written) != 1:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f"{what} writes {len(written)} buffers ({', '.join(buffer_name(b) for b in written)}); the reduction "
             "must write one buffer, the one its epilogue reads",
         )
     temp = written[0]
     if not isinstance(temp.owner, AllocOp):
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f'{what} is an output block: it writes {buffer_name(temp)}, an argument of function "{f.sym_name.data}", '
             "whose values the fusion would drop; only a reduction into an intermediate buffer (block.alloc) can "
@@ -170,29 +166,26 @@ def analyse_reduction(pass_name: str, f: func.FuncOp, block: BlockOp) -> Reducti
     init_ops = list(init.body.block.ops)
     init_stores = [op for op in init_ops if isinstance(op, StoreOp)]
     if len(init_stores) != 1 or init_ops[-1] is not init_stores[0]:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             init,
             f"the init of {what} must end in its only block.store, `{buffer_name(temp)}[...] = value`; "
             f"it has {len(init_stores)} stores",
         )
-    check_pure(pass_name, init_ops[:-1], f"the init of {what}", f"one statement `{buffer_name(temp)}[...] = value`")
+    check_pure(init_ops[:-1], f"the init of {what}", f"one statement `{buffer_name(temp)}[...] = value`")
     update_ops = [op for op in block.body.block.ops if not isinstance(op, InitOp)]
     update_stores = [op for op in update_ops if isinstance(op, StoreOp)]
     if len(update_stores) != 1 or update_ops[-1] is not update_stores[0]:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f"the update of {what} must end in its only block.store, `{buffer_name(temp)}[...] = "
             f"{buffer_name(temp)}[...] + ...`; it has {len(update_stores)} stores",
         )
     store = update_stores[0]
-    check_pure(pass_name, update_ops[:-1], f"the update of {what}", "one statement `temp[...] = temp[...] + ...`")
+    check_pure(update_ops[:-1], f"the update of {what}", "one statement `temp[...] = temp[...] + ...`")
     spatial_vars = [it.var for it in block.iters() if it.kind == SPATIAL]
     spatial = plain_vars(store.indices(), spatial_vars)
     if spatial is None:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             store,
             f"{what} stores {format_access(temp, store.indices())}; the reduction must store at its spatial "
             f"iteration variables ({var_names(spatial_vars)}), each exactly once and alone in its index, so that "
@@ -200,16 +193,15 @@ def analyse_reduction(pass_name: str, f: func.FuncOp, block: BlockOp) -> Reducti
         )
     init_store = init_stores[0]
     if init_store.indices() != store.indices():
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             init_store,
             f"the init of {what} stores {format_access(temp, init_store.indices())} but its update stores "
             f"{format_access(temp, store.indices())}; both must write the same element",
         )
-    return Reduction(block, temp, init_store, store, _accumulator(pass_name, block, temp, store), spatial)
+    return Reduction(block, temp, init_store, store, _accumulator(block, temp, store), spatial)
 
 
-def _accumulator(pass_name: str, block: BlockOp, temp: SSAValue, store: StoreOp) -> LoadOp:
+def _accumulator(block: BlockOp, temp: SSAValue, store: StoreOp) -> LoadOp:
     """The update's read of temp[p], after checking the update is a sum `temp[p] = temp[p] + g`."""
     what = block_label(block)
     at = format_access(temp, store.indices())
@@ -218,21 +210,19 @@ def _accumulator(pass_name: str, block: BlockOp, temp: SSAValue, store: StoreOp)
     op = value.owner
     sum_form = f"the epilogue's addition moves into the init only for a sum, `{at} = {at} + ...`"
     if not loads:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             store,
             f"the update of {what} stores {formula(value)} into {at} without reading {buffer_name(temp)}: it overwrites "
             f"{at} instead of accumulating into it; {sum_form}",
         )
     if len(loads) != 1 or loads[0].indices() != store.indices():
         found = ", ".join(format_access(temp, load.indices()) for load in loads)
-        raise fail(pass_name, store, f"the update of {what} reads {found} and stores {formula(value)} into {at}; {sum_form}")
+        raise ScheduleError(store, f"the update of {what} reads {found} and stores {formula(value)} into {at}; {sum_form}")
     load = loads[0]
     uses = {use.operation for use in load.result.uses}
     if not isinstance(op, ADDS) or load.result not in op.operands or not load.result.has_one_use() or uses != {op}:
         name = op.name if isinstance(op, Operation) else "a value"
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             store,
             f"the update of {what} computes {at} = {formula(value)} (with {name}); {sum_form}",
         )
