@@ -95,11 +95,6 @@ class RegionOp(AccessOp):
                 result.append(Access(self, buffer, tuple(offs), True, tuple(sizes)))
         return result
 
-    @staticmethod
-    def row_stride(buffer: SSAValue) -> int:
-        assert isinstance(buffer.type, MemRefType)
-        return buffer.type.get_shape()[-1]
-
     def verify_(self) -> None:
         if len(self.buffers) != len(self.ROLES):
             raise VerifyException(f"{self.name} takes {len(self.ROLES)} buffer regions, got {len(self.buffers)}")

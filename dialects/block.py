@@ -49,7 +49,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
-from xdsl.traits import HasParent, NoTerminator
+from xdsl.traits import HasParent, MemoryAllocEffect, MemoryReadEffect, MemoryWriteEffect, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from xtir.dialects.bounds import within
@@ -63,6 +63,7 @@ from xtir.dialects.expr import (
     print_expr_list,
     to_affine_map,
 )
+from xtir.dialects.walk import ancestors, parent_of_type
 
 SERIAL, PARALLEL, VECTORIZED, UNROLLED, THREAD_BINDING = (
     "serial",
@@ -272,15 +273,17 @@ def _parse_annotations(parser: Parser) -> dict[str, Attribute] | None:
 
 def _hint(label: str) -> str | None:
     """The SSA name hint made from a name users choose (a loop's for its variable, a cache's
-    from its scope): any string, so each character an SSA name cannot hold, such as `.`, a
-    space or `é`, becomes `_`."""
-    return _usable_hint(stable_hint(re.sub(r"[^A-Za-z0-9_]", "_", label)))
+    from its scope): the label itself where xDSL allows it (`i.outer`, `k-1`), else with each
+    character an SSA name cannot hold, such as a space, `/` or `é`, made `_`. A trailing
+    `_<digits>` cannot stay (see stable_hint): loop `i_0` is `%i0`."""
+    return _usable_hint(stable_hint(re.sub(r"[^A-Za-z0-9_$.-]", "_", label)))
 
 
 def _usable_hint(hint: str) -> str | None:
-    """`hint` when it is a valid SSA name hint (it starts with a letter or `_`), else None:
-    the value then prints with a number (`%1_2` stabilized to `12` would be refused)."""
-    return hint if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.-]*", hint) else None
+    """`hint` when it is a valid SSA name hint (xDSL's: it starts with a letter, `_`, `$`, `.` or
+    `-`), else None: the value then prints with a number (`%1_2` stabilized to `12` would be
+    refused)."""
+    return hint if re.fullmatch(r"[A-Za-z_$.-][A-Za-z0-9_$.-]*", hint) else None
 
 
 def stable_hint(name: str) -> str:
@@ -604,6 +607,7 @@ class AllocOp(IRDLOperation):
     name = "block.alloc"
 
     buffer = result_def(MemRefType)
+    traits = traits_def(MemoryAllocEffect())
     assembly_format = "attr-dict `:` type($buffer)"
 
     def __init__(self, buffer_type: MemRefType, name: str | None = None):
@@ -688,20 +692,13 @@ def verify_in_bounds(op: Operation, access: Access, shape: Sequence[int]) -> Non
             )
 
 
-def _ancestors(op: Operation) -> Iterator[Operation]:
-    parent = op.parent_op()
-    while parent is not None:
-        yield parent
-        parent = parent.parent_op()
-
-
 def _predicates_around(op: Operation) -> tuple[list[tuple[Expr, int]], dict[SSAValue, Expr]]:
     """The predicates of the blocks around `op`, and those blocks' bindings: under them, an
     index holds where its iteration variables are these bindings of loops and the predicates
     hold."""
     facts: list[tuple[Expr, int]] = []
     bindings: dict[SSAValue, Expr] = {}
-    for parent in _ancestors(op):
+    for parent in ancestors(op):
         if isinstance(parent, BlockOp) and parent.where_map is not None:
             facts += parent.predicate()
             bindings |= {it.var: it.binding for it in parent.iters()}
@@ -718,7 +715,7 @@ def point_text(witness: Mapping[SSAValue, int]) -> str:
 
 
 def _under_scf_if(op: Operation) -> bool:
-    return any(isinstance(p, scf.IfOp) for p in _ancestors(op))
+    return any(isinstance(p, scf.IfOp) for p in ancestors(op))
 
 
 def _index_operands(op: AccessOp) -> list[SSAValue]:
@@ -733,6 +730,7 @@ class LoadOp(AccessOp):
     index_vars = var_operand_def(IndexType)
     map = prop_def(AffineMapAttr)
     result = result_def()
+    traits = traits_def(MemoryReadEffect())
 
     def __init__(self, buffer: SSAValue, indices: Sequence[Expr]):
         amap, operands = to_affine_map(indices)
@@ -782,6 +780,7 @@ class StoreOp(AccessOp):
     buffer = operand_def(MemRefType)
     index_vars = var_operand_def(IndexType)
     map = prop_def(AffineMapAttr)
+    traits = traits_def(MemoryWriteEffect())
 
     def __init__(self, value: SSAValue, buffer: SSAValue, indices: Sequence[Expr]):
         amap, operands = to_affine_map(indices)
@@ -859,10 +858,7 @@ def _name(value: SSAValue) -> str:
 
 
 def enclosing_block(op: Operation) -> BlockOp | None:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, BlockOp):
-        parent = parent.parent_op()
-    return parent
+    return parent_of_type(op, BlockOp)
 
 
 def duplicate_block_name(function: Operation) -> tuple[BlockOp, BlockOp] | None:
@@ -879,13 +875,7 @@ def duplicate_block_name(function: Operation) -> tuple[BlockOp, BlockOp] | None:
 
 def loops_in_scope(op: Operation) -> list[ForOp]:
     """The block.for ops enclosing `op` up to its enclosing block, outermost first."""
-    loops: list[ForOp] = []
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, BlockOp):
-        if isinstance(parent, ForOp):
-            loops.append(parent)
-        parent = parent.parent_op()
-    return loops[::-1]
+    return [p for p in ancestors(op, stop=BlockOp) if isinstance(p, ForOp)][::-1]
 
 
 def verify_index_uses(op: Operation, values: Sequence[SSAValue]) -> None:

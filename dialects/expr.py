@@ -4,6 +4,15 @@ Block bindings, predicates and buffer indices are all written as these forms
 (`%i_0 * 16 + %i_1`, `%f floordiv 4`, `%f mod 4`). In the IR they are stored as an
 `AffineMap` over the op's index operands, so the generic form is plain MLIR; passes
 work on `Expr` objects whose variables are the SSA values themselves.
+
+Why not xDSL's `AffineExpr` for that work: its variables are positions (`d0`, `s1`) of one
+map, so every rewrite (substituting a loop variable across a nest, comparing an index of
+one op with one of another) would renumber dims per op; it keeps the tree as written, with
+no canonical sum-of-terms form, so `i * 16 + j - (j + i * 16)` does not simplify to 0 and
+two equal indices do not compare equal; and it has no bounds, while `floordiv`/`mod`
+simplification here uses loop extents (`(i_0 * 16 + i_1) floordiv 16 = i_0` when
+`i_1 < 16`). `Expr` is a canonical linear form over SSA values with exactly those rules;
+`AffineMap` remains the storage format (`to_affine_map` / `from_affine_map`).
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ from xtir.lowering.index_expr import IndexEmitter, alloca_point, constant, entry
 from xtir.lowering.loops import LOOP_KIND, LOOP_NAME
 from xtir.lowering.microkernels import KERNEL_ATTR, tmm16_call
 from xtir.passes.analysis.dependences import BLOCK_ATTR, carried_conflict, describe
-from xtir.passes.analysis.rewrite import substitute_in_op
+from xtir.passes.transforms.rewrite import substitute_in_op
 from xtir.passes.utils import fail
 
 THREAD = "xtir.thread"

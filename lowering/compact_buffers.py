@@ -36,10 +36,11 @@ from xdsl.passes import ModulePass
 from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import PARALLEL, THREAD_BINDING, AccessOp, AllocOp, BlockOp, ForOp, LoadOp, StoreOp
 from xtir.dialects.expr import Expr, Var
+from xtir.dialects.layout import row_major
 from xtir.lowering.index_expr import decode_bounds
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT, distinct, gapless, points_in_context
 from xtir.passes.analysis.regions import Range, loop_bounds, relax, union_ranges
-from xtir.passes.analysis.rewrite import reindex, reregion
+from xtir.passes.transforms.rewrite import reindex, reregion
 from xtir.passes.utils import fail
 
 
@@ -266,7 +267,7 @@ def compact(alloc: AllocOp, f: func.FuncOp) -> None:
         top = _outermost_parallel(top, f)
         if top is None:
             return
-    new_type = MemRefType(buffer.type.element_type, [r.extent for r in box], memory_space=buffer.type.memory_space)
+    new_type = row_major(buffer.type.element_type, [r.extent for r in box], buffer.type.memory_space)
     new = AllocOp(new_type, buffer.name_hint)
     body = top.body.block if isinstance(top, ForOp) else f.body.block
     alloc.detach()

@@ -25,6 +25,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from xtir.dialects.accel import TILE, TMM16Op
+from xtir.dialects.layout import row_stride
 
 KERNEL_ATTR = "xtir.microkernel"
 TMM16 = "xtir_tmm16"
@@ -156,7 +157,7 @@ class MicrokernelCallLowering(RewritePattern):
             ops += made
             pointers.append(pointer)
             assert isinstance(buffer.type, MemRefType)
-            ops.append(stride := llvm.ConstantOp(IntegerAttr(buffer.type.get_strides()[0], i64), i64))
+            ops.append(stride := llvm.ConstantOp(IntegerAttr(row_stride(buffer.type), i64), i64))
             strides.append(stride.result)
         module = op.get_toplevel_object()
         assert isinstance(module, ModuleOp)

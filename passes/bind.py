@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from xdsl.dialects import func
 
 from xtir.dialects.block import REDUCE, THREAD_BINDING, THREAD_TAGS, BlockOp, ForOp
+from xtir.dialects.walk import ancestors
 from xtir.passes.analysis.navigation import all_loops, get_loop
 from xtir.passes.loop_kind import check_independent, set_kind
 from xtir.passes.schedule_pass import SchedulePass
@@ -20,13 +21,8 @@ from xtir.support.errors import ScheduleError
 
 def kernel_root(loop: ForOp) -> ForOp:
     """The outermost thread-bound loop above `loop` (or `loop` itself): the kernel launch."""
-    root = loop
-    parent = loop.parent_op()
-    while parent is not None and not isinstance(parent, func.FuncOp):
-        if isinstance(parent, ForOp) and parent.kind == THREAD_BINDING:
-            root = parent
-        parent = parent.parent_op()
-    return root
+    bound = [p for p in ancestors(loop, stop=func.FuncOp) if isinstance(p, ForOp) and p.kind == THREAD_BINDING]
+    return bound[-1] if bound else loop
 
 
 def check_nested_same_tag(loop: ForOp, outer: ForOp, inner: ForOp) -> None:

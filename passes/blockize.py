@@ -17,14 +17,16 @@ from dataclasses import dataclass
 
 from xdsl.dialects import func
 from xdsl.ir import SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import SPATIAL, BlockOp, ForOp, InitOp, loops_in_scope
 from xtir.dialects.expr import Expr, Var
+from xtir.dialects.walk import ancestors
 from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.navigation import child_blocks, get_loop
 from xtir.passes.analysis.regions import loop_bounds
-from xtir.passes.analysis.rewrite import substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import move_ops, substitute_var
 from xtir.support.errors import ScheduleError
 
 
@@ -74,12 +76,7 @@ def _is_mixed_radix(inner: Expr) -> bool:
 
 def loops_between(top: ForOp, block: BlockOp) -> list[ForOp]:
     """top and the loops below it down to block, outermost first."""
-    loops = []
-    parent = block.parent_op()
-    while parent is not None and parent is not top:
-        if isinstance(parent, ForOp):
-            loops.append(parent)
-        parent = parent.parent_op()
+    loops = [p for p in ancestors(block, stop=top) if isinstance(p, ForOp)]
     return [top, *loops[::-1]]
 
 
@@ -125,13 +122,10 @@ def blockize(loop: ForOp) -> BlockOp:
             outer_var[it.var] = d.outer
 
     init = block.init
-    assert loop.parent is not None
-    loop.parent.insert_op_before(outer, loop)
-    loop.detach()
-    outer.body.block.add_op(loop)
+    Rewriter.insert_op(outer, InsertPoint.before(loop))
+    move_ops([loop], InsertPoint.at_end(outer.body.block))
     if init is not None:
-        init.detach()
-        outer.body.block.insert_op_before(_outer_init(block, init, inner_loops, divisions, outer_var), loop)
+        Rewriter.insert_op(_outer_init(block, init, inner_loops, divisions, outer_var), InsertPoint.before(loop))
 
     _rebuild_inner(block, divisions, outer_var)
     return outer
@@ -173,17 +167,13 @@ def _rebuild_inner(block: BlockOp, divisions: list[Division], outer_var: dict) -
         annotations=block.annotations,
     )
     mapping = _recombine(list(zip(iters, divisions)), outer_var, inner.iter_vars)
-    for op in list(block.body.block.ops):
-        op.detach()
-        inner.body.block.add_op(op)
-    assert block.parent is not None
-    block.parent.insert_op_before(inner, block)
+    move_ops(list(block.body.block.ops), InsertPoint.at_end(inner.body.block))
+    Rewriter.insert_op(inner, InsertPoint.before(block))
     for old_var, value in mapping.items():
         substitute_var(old_var, value)
     inner.attributes |= block.attributes
     inner.location = block.location
-    block.detach()
-    block.erase()
+    Rewriter.erase_op(block)
     return inner
 
 
@@ -201,9 +191,7 @@ def _outer_init(block: BlockOp, init: InitOp, inner_loops: list[ForOp], division
     init_block.location = init.location
     for lp, c in zip(used, copies):
         c.location = lp.location
-    for op in list(init.body.block.ops):
-        op.detach()
-        init_block.body.block.add_op(op)
+    move_ops(list(init.body.block.ops), InsertPoint.at_end(init_block.body.block))
     for var, value in _recombine(spatial, outer_var, init_block.iter_vars).items():
         substitute_var(var, value, within=init_block)
     nest: BlockOp | ForOp = init_block
@@ -212,7 +200,7 @@ def _outer_init(block: BlockOp, init: InitOp, inner_loops: list[ForOp], division
         nest = c
     new_init = InitOp()
     new_init.body.block.add_op(nest)
-    init.erase()
+    Rewriter.erase_op(init)
     return new_init
 
 

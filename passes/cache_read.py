@@ -16,19 +16,15 @@ from dataclasses import dataclass
 
 from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
-from xtir.passes.analysis.cache import (
-    alloc_cache,
-    cache_names,
-    copy_nest,
-    redirect_accesses,
-    select_buffer,
-)
+from xtir.passes.analysis.cache import cache_names, select_buffer
 from xtir.passes.analysis.compute_location import blocks_touching, buffers_touched, scope_root
 from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import read_regions
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.cache import alloc_cache, copy_nest, redirect_accesses
 from xtir.support.errors import ScheduleError
 
 
@@ -50,7 +46,7 @@ class CacheReadPass(StatementPrimitive):
         _check_not_written(block, buffer, f, nests[0], nests[-1])
         cache = alloc_cache(buffer, self.scope, f)
         copy = copy_nest(cache_names(buffer, self.scope)[1], cache, buffer, block)
-        f.body.block.insert_op_before(copy, nests[0])
+        Rewriter.insert_op(copy, InsertPoint.before(nests[0]))
         for consumer in consumers:
             redirect_accesses(consumer, buffer, cache, reads=True, writes=False)
         return blocks_under(copy)[0]

@@ -18,13 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import func
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
-    alloc_cache,
     cache_names,
-    copy_nest,
-    redirect_accesses,
     select_buffer,
     top_level_ancestor,
 )
@@ -32,6 +30,7 @@ from xtir.passes.analysis.footprint import written_box
 from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import read_regions, write_regions
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.cache import alloc_cache, copy_nest, redirect_accesses
 from xtir.support.errors import ScheduleError
 
 
@@ -65,6 +64,6 @@ class CacheWritePass(StatementPrimitive):
                        "never wrote")
         cache = alloc_cache(buffer, self.scope, f)
         copy = copy_nest(cache_names(buffer, self.scope)[1], buffer, cache, block, box)
-        f.body.block.insert_op_after(copy, nest_root)
+        Rewriter.insert_op(copy, InsertPoint.after(nest_root))
         redirect_accesses(block, buffer, cache, reads=True, writes=True)
         return blocks_under(copy)[0]

@@ -35,7 +35,6 @@ from xtir.passes.analysis.compute_location import (
     clip,
     instance_box,
     invert_region,
-    move_under,
     program_order,
     required_region,
     single_written_buffer,
@@ -44,6 +43,7 @@ from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.navigation import get_block, get_loop
 from xtir.passes.analysis.regions import read_regions, write_regions
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.move import move_under
 from xtir.passes.utils import function_of
 from xtir.support.errors import ScheduleError
 

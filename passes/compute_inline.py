@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import func
 from xdsl.ir import SSAValue
+from xdsl.rewriter import Rewriter
 
 from xtir.dialects.block import AllocOp, BlockOp, LoadOp, StoreOp, buffer_name
 from xtir.passes.analysis.inline import (
@@ -27,16 +28,15 @@ from xtir.passes.analysis.inline import (
     check_complete,
     check_no_predicate,
     check_only_leaf,
-    clone_before,
     format_access,
     nests_between,
     owner_label,
     plain_vars,
-    remove_nest,
     single_store,
 )
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import clone_before, remove_nest
 from xtir.support.errors import ScheduleError
 
 
@@ -108,8 +108,7 @@ def inline_load(block: BlockOp, store: StoreOp, store_vars: list[SSAValue], load
     at = dict(zip(store_vars, load.indices()))
     values = clone_before(list(block.body.block.ops)[:-1], load, at, {})
     load.result.replace_all_uses_with(values[store.value])
-    load.detach()
-    load.erase()
+    Rewriter.erase_op(load)
 
 
 @dataclass(frozen=True)
@@ -129,5 +128,4 @@ class ComputeInlinePass(StatementPrimitive):
         for load in loads:
             inline_load(block, store, store_vars, load)
         remove_nest(block)
-        alloc.detach()
-        alloc.erase()
+        Rewriter.erase_op(alloc)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from xdsl.dialects import func
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import REDUCE, SPATIAL, AccessOp, BlockOp, ForOp, buffer_name, loops_in_scope
 from xtir.dialects.expr import Expr
@@ -31,8 +32,8 @@ from xtir.passes.analysis.inline import owner_label
 from xtir.passes.analysis.instances import repeated_instances
 from xtir.passes.analysis.navigation import child_blocks, get_block, get_loop
 from xtir.passes.analysis.regions import Range, read_regions, write_regions
-from xtir.passes.analysis.rewrite import substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import move_ops, substitute_var
 from xtir.passes.utils import fresh_name, function_of
 from xtir.support.errors import ScheduleError
 
@@ -154,11 +155,8 @@ def decompose(block: BlockOp, loop: ForOp) -> BlockOp:
         c.location = lp.location
     init = block.init
     assert init is not None
-    for op in list(init.body.block.ops):
-        op.detach()
-        init_block.body.block.add_op(op)
-    init.detach()
-    init.erase()
+    move_ops(list(init.body.block.ops), InsertPoint.at_end(init_block.body.block))
+    Rewriter.erase_op(init)
     for it, new_var in zip(spatial, init_block.iter_vars):
         substitute_var(it.var, Expr.var(new_var), within=init_block)
 
@@ -166,8 +164,7 @@ def decompose(block: BlockOp, loop: ForOp) -> BlockOp:
     for c in reversed(copies):
         c.body.block.add_op(nest)
         nest = c  # type: ignore[assignment]
-    assert loop.parent is not None
-    loop.parent.insert_op_before(nest, loop)
+    Rewriter.insert_op(nest, InsertPoint.before(loop))
     block.properties["name"] = StringAttr(f"{block.label}_update")
     return init_block
 

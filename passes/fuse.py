@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.dialects import func
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import ForOp
 from xtir.dialects.expr import INT64_MAX, Expr
 from xtir.passes.analysis.navigation import get_loop
 from xtir.passes.analysis.regions import loop_bounds
-from xtir.passes.analysis.rewrite import substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import move_ops, substitute_var
 from xtir.passes.utils import fresh_name, function_of, single_child
 from xtir.support.errors import ScheduleError
 
@@ -73,11 +74,8 @@ def fuse_loops(loops: list[ForOp]) -> ForOp:
     root = function_of(loops[0])
     fused = ForOp(fresh_name(root, fused_name(loops)), prod(lp.extent for lp in loops))
     fused.location = loops[0].location
-    for op in list(loops[-1].body.block.ops):
-        op.detach()
-        fused.body.block.add_op(op)
-    assert loops[0].parent is not None
-    loops[0].parent.insert_op_before(fused, loops[0])
+    move_ops(list(loops[-1].body.block.ops), InsertPoint.at_end(fused.body.block))
+    Rewriter.insert_op(fused, InsertPoint.before(loops[0]))
     stride = 1
     for lp in reversed(loops):
         value = Expr.var(fused.var).floordiv(stride, loop_bounds)
@@ -85,8 +83,7 @@ def fuse_loops(loops: list[ForOp]) -> ForOp:
             value = value.mod(lp.extent, loop_bounds)
         substitute_var(lp.var, value)
         stride *= lp.extent
-    loops[0].detach()
-    loops[0].erase()
+    Rewriter.erase_op(loops[0])
     return fused
 
 

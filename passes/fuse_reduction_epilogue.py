@@ -5,11 +5,11 @@ into the init of the reduction it follows (TVM's fuse_reduction_epilogue, seed 0
     E:  D[vi, vj] = temp[vi, vj] + C[vi, vj]
  -> R:  init D[vi, vj] = C[vi, vj];  D[vi, vj] = D[vi, vj] + A[vi, vk] * B[vj, vk]
 
-Pattern. R is a complete reduction block: reduce iteration variables, an init that is
-one block.store into `temp`, and an update that is one sum `temp[p] = temp[p] + g(...)`
-(either operand order), where `p` are R's spatial iteration variables, each once
-(in any order), and `temp` is an intermediate buffer (block.alloc) that R alone
-writes. R holds no loops or blocks: fuse before blockize / tensorize. E is a complete
+Pattern. R is a complete reduction block (`xtir.passes.analysis.reduction`): reduce
+iteration variables, an init that is one block.store into `temp`, and an update that is
+one sum `temp[p] = temp[p] + g(...)` (either operand order), where `p` are R's spatial
+iteration variables, each once (in any order), and `temp` is an intermediate buffer
+(block.alloc) that R alone writes. R holds no loops or blocks: fuse before blockize / tensorize. E is a complete
 block without a predicate, in R's scope and after R, whose body is one statement
 `D[q] = temp[e] + C` (either operand order): it reads `temp` once, at its iteration
 variables `e`, each once, over the same domain as R's variables `p` they meet in
@@ -40,21 +40,20 @@ R may not read `D`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import Rewriter
 from xdsl.traits import is_side_effect_free
 
 from xtir.dialects.block import (
-    SPATIAL,
     AccessOp,
     AllocOp,
     BlockOp,
     ForOp,
-    InitOp,
     LoadOp,
     StoreOp,
     buffer_name,
@@ -64,25 +63,31 @@ from xtir.dialects.expr import Expr
 from xtir.passes.analysis.inline import (
     check_complete,
     check_no_predicate,
-    clone_before,
     format_access,
-    is_plain_statement,
     nests_between,
     owner_label,
-    remove_nest,
     visible_in_copy,
 )
 from xtir.passes.analysis.navigation import get_block
+from xtir.passes.analysis.reduction import (
+    ADDS,
+    Reduction,
+    analyse_reduction,
+    block_label,
+    check_pure,
+    formula,
+    plain_vars,
+    var_names,
+)
 from xtir.passes.analysis.regions import loop_bounds
-from xtir.passes.analysis.rewrite import replace_op
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import clone_before, remove_nest, replace_op
 from xtir.passes.utils import function_of
 from xtir.support.errors import ScheduleError
 
 EXACT, PER_ITERATION = "exact", "per-iteration"
 MODES = (EXACT, PER_ITERATION)
 
-_ADD = (arith.AddfOp, arith.AddiOp)
 _CLAMP = (
     arith.MaximumfOp,
     arith.MinimumfOp,
@@ -96,73 +101,7 @@ _CLAMP = (
 _SCALE = (arith.MulfOp, arith.MuliOp, arith.DivfOp, arith.DivSIOp, arith.DivUIOp, arith.NegfOp, arith.SubfOp, arith.SubiOp)
 
 
-# Messages: the epilogue's computation written out --------------------------------------
-
-_INFIX = {
-    "arith.addf": ("+", 1),
-    "arith.addi": ("+", 1),
-    "arith.subf": ("-", 1),
-    "arith.subi": ("-", 1),
-    "arith.mulf": ("*", 2),
-    "arith.muli": ("*", 2),
-    "arith.divf": ("/", 2),
-    "arith.divsi": ("/", 2),
-    "arith.divui": ("/", 2),
-}
-_CALLS = {
-    "arith.maximumf": "max",
-    "arith.maxnumf": "max",
-    "arith.maxsi": "max",
-    "arith.maxui": "max",
-    "arith.minimumf": "min",
-    "arith.minnumf": "min",
-    "arith.minsi": "min",
-    "arith.minui": "min",
-}
-
-
-def formula(value: SSAValue) -> str:
-    """`max(temp[vi, vj] + C[vi, vj], 0.0)`: a value of a block body as an expression, for messages."""
-    return _formula(value)[0]
-
-
-def _formula(value: SSAValue) -> tuple[str, int]:
-    """The text and its precedence (3: atom, 2: product, 1: sum)."""
-    if isinstance(value, BlockArgument) or not isinstance(value.owner, Operation):
-        return (value.name_hint or "?"), 3
-    op = value.owner
-    if isinstance(op, LoadOp):
-        return format_access(op.buffer, op.indices()), 3
-    if isinstance(op, arith.ConstantOp):
-        v = op.value
-        if isinstance(v, FloatAttr):
-            return repr(v.value.data), 3
-        if isinstance(v, IntegerAttr):
-            return str(v.value.data), 3
-    if isinstance(op, arith.NegfOp):
-        text, prec = _formula(op.operands[0])
-        return f"-{text if prec == 3 else f'({text})'}", 3
-    if op.name in _INFIX and len(op.operands) == 2:
-        sign, prec = _INFIX[op.name]
-        (lhs, lp), (rhs, rp) = _formula(op.operands[0]), _formula(op.operands[1])
-        lhs = f"({lhs})" if lp < prec else lhs
-        rhs = f"({rhs})" if rp < prec or (rp == prec and sign in "-/") else rhs
-        return f"{lhs} {sign} {rhs}", prec
-    args = ", ".join(_formula(v)[0] for v in op.operands)
-    return f"{_CALLS.get(op.name, op.name)}({args})", 3
-
-
-# What the analysis finds -----------------------------------------------------------------
-
-
-@dataclass
-class Reduction:
-    block: BlockOp
-    temp: SSAValue
-    init_store: StoreOp
-    update_store: StoreOp
-    accumulator: LoadOp  # the update's read of temp[p]
-    spatial: list[SSAValue]  # R's spatial variables in the order of temp's dimensions
+# What the analysis finds (the reduction: xtir.passes.analysis.reduction) ----------------
 
 
 @dataclass
@@ -178,33 +117,15 @@ class Epilogue:
         """The leading additions of the path (the bias adds)."""
         result = []
         for op in self.path:
-            if not isinstance(op, _ADD):
+            if not isinstance(op, ADDS):
                 break
             result.append(op)
         return result
 
 
-def _label(block: BlockOp) -> str:
-    return f'block "{block.label}"'
-
-
-def _var_names(vars_: Sequence[SSAValue]) -> str:
-    return ", ".join(f"%{v.name_hint}" for v in vars_)
-
-
-def plain_vars(indices: Sequence[Expr], variables: Sequence[SSAValue]) -> list[SSAValue] | None:
-    """The variables when each index is one of `variables` alone, each of them exactly once."""
-    own = set(variables)
-    found = [v for e in indices if (v := e.as_var()) is not None and v in own]
-    return found if len(found) == len(indices) == len(set(found)) == len(own) else None
-
-
-# Checks ------------------------------------------------------------------------------------
-
-
 def check_unscheduled(block: BlockOp, role: str) -> None:
     """Refuse a block that blockize or tensorize has already restructured: fuse first."""
-    what = f"{role} {_label(block)}"
+    what = f"{role} {block_label(block)}"
     outer = enclosing_block(block)
     if role == "the reduction" and outer is not None and (outer.reduce_vars or outer.init is not None):
         raise ScheduleError(
@@ -233,122 +154,8 @@ def check_unscheduled(block: BlockOp, role: str) -> None:
         )
 
 
-def _check_pure(ops: Sequence[Operation], what: str, form: str) -> None:
-    for op in ops:
-        if not is_plain_statement(op):
-            raise ScheduleError(op, f"{what} contains {op.name}; it must be {form}")
-
-
-def analyse_reduction(f: func.FuncOp, block: BlockOp) -> Reduction:
-    what = _label(block)
-    if not block.reduce_vars:
-        raise ScheduleError(
-            block,
-            f"{what} is not a reduction block (it has no reduce iteration variable); block= names the reduction "
-            "and epilogue= the block that adds to its result",
-        )
-    init = block.init
-    if init is None:
-        hint = ""
-        written = {s.buffer for s in block.body.block.ops if isinstance(s, StoreOp)}
-        others = [
-            b for b in f.walk() if isinstance(b, BlockOp) and b is not block and any(
-                isinstance(s, StoreOp) and s.buffer in written for s in b.body.walk())
-        ]
-        if others:
-            hint = (
-                f' (block "{others[0].label}" also writes {", ".join(sorted(buffer_name(b) for b in written))}: '
-                "if decompose-reduction split the init off, fuse the epilogue before decompose-reduction)"
-            )
-        raise ScheduleError(
-            block,
-            f"{what} has no init{hint}; fuse-reduction-epilogue needs a complete reduction with its init, "
-            "which becomes the epilogue's computation",
-        )
-    stores = [op for op in block.body.walk() if isinstance(op, StoreOp)]
-    written = list(dict.fromkeys(s.buffer for s in stores))
-    if len(written) != 1:
-        raise ScheduleError(
-            block,
-            f"{what} writes {len(written)} buffers ({', '.join(buffer_name(b) for b in written)}); the reduction "
-            "must write one buffer, the one its epilogue reads",
-        )
-    temp = written[0]
-    if not isinstance(temp.owner, AllocOp):
-        raise ScheduleError(
-            block,
-            f'{what} is an output block: it writes {buffer_name(temp)}, an argument of function "{f.sym_name.data}", '
-            "whose values the fusion would drop; only a reduction into an intermediate buffer (block.alloc) can "
-            "take its epilogue",
-        )
-    init_ops = list(init.body.block.ops)
-    init_stores = [op for op in init_ops if isinstance(op, StoreOp)]
-    if len(init_stores) != 1 or init_ops[-1] is not init_stores[0]:
-        raise ScheduleError(
-            init,
-            f"the init of {what} must end in its only block.store, `{buffer_name(temp)}[...] = value`; "
-            f"it has {len(init_stores)} stores",
-        )
-    _check_pure(init_ops[:-1], f"the init of {what}", f"one statement `{buffer_name(temp)}[...] = value`")
-    update_ops = [op for op in block.body.block.ops if not isinstance(op, InitOp)]
-    update_stores = [op for op in update_ops if isinstance(op, StoreOp)]
-    if len(update_stores) != 1 or update_ops[-1] is not update_stores[0]:
-        raise ScheduleError(
-            block,
-            f"the update of {what} must end in its only block.store, `{buffer_name(temp)}[...] = "
-            f"{buffer_name(temp)}[...] + ...`; it has {len(update_stores)} stores",
-        )
-    store = update_stores[0]
-    _check_pure(update_ops[:-1], f"the update of {what}", "one statement `temp[...] = temp[...] + ...`")
-    spatial_vars = [it.var for it in block.iters() if it.kind == SPATIAL]
-    spatial = plain_vars(store.indices(), spatial_vars)
-    if spatial is None:
-        raise ScheduleError(
-            store,
-            f"{what} stores {format_access(temp, store.indices())}; the reduction must store at its spatial "
-            f"iteration variables ({_var_names(spatial_vars)}), each exactly once and alone in its index, so that "
-            "the epilogue's indices can be mapped onto them",
-        )
-    init_store = init_stores[0]
-    if init_store.indices() != store.indices():
-        raise ScheduleError(
-            init_store,
-            f"the init of {what} stores {format_access(temp, init_store.indices())} but its update stores "
-            f"{format_access(temp, store.indices())}; both must write the same element",
-        )
-    return Reduction(block, temp, init_store, store, _accumulator(block, temp, store), spatial)
-
-
-def _accumulator(block: BlockOp, temp: SSAValue, store: StoreOp) -> LoadOp:
-    """The update's read of temp[p], after checking the update is a sum `temp[p] = temp[p] + g`."""
-    what = _label(block)
-    at = format_access(temp, store.indices())
-    loads = [op for op in block.body.block.ops if isinstance(op, LoadOp) and op.buffer is temp]
-    value = store.value
-    op = value.owner
-    sum_form = f"the epilogue's addition moves into the init only for a sum, `{at} = {at} + ...`"
-    if not loads:
-        raise ScheduleError(
-            store,
-            f"the update of {what} stores {formula(value)} into {at} without reading {buffer_name(temp)}: it overwrites "
-            f"{at} instead of accumulating into it; {sum_form}",
-        )
-    if len(loads) != 1 or loads[0].indices() != store.indices():
-        found = ", ".join(format_access(temp, load.indices()) for load in loads)
-        raise ScheduleError(store, f"the update of {what} reads {found} and stores {formula(value)} into {at}; {sum_form}")
-    load = loads[0]
-    uses = {use.operation for use in load.result.uses}
-    if not isinstance(op, _ADD) or load.result not in op.operands or not load.result.has_one_use() or uses != {op}:
-        name = op.name if isinstance(op, Operation) else "a value"
-        raise ScheduleError(
-            store,
-            f"the update of {what} computes {at} = {formula(value)} (with {name}); {sum_form}",
-        )
-    return load
-
-
 def analyse_epilogue(reduction: Reduction, block: BlockOp, mode: str) -> Epilogue:
-    what = f"the epilogue {_label(block)}"
+    what = f"the epilogue {block_label(block)}"
     temp = reduction.temp
     check_complete(block, what)
     check_no_predicate(block)
@@ -361,7 +168,7 @@ def analyse_epilogue(reduction: Reduction, block: BlockOp, mode: str) -> Epilogu
             f"{what} must be {form}; it has {len(stores)} block.store statements",
         )
     store = stores[0]
-    _check_pure(ops[:-1], what, form)
+    check_pure(ops[:-1], what, form)
     for op in ops:
         for value in op.operands:
             if not visible_in_copy(value, block):
@@ -390,7 +197,7 @@ def analyse_epilogue(reduction: Reduction, block: BlockOp, mode: str) -> Epilogu
         raise ScheduleError(
             load,
             f"{what} reads {format_access(temp, load.indices())}; the epilogue must read {buffer_name(temp)} at its "
-            f"iteration variables ({_var_names(block.iter_vars)}), each exactly once and alone in its index, so that "
+            f"iteration variables ({var_names(block.iter_vars)}), each exactly once and alone in its index, so that "
             f'they can be mapped onto those of block "{reduction.block.label}"',
         )
     extents = dict(zip(block.iter_vars, block.extents))
@@ -409,7 +216,7 @@ def analyse_epilogue(reduction: Reduction, block: BlockOp, mode: str) -> Epilogu
         raise ScheduleError(
             store,
             f"{what} stores {format_access(out, store.indices())}; the epilogue must store at its iteration "
-            f"variables ({_var_names(block.iter_vars)}), each exactly once and alone in its index, so that the fused "
+            f"variables ({var_names(block.iter_vars)}), each exactly once and alone in its index, so that the fused "
             f"reduction accumulates into each element of {buffer_name(out)} on its own",
         )
     for op in ops:
@@ -454,7 +261,7 @@ def _kinds(epilogue: Epilogue) -> list[str]:
     on_path = {epilogue.load.result} | {r for op in epilogue.path for r in op.results}
     kinds = []
     for op in epilogue.path:
-        if isinstance(op, _ADD):
+        if isinstance(op, ADDS):
             kinds.append("add")
         elif isinstance(op, _CLAMP):
             kinds.append("clamp")
@@ -470,7 +277,7 @@ def _kinds(epilogue: Epilogue) -> list[str]:
 def _check_form(epilogue: Epilogue, mode: str) -> None:
     """Exact mode: additions only. Per-iteration mode: additions, then max/min clamps."""
     block, store, path = epilogue.block, epilogue.store, epilogue.path
-    what = f"the epilogue {_label(block)}"
+    what = f"the epilogue {block_label(block)}"
     temp = buffer_name(epilogue.load.buffer)
     at = format_access(epilogue.load.buffer, epilogue.load.indices())
     computes = f"{what} computes {format_access(store.buffer, store.indices())} = {formula(store.value)}"
@@ -520,7 +327,7 @@ def _check_form(epilogue: Epilogue, mode: str) -> None:
         )
     if mode == PER_ITERATION and not per_iteration_form:
         op = next(op for op, k in zip(path[n_adds:], kinds[n_adds:]) if k != "clamp")
-        why = f"here {op.name} comes after a clamp" if isinstance(op, _ADD) else f"{op.name} is neither an addition nor a clamp"
+        why = f"here {op.name} comes after a clamp" if isinstance(op, ADDS) else f"{op.name} is neither an addition nor a clamp"
         raise ScheduleError(
             op,
             f"{computes}: mode=per-iteration folds additions followed by max/min clamps (as TVM does for ReLU and "
@@ -651,8 +458,7 @@ def rewrite(reduction: Reduction, epilogue: Epilogue) -> None:
     assert init is not None
     for op in reversed(list(init.body.block.ops)):
         if op is not new_init and all(r.first_use is None for r in op.results) and is_side_effect_free(op):
-            op.detach()
-            op.erase()
+            Rewriter.erase_op(op)
 
     # update: read and write D[q']; in per-iteration mode the clamps follow the sum
     update_store = reduction.update_store
@@ -665,8 +471,7 @@ def rewrite(reduction: Reduction, epilogue: Epilogue) -> None:
     alloc = reduction.temp.owner
     remove_nest(epilogue.block)
     assert isinstance(alloc, AllocOp) and alloc.buffer.first_use is None
-    alloc.detach()
-    alloc.erase()
+    Rewriter.erase_op(alloc)
 
 
 def fuse_reduction_epilogue(reduction: BlockOp, epilogue: BlockOp, mode: str = EXACT) -> BlockOp:

@@ -25,11 +25,13 @@ from itertools import combinations
 
 from xdsl.dialects import func
 from xdsl.ir import Operation
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import REDUCE, BlockOp, ForOp, IterVar, loops_in_scope
 from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.navigation import blocks_under, get_loop
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import move_ops
 from xtir.passes.utils import single_child
 from xtir.support.errors import ScheduleError
 
@@ -131,15 +133,11 @@ def rebuild_chain(chain: list[ForOp], order: list[ForOp]) -> list[ForOp]:
         new.location = old.location
     for outer, inner in zip(new_loops, new_loops[1:]):
         outer.body.block.add_op(inner)
-    for op in list(chain[-1].body.block.ops):
-        op.detach()
-        new_loops[-1].body.block.add_op(op)
+    move_ops(list(chain[-1].body.block.ops), InsertPoint.at_end(new_loops[-1].body.block))
     for new, old in zip(new_loops, order):
         old.var.replace_all_uses_with(new.var)
-    assert chain[0].parent is not None
-    chain[0].parent.insert_op_before(new_loops[0], chain[0])
-    chain[0].detach()
-    chain[0].erase()
+    Rewriter.insert_op(new_loops[0], InsertPoint.before(chain[0]))
+    Rewriter.erase_op(chain[0])
     return new_loops
 
 

@@ -34,7 +34,6 @@ from xtir.passes.analysis.compute_location import (
     covers_domain,
     instance_box,
     invert_region,
-    move_under,
     program_order,
     required_region,
 )
@@ -43,6 +42,7 @@ from xtir.passes.analysis.inline import check_complete
 from xtir.passes.analysis.last_run import stale_read
 from xtir.passes.analysis.regions import read_regions, write_regions
 from xtir.passes.compute_at import ComputeAtPass
+from xtir.passes.transforms.move import move_under
 from xtir.passes.utils import function_of
 from xtir.support.errors import ScheduleError
 

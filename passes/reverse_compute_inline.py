@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import func
 from xdsl.ir import SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import AccessOp, AllocOp, BlockOp, LoadOp, StoreOp, buffer_name, enclosing_block
 from xtir.dialects.expr import Expr
@@ -34,19 +35,17 @@ from xtir.passes.analysis.inline import (
     body_loads,
     check_complete,
     check_only_leaf,
-    clone_before,
     format_access,
     nests_between,
     owner_label,
     plain_vars,
-    remove_nest,
     single_store,
 )
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.analysis.predicate import conjoin
 from xtir.passes.analysis.regions import loop_bounds
-from xtir.passes.analysis.rewrite import rebuild_block
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import clone_before, rebuild_block, remove_nest
 from xtir.support.errors import ScheduleError
 
 
@@ -162,10 +161,8 @@ def inline_into_producer(consumer: BlockOp, store: StoreOp, at: dict[SSAValue, E
     new = StoreOp(values[store.value], store.buffer, [e.substitute(at, loop_bounds) for e in store.indices()])
     new.attributes |= store.attributes
     new.location = store.location
-    assert producer_store.parent is not None
-    producer_store.parent.insert_op_before(new, producer_store)
-    producer_store.detach()
-    producer_store.erase()
+    Rewriter.insert_op(new, InsertPoint.before(producer_store))
+    Rewriter.erase_op(producer_store)
 
 
 def domain_predicate(producer: BlockOp, consumer: BlockOp,
@@ -212,5 +209,4 @@ class ReverseComputeInlinePass(StatementPrimitive):
         remove_nest(consumer)
         alloc = buffer.owner
         assert isinstance(alloc, AllocOp)
-        alloc.detach()
-        alloc.erase()
+        Rewriter.erase_op(alloc)

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.dialects import func
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import ForOp
 from xtir.dialects.expr import INT64_MAX, Expr
 from xtir.passes.analysis.navigation import child_blocks, get_loop, loops_around
-from xtir.passes.analysis.rewrite import rebuild_block, substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import move_ops, rebuild_block, substitute_var
 from xtir.passes.utils import fresh_name, function_of
 from xtir.support.errors import ScheduleError
 
@@ -84,11 +85,8 @@ def split_loop(loop: ForOp, factors: list[int]) -> list[ForOp]:
         lp.location = loop.location  # diagnostics on the new loops point at the split loop
     for outer, inner in zip(loops, loops[1:]):
         outer.body.block.add_op(inner)
-    for op in list(loop.body.block.ops):
-        op.detach()
-        loops[-1].body.block.add_op(op)
-    assert loop.parent is not None
-    loop.parent.insert_op_before(loops[0], loop)
+    move_ops(list(loop.body.block.ops), InsertPoint.at_end(loops[-1].body.block))
+    Rewriter.insert_op(loops[0], InsertPoint.before(loop))
 
     fused = Expr()
     for lp, f in zip(loops, factors):
@@ -97,8 +95,7 @@ def split_loop(loop: ForOp, factors: list[int]) -> list[ForOp]:
     if prod(factors) > loop.extent:
         for block in child_blocks(loops[-1]):
             rebuild_block(block, block.bindings(), [*block.predicate(), (fused, loop.extent)])
-    loop.detach()
-    loop.erase()
+    Rewriter.erase_op(loop)
     return loops
 
 

@@ -19,10 +19,11 @@ from xdsl.ir import Operation
 
 from xtir import intrinsics
 from xtir.dialects.block import BlockOp, ForOp
-from xtir.passes.analysis.intrin_match import Binding, Mismatch, instantiate, match
+from xtir.passes.analysis.intrin_match import Binding, Mismatch, match
 from xtir.passes.analysis.navigation import get_block, get_loop
 from xtir.passes.blockize import blockize
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.instantiate import instantiate
 from xtir.passes.utils import function_of
 from xtir.support.errors import ScheduleError
 

@@ -14,11 +14,13 @@ from dataclasses import dataclass
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import AllocOp, LoadOp, StoreOp, buffer_name
-from xtir.passes.analysis.rewrite import reindex
+from xtir.dialects.layout import row_major
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.transforms.rewrite import reindex
 from xtir.support.errors import ScheduleError
 
 
@@ -46,14 +48,12 @@ def transform_layout(alloc: AllocOp, permutation: tuple[int, ...]) -> AllocOp:
         if isinstance(user, RegionOp):
             raise ScheduleError(user, f"{buffer_name(buffer)} is accessed by {user.name}, whose tiles are "
                        "row-major; transform the layout before tensorize")
-    new = AllocOp(MemRefType(buffer.type.element_type, [shape[p] for p in permutation],
-                             memory_space=buffer.type.memory_space), buffer_name(buffer))
+    new = AllocOp(row_major(buffer.type.element_type, [shape[p] for p in permutation], buffer.type.memory_space),
+                  buffer_name(buffer))
     new.location = alloc.location
-    assert alloc.parent is not None
-    alloc.parent.insert_op_before(new, alloc)
+    Rewriter.insert_op(new, InsertPoint.before(alloc))
     buffer.replace_all_uses_with(new.buffer)
-    alloc.detach()
-    alloc.erase()
+    Rewriter.erase_op(alloc)
     for user in list(users):
         assert isinstance(user, LoadOp | StoreOp)
         indices = user.indices()

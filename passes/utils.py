@@ -5,6 +5,7 @@ from __future__ import annotations
 from xdsl.dialects import func
 from xdsl.ir import Operation
 
+from xtir.dialects.walk import parent_of_type
 from xtir.errors import XtirPassError
 from xtir.support.locations import format_op_error
 
@@ -17,10 +18,9 @@ def fail(pass_name: str, op: Operation, message: str) -> XtirPassError:
 
 def function_of(op: Operation) -> Operation:
     """The func.func around `op`: loop and block names are unique per function, as in a TVM PrimFunc."""
-    parent: Operation | None = op
-    while parent is not None and not isinstance(parent, func.FuncOp):
-        parent = parent.parent_op()
-    return parent or op.get_toplevel_object()
+    if isinstance(op, func.FuncOp):
+        return op
+    return parent_of_type(op, func.FuncOp) or op.get_toplevel_object()
 
 
 def single_child(op: Operation) -> Operation | None:

@@ -19,7 +19,7 @@ import xtir
 from xtir.dialects.block import BlockOp
 from xtir.dialects.expr import Expr
 from xtir.passes.analysis.navigation import all_loops
-from xtir.passes.analysis.rewrite import substitute_in_op
+from xtir.passes.transforms.rewrite import substitute_in_op
 
 SIZE = 72
 

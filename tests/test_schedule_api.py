@@ -364,3 +364,41 @@ def test_bad_arguments_are_pass_errors() -> None:
     with pytest.raises(xtir.XtirPassError, match='no function named "f"; functions: main'):
         Schedule(xtir.parse_file(MATMUL), func_name="f")
     assert sch.trace == ""
+
+
+SMALL_MATMUL = (ROOT / "tests" / "filecheck" / "passes" / "transform_layout.mlir").read_text()
+
+
+def _matmul_numbers(module: ModuleOp) -> None:
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((4, 8), dtype=np.float32), rng.standard_normal((6, 8), dtype=np.float32)
+    c = np.full((4, 6), np.nan, np.float32)
+    xtir.evaluate(module, a, b, c)
+    np.testing.assert_allclose(c, a @ b.T, rtol=1e-5, atol=1e-5)
+    c[:] = np.nan
+    xtir.build(module)(a, b, c)
+    np.testing.assert_allclose(c, a @ b.T, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("buffer", "index_map"),
+    [(("write", 0), lambda i, j: (j, i)), ("B_global", (1, 0)), (("read", 1), lambda vj, vk: (vk, vj))],
+)
+def test_transform_layout_packs_a_cache_and_keeps_the_numbers(buffer, index_map) -> None:
+    sch = Schedule(xtir.parse(SMALL_MATMUL))
+    mm = sch.get_block("matmul")
+    copy = sch.cache_read(mm, 1, "global")
+    sch.transform_layout(mm if buffer == ("read", 1) else copy, buffer, index_map)
+    assert sch.trace.endswith("transform-layout{buffer=B_global permutation=1,0}")
+    assert 'block.alloc : memref<8x6xf32, "global">' in str(sch.mod)
+    _matmul_numbers(sch.mod)
+
+
+def test_transform_layout_refuses_an_index_map_that_is_not_a_permutation() -> None:
+    sch = Schedule(xtir.parse(SMALL_MATMUL))
+    copy = sch.cache_read(sch.get_block("matmul"), 1, "global")
+    with pytest.raises(xtir.XtirPassError, match="the index map must return the indices it is given in another order"):
+        sch.transform_layout(copy, ("write", 0), lambda i, j: (i // 2, j, i % 2))
+    with pytest.raises(xtir.XtirPassError, match='block "B_global" has 1 write buffers; index 3 is out of range'):
+        sch.transform_layout(copy, ("write", 3), (1, 0))
+    assert sch.trace == "cache-read{block=matmul index=1 scope=global}"

@@ -69,8 +69,4 @@ def _defined_under(value: SSAValue, root: Operation) -> bool:
     """Whether `value` is defined by an op or block argument nested in `root`."""
     owner = value.owner
     op = owner if isinstance(owner, Operation) else owner.parent_op()
-    while op is not None:
-        if op is root:
-            return True
-        op = op.parent_op()
-    return False
+    return op is not None and (op is root or root.is_ancestor(op))

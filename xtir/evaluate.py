@@ -10,7 +10,6 @@ run estimated to take long warns, pointing to xtir.build.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -22,6 +21,8 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.utils.exceptions import InterpretationError
 
+from xtir.dialects.layout import is_row_major
+from xtir.dialects.symbols import functions, lookup_function
 from xtir.errors import XtirError, XtirEvaluationError, expect_module
 from xtir.interpreters.accel import AccelFunctions
 from xtir.interpreters.block import BlockFunctions, numpy_dtype
@@ -33,23 +34,10 @@ from xtir.interpreters.tensor import TensorGraphFunctions
 
 
 def find_func(module: ModuleOp, name: str) -> func.FuncOp:
-    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
-    for f in funcs:
-        if f.sym_name.data == name:
-            return f
-    available = ", ".join(f.sym_name.data for f in funcs) or "none"
+    if (f := lookup_function(module, name)) is not None:
+        return f
+    available = ", ".join(f.sym_name.data for f in functions(module)) or "none"
     raise XtirEvaluationError(f"no function named '{name}' in the module (functions: {available})")
-
-
-def _row_major(t: MemRefType) -> bool:
-    """Whether `t`'s layout addresses its elements as a C-contiguous array does (a dimension
-    of size 1 may have any stride; an empty buffer any layout)."""
-    shape, strides = t.get_shape(), t.get_strides()
-    if math.prod(shape) == 0:
-        return True
-    if strides is None or t.get_offset() != 0:
-        return False
-    return all(d == 1 or s == math.prod(shape[k + 1 :]) for k, (d, s) in enumerate(zip(shape, strides)))
 
 
 def check_parameters(f: func.FuncOp, error: type[XtirError] = XtirError) -> None:
@@ -60,7 +48,7 @@ def check_parameters(f: func.FuncOp, error: type[XtirError] = XtirError) -> None
         if not isinstance(param, MemRefType):
             continue
         where = f"function '{f.sym_name.data}': parameter {k} has type {param}"
-        if not _row_major(param):
+        if not is_row_major(param):
             raise error(f"{where}; buffer parameters must have the row-major layout (no strides or offset of "
                         "their own), the layout of a C-contiguous numpy array")
         try:

@@ -23,8 +23,9 @@ using it is an XtirPassError naming that primitive. The trace writes handles as 
 from __future__ import annotations
 
 import copy
+import inspect
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -249,6 +250,17 @@ class Schedule:
         options = {"block": self._block_handle(block), "index": index, "scope": storage_scope}
         return self._block_rv(self._apply("cache-write", options))
 
+    def transform_layout(self, block: BlockRV, buffer: tuple[str, int] | str,
+                         index_map: Sequence[int] | Callable[..., Sequence[Any]]) -> None:
+        """Store a buffer the block reads or writes with its dimensions permuted (TVM's transform_layout).
+
+        `buffer` is `("read", k)` / `("write", k)` (the block's k-th read or written buffer) or a
+        buffer name; `index_map` maps the old indices to the new ones, `lambda i, j: (j, i)`, or is
+        the permutation itself, `(1, 0)`. Only permutations are supported, of allocated buffers."""
+        name = buffer if isinstance(buffer, str) else self._buffer_of(block, *buffer)
+        permutation = _permutation(index_map) if callable(index_map) else tuple(index_map)
+        self._apply("transform-layout", {"buffer": name, "permutation": permutation})
+
     def decompose_reduction(self, block: BlockRV, loop: LoopRV) -> BlockRV:
         """Split the block's init into a block before `loop`; return the init block.
 
@@ -327,6 +339,16 @@ class Schedule:
         step = f"{self._steps[-1]} (primitive {len(self._steps)} of the schedule)"
         self._carry_over(handles, anchors, {id(op) for op in existing}, step)
         return result
+
+    def _buffer_of(self, block: BlockRV, kind: str, index: int) -> str:
+        regions = {"read": read_regions, "write": write_regions}.get(kind)
+        if regions is None:
+            raise XtirPassError(f'transform_layout: buffer must be ("read", index), ("write", index) or a name, got "{kind}"')
+        found = regions(self._block(block))
+        if not 0 <= index < len(found):
+            raise XtirPassError(f'transform_layout: block "{block.name}" has {len(found)} {kind} buffers; '
+                                f"index {index} is out of range")
+        return buffer_name(found[index].buffer)
 
     def _carry_over(self, handles: dict[int, ForOp | BlockOp], anchors: dict[int, frozenset[str]],
                     existing: set[int], step: str) -> None:
@@ -481,3 +503,23 @@ def _loop_text(loop: ForOp, function: func.FuncOp) -> str:
 
 def _buffers(regions: Sequence[BufferRegion]) -> set[SSAValue]:
     return {r.buffer for r in regions}
+
+
+class _Axis:
+    """An index of `transform_layout`'s index map: only its position can be read back."""
+
+    def __init__(self, position: int):
+        self.position = position
+
+
+def _permutation(index_map: Callable[..., Sequence[Any]]) -> tuple[int, ...]:
+    """The permutation an index map such as `lambda i, j: (j, i)` makes (one parameter a dimension)."""
+    rank = len(inspect.signature(index_map).parameters)
+    try:
+        result = index_map(*(_Axis(k) for k in range(rank)))
+        return tuple(axis.position for axis in result)
+    except (TypeError, AttributeError):
+        raise XtirPassError(
+            "transform_layout: the index map must return the indices it is given in another order "
+            "(a permutation, `lambda i, j: (j, i)`); splitting or combining dimensions is not supported"
+        ) from None

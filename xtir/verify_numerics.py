@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 
+from xtir.dialects.symbols import lookup_function
 from xtir.errors import XtirError, XtirEvaluationError, XtirNumericsError
 
 EVALUATOR_LIMIT = 200_000
@@ -174,7 +175,8 @@ def _functions(module: ModuleOp) -> list[func.FuncOp]:
 
 
 def _find(module: ModuleOp, name: str) -> func.FuncOp | None:
-    return next((f for f in _functions(module) if f.sym_name.data == name), None)
+    f = lookup_function(module, name)
+    return f if f is not None and f.body.blocks else None
 
 
 def _labels(f: func.FuncOp) -> list[str]:

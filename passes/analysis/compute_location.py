@@ -44,7 +44,6 @@ from xtir.dialects.block import (
 from xtir.dialects.expr import Expr, Var
 from xtir.passes.analysis.footprint import Box, box_of_instances
 from xtir.passes.analysis.navigation import child_blocks
-from xtir.passes.analysis.predicate import conjoin
 from xtir.passes.analysis.regions import (
     BufferRegion,
     Range,
@@ -54,7 +53,6 @@ from xtir.passes.analysis.regions import (
     union_ranges,
     write_regions,
 )
-from xtir.passes.analysis.rewrite import erase_empty_loops, rebuild_block
 from xtir.passes.utils import function_of
 from xtir.support.errors import ScheduleError
 
@@ -279,33 +277,3 @@ def covers_domain(block: BlockOp, ranges: list[VarRange], box: Box, limit: int =
             return f"%{it.var.name_hint} (values from {reached} to {hi - 1} are never reached)"
     return None
 
-
-def move_under(block: BlockOp, loop: ForOp, anchor: Operation, before: bool, ranges: list[VarRange],
-               overflow: Overflow, preserve_unit_loops: bool) -> BlockOp:
-    """Place `block` in a new nest `ax0, ax1, ...` next to `anchor` (a statement of `loop`'s body),
-    iterating `ranges`; remove the loops it leaves empty."""
-    loops: list[ForOp] = []
-    bindings: list[Expr] = []
-    for r in ranges:
-        if r.extent == 1 and not preserve_unit_loops:
-            bindings.append(r.start)
-            continue
-        lp = ForOp(f"ax{len(loops)}", r.extent)
-        lp.location = block.location
-        loops.append(lp)
-        bindings.append(r.start + Expr.var(lp.var))
-    predicate = conjoin([(bindings[i] * sign, bound) for i, sign, bound in overflow])
-    old_parent = block.parent_op()
-    moved = rebuild_block(block, bindings, predicate)
-    moved.detach()
-    erase_empty_loops(old_parent)
-    for outer, inner in zip(loops, loops[1:]):
-        outer.body.block.add_op(inner)
-    if loops:
-        loops[-1].body.block.add_op(moved)
-    nest: Operation = loops[0] if loops else moved
-    if before:
-        loop.body.block.insert_op_before(nest, anchor)
-    else:
-        loop.body.block.insert_op_after(nest, anchor)
-    return moved

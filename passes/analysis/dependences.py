@@ -29,6 +29,7 @@ from xdsl.ir import Operation, SSAValue
 from xtir.dialects.block import AccessOp, ForOp, loop_bounds
 from xtir.dialects.bounds import Fact
 from xtir.dialects.expr import Atom, Div, Expr, Mod, Var
+from xtir.dialects.walk import ancestors
 from xtir.lowering.index_expr import decode, decode_bounds
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT, points
 from xtir.passes.analysis.regions import relax
@@ -120,13 +121,12 @@ def guard_facts(op: Operation) -> tuple[list[Fact], bool]:
     whether they are all the conditions (a guard whose condition it cannot read is left out)."""
     facts: list[Fact] = []
     complete = True
-    child, parent = op, op.parent_op()
-    while parent is not None:
+    around = list(ancestors(op))
+    for child, parent in zip([op, *around], around):
         if isinstance(parent, scf.IfOp):
             found = _condition_facts(parent.cond) if parent.true_region.is_ancestor(child) else None
             facts += found or []
             complete = complete and found is not None
-        child, parent = parent, parent.parent_op()
     return facts, complete
 
 
@@ -145,11 +145,7 @@ def _condition_facts(cond: SSAValue) -> list[Fact] | None:
 
 
 def _loops_between(op: Operation, loop: ForOp) -> Iterator[ForOp]:
-    parent = op.parent_op()
-    while parent is not None and parent is not loop:
-        if isinstance(parent, ForOp):
-            yield parent
-        parent = parent.parent_op()
+    return (p for p in ancestors(op, stop=loop) if isinstance(p, ForOp))
 
 
 def _allocated_inside(buffer: SSAValue, loop: ForOp) -> bool:

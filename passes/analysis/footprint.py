@@ -22,13 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import takewhile
 
 import numpy as np
 from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 
 from xtir.dialects.block import BlockOp, ForOp, InitOp, StoreOp, buffer_name, loop_bounds, loops_in_scope
 from xtir.dialects.expr import INT64_MAX, Expr, Var
+from xtir.dialects.walk import ancestors
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT, gapless, points, separated
 from xtir.passes.analysis.navigation import loops_around
 from xtir.passes.analysis.predicate import Conjunct, bound_on
@@ -204,11 +206,7 @@ def box_of_instances(block: BlockOp) -> tuple[Box | None, str]:
 def store_nest(op: StoreOp) -> Nest:
     """A store in the loop variables from the function down (the bindings of the blocks on the way
     substituted, their predicates collected)."""
-    chain: list[Operation] = []
-    parent = op.parent_op()
-    while parent is not None and isinstance(parent, ForOp | BlockOp | InitOp):
-        chain.append(parent)
-        parent = parent.parent_op()
+    chain = list(takewhile(lambda p: isinstance(p, ForOp | BlockOp | InitOp), ancestors(op)))
     mapping: dict[SSAValue, Expr] = {}
     store = Nest([])
     for ancestor in reversed(chain):  # outermost first, so bindings compose

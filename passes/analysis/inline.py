@@ -9,7 +9,7 @@ known). Both then remove the inlined block with the loops it leaves empty.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType
@@ -20,8 +20,7 @@ from xtir.dialects.block import Access, AccessOp, BlockOp, LoadOp, StoreOp, buff
 from xtir.dialects.expr import Expr
 from xtir.passes.analysis.cache import top_level_ancestor
 from xtir.passes.analysis.navigation import child_blocks
-from xtir.passes.analysis.regions import format_expr, loop_bounds
-from xtir.passes.analysis.rewrite import erase_empty_loops
+from xtir.passes.analysis.regions import format_expr
 from xtir.passes.utils import function_of
 from xtir.support.errors import ScheduleError
 
@@ -134,32 +133,3 @@ def accesses_outside(stmts: Sequence[Operation], block: BlockOp) -> Iterator[Acc
             if isinstance(op, AccessOp) and not block.is_ancestor(op):
                 yield from op.accesses()
 
-
-def clone_before(
-    ops: Sequence[Operation], anchor: Operation, at: Mapping[SSAValue, Expr], values: dict[SSAValue, SSAValue]
-) -> dict[SSAValue, SSAValue]:
-    """Copy `ops` before `anchor`, their loads reading with the iteration variables replaced per `at`.
-
-    `values` maps original values to their replacements (seed it to substitute some) and
-    comes back with the copies' results added.
-    """
-    assert anchor.parent is not None
-    for op in ops:
-        if isinstance(op, LoadOp):
-            load = LoadOp(op.buffer, [e.substitute(at, loop_bounds) for e in op.indices()])
-            load.attributes |= op.attributes
-            load.location = op.location
-            load.result.name_hint = op.result.name_hint
-            values[op.result] = load.result
-            anchor.parent.insert_op_before(load, anchor)
-        else:
-            anchor.parent.insert_op_before(op.clone(values), anchor)  # clone records its results in `values`
-    return values
-
-
-def remove_nest(block: BlockOp) -> None:
-    """Erase `block` and the loops its removal leaves empty (TVM's leaf block removal)."""
-    parent = block.parent_op()
-    block.detach()
-    block.erase()
-    erase_empty_loops(parent)

@@ -14,6 +14,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from xtir.dialects.block import BlockOp, ForOp
+from xtir.dialects.symbols import functions, lookup_function
+from xtir.dialects.walk import ancestors
 from xtir.errors import LocatedText, XtirPassError
 from xtir.support.errors import ScheduleError
 from xtir.support.locations import format_op_error, op_location
@@ -21,17 +23,7 @@ from xtir.support.locations import format_op_error, op_location
 
 def loops_around(op: Operation) -> list[ForOp]:
     """The loops around `op`, innermost first (across blocks, up to the function)."""
-    found = []
-    parent = op.parent_op()
-    while parent is not None:
-        if isinstance(parent, ForOp):
-            found.append(parent)
-        parent = parent.parent_op()
-    return found
-
-
-def functions(module: ModuleOp) -> list[func.FuncOp]:
-    return [op for op in module.ops if isinstance(op, func.FuncOp)]
+    return [p for p in ancestors(op) if isinstance(p, ForOp)]
 
 
 def select_function(module: ModuleOp, name: str | None) -> func.FuncOp:
@@ -42,9 +34,8 @@ def select_function(module: ModuleOp, name: str | None) -> func.FuncOp:
         if len(funcs) != 1:
             raise _module_error(module, f"the module has {len(funcs)} functions ({names}); choose one with func=NAME")
         return funcs[0]
-    for f in funcs:
-        if f.sym_name.data == name:
-            return f
+    if (f := lookup_function(module, name)) is not None:
+        return f
     raise _module_error(module, f'no function named "{name}"; functions: {names}')
 
 
@@ -109,13 +100,7 @@ def get_loop(root: Operation, handle: str) -> ForOp:
 
 def get_loops(block: BlockOp) -> list[ForOp]:
     """The loops above a block, outermost first (up to the function), like TVM's get_loops."""
-    loops: list[ForOp] = []
-    parent = block.parent_op()
-    while parent is not None and not isinstance(parent, func.FuncOp | BlockOp):
-        if isinstance(parent, ForOp):
-            loops.append(parent)
-        parent = parent.parent_op()
-    return loops[::-1]
+    return [p for p in ancestors(block, stop=func.FuncOp | BlockOp) if isinstance(p, ForOp)][::-1]
 
 
 def child_blocks(parent: Operation) -> list[BlockOp]:

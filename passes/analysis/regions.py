@@ -12,14 +12,17 @@ the bindings reach 14 elements, the domain of the inner block one, as TVM's regi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from io import StringIO
 
 from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
+from xdsl.printer import Printer
 
 from xtir.dialects.block import AccessOp, BlockOp, ForOp, loop_bounds
-from xtir.dialects.expr import Bounds, Expr, Var
+from xtir.dialects.expr import Bounds, Expr, Var, print_expr
+from xtir.dialects.walk import ancestors
 
 
 @dataclass(frozen=True)
@@ -58,12 +61,7 @@ def _inner_substitution(block: BlockOp, op: AccessOp) -> tuple[dict[SSAValue, Ex
     mapping: dict[SSAValue, Expr] = {}
     relaxed: set[SSAValue] = set()
     nested: set[SSAValue] = set()
-    chain = []
-    parent = op.parent_op()
-    while parent is not None and parent is not block:
-        chain.append(parent)
-        parent = parent.parent_op()
-    for ancestor in reversed(chain):  # outermost first, so bindings compose
+    for ancestor in reversed(list(ancestors(op, stop=block))):  # outermost first, so bindings compose
         if isinstance(ancestor, ForOp):
             relaxed.add(ancestor.var)
         elif isinstance(ancestor, BlockOp):
@@ -142,31 +140,62 @@ def _init_writes(block: BlockOp) -> set[SSAValue]:
     }
 
 
-def format_region(region: BufferRegion) -> str:
+def format_region(region: BufferRegion, name: ValueNames | None = None) -> str:
     """TVM's notation: `A[vi, vk]` for elements, `A[vi * 16:vi * 16 + 16, 0:16]` for regions."""
     dims = []
     for r in region.ranges:
-        start = format_expr(r.start)
-        dims.append(start if r.extent == 1 else f"{start}:{format_expr(r.start + r.extent)}")
+        start = format_expr(r.start, name)
+        dims.append(start if r.extent == 1 else f"{start}:{format_expr(r.start + r.extent, name)}")
     return f"{region.buffer.name_hint or 'buffer'}[{', '.join(dims)}]"
 
 
-def format_expr(expr: Expr) -> str:
-    """An expression with bare names (`vi * 16 + vii`), for messages and region listings."""
-    from io import StringIO
+ValueNames = Callable[[SSAValue], str]
 
-    from xdsl.printer import Printer
 
-    from xtir.dialects.expr import print_expr
+def hint_name(value: SSAValue) -> str:
+    """A value by its name hint alone (`vi`), as messages name it."""
+    return value.name_hint or "?"
 
+
+@dataclass(eq=False, repr=False)
+class _NamingPrinter(Printer):
+    """Prints each SSA value as `name` gives it, without `%` (overriding the public print_ssa_value)."""
+
+    name: ValueNames = hint_name
+
+    def print_ssa_value(self, value: SSAValue) -> str:
+        text = self.name(value)
+        self.print_string(text)
+        return text
+
+
+@dataclass(eq=False, repr=False)
+class _RecordingPrinter(Printer):
+    """A printer that keeps the name it prints each SSA value with."""
+
+    printed: dict[SSAValue, str] = field(default_factory=dict)
+
+    def print_ssa_value(self, value: SSAValue) -> str:
+        self.printed[value] = text = super().print_ssa_value(value)
+        return text
+
+
+def printed_names(root: Operation) -> ValueNames:
+    """The names xDSL's printer gives the values of `root` when it prints `root` (`vi_1` for the
+    second `%vi`), so that text about the IR agrees with the printed IR."""
+    printer = _RecordingPrinter(stream=StringIO())
+    printer.print_op(root)
+    return lambda value: printer.printed.get(value, hint_name(value))
+
+
+def format_expr(expr: Expr, name: ValueNames | None = None) -> str:
+    """An expression with bare names (`vi * 16 + vii`), for messages and region listings; values
+    are named by `name` (by default their hints)."""
     stream = StringIO()
-    printer = Printer(stream=stream)
-    for v in expr.variables():
-        printer._ssa_values[v] = v.name_hint or "?"  # bare hint names, no renumbering
-    print_expr(printer, expr)
-    return stream.getvalue().replace("%", "")
+    print_expr(_NamingPrinter(stream=stream, name=name or hint_name), expr)
+    return stream.getvalue()
 
 
-def format_regions(regions: Sequence[BufferRegion]) -> list[str]:
-    return [format_region(r) for r in regions]
+def format_regions(regions: Sequence[BufferRegion], name: ValueNames | None = None) -> list[str]:
+    return [format_region(r, name) for r in regions]
 

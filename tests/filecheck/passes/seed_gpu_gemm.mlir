@@ -33,7 +33,7 @@
 // LOCAL-NEXT:                   %ab = arith.mulf %a, %b : f32
 // LOCAL-NEXT:                   %sum = arith.addf %c, %ab : f32
 // LOCAL-NEXT:                   block.store %sum, %C_local[%vi_1, %vj_1] : memref<1024x1024xf32, "local">
-// LOCAL-NEXT:                 } attributes {reads = ["C_local[vi, vj]", "A[vi, vk]", "B[vk, vj]"], writes = ["C_local[vi, vj]"]}
+// LOCAL-NEXT:                 } attributes {reads = ["C_local[vi_1, vj_1]", "A[vi_1, vk]", "B[vk, vj_1]"], writes = ["C_local[vi_1, vj_1]"]}
 // LOCAL-NEXT:               }
 // LOCAL-NEXT:             }
 // LOCAL-NEXT:           }
@@ -76,7 +76,7 @@
 // SHARED-NEXT:               block.block "B_shared"(%v0_1 = spatial(1024, %k0 * 8 + (%ax0_ax1_fused0_1 * 256 + %ax0_ax1_fused1_1 * 4 + %ax0_ax1_fused2_1) floordiv 64), %v1_1 = spatial(1024, %j0 * 64 + (%ax0_ax1_fused0_1 * 256 + %ax0_ax1_fused1_1 * 4 + %ax0_ax1_fused2_1) mod 64)) {
 // SHARED-NEXT:                 %1 = block.load %B[%v0_1, %v1_1] : memref<1024x1024xf32>
 // SHARED-NEXT:                 block.store %1, %B_shared[%v0_1, %v1_1] : memref<1024x1024xf32, "shared">
-// SHARED-NEXT:               } attributes {reads = ["B[v0, v1]"], writes = ["B_shared[v0, v1]"]}
+// SHARED-NEXT:               } attributes {reads = ["B[v0_1, v1_1]"], writes = ["B_shared[v0_1, v1_1]"]}
 // SHARED-NEXT:             }
 // SHARED-NEXT:           }
 // SHARED-NEXT:         }
@@ -104,7 +104,7 @@
 // SHARED-NEXT:           block.block "C_local"(%v0_2 = spatial(1024, %i0 * 64 + %i_1_j_1_fused floordiv 8 * 8 + %ax0), %v1_2 = spatial(1024, %j0 * 64 + %i_1_j_1_fused mod 8 * 8 + %ax1)) {
 // SHARED-NEXT:             %2 = block.load %C_local[%v0_2, %v1_2] : memref<1024x1024xf32, "local">
 // SHARED-NEXT:             block.store %2, %C[%v0_2, %v1_2] : memref<1024x1024xf32>
-// SHARED-NEXT:           } attributes {reads = ["C_local[v0, v1]"], writes = ["C[v0, v1]"]}
+// SHARED-NEXT:           } attributes {reads = ["C_local[v0_2, v1_2]"], writes = ["C[v0_2, v1_2]"]}
 // SHARED-NEXT:         }
 // SHARED-NEXT:       }
 // SHARED-NEXT:     }

@@ -101,7 +101,7 @@
 // CACHE_READ-NEXT:     block.block "B_global.B_reg"(%v0_1 = spatial(1024, %ax0_1), %v1_1 = spatial(1024, %ax1_1)) {
 // CACHE_READ-NEXT:       %1 = block.load %B[%v0_1, %v1_1] : memref<1024x1024xf32>
 // CACHE_READ-NEXT:       block.store %1, %B_global_B_reg[%v0_1, %v1_1] : memref<1024x1024xf32, "global.B_reg">
-// CACHE_READ-NEXT:     } attributes {reads = ["B[v0, v1]"], writes = ["B_global_B_reg[v0, v1]"]}
+// CACHE_READ-NEXT:     } attributes {reads = ["B[v0_1, v1_1]"], writes = ["B_global_B_reg[v0_1, v1_1]"]}
 // CACHE_READ-NEXT:   }
 // CACHE_READ-NEXT: }
 // CACHE_READ-NEXT: block.for %i0 = 0 to 64 "i_0" {
@@ -157,7 +157,7 @@
 // COMPUTE_AT-NEXT:           block.block "B_global.B_reg"(%v0_1 = spatial(1024, %j0 * 16 + %ax0_1), %v1_1 = spatial(1024, %k0 * 16 + %ax1_1)) {
 // COMPUTE_AT-NEXT:             %1 = block.load %B[%v0_1, %v1_1] : memref<1024x1024xf32>
 // COMPUTE_AT-NEXT:             block.store %1, %B_global_B_reg[%v0_1, %v1_1] : memref<1024x1024xf32, "global.B_reg">
-// COMPUTE_AT-NEXT:           } attributes {reads = ["B[v0, v1]"], writes = ["B_global_B_reg[v0, v1]"]}
+// COMPUTE_AT-NEXT:           } attributes {reads = ["B[v0_1, v1_1]"], writes = ["B_global_B_reg[v0_1, v1_1]"]}
 // COMPUTE_AT-NEXT:         }
 // COMPUTE_AT-NEXT:       }
 // COMPUTE_AT-NEXT:       block.block "matmul_o"(%vi_o = spatial(64, %i0), %vj_o = spatial(64, %j0), %vk_o = reduce(64, %k0)) {
@@ -211,7 +211,7 @@
 // CACHE_WRITE-NEXT:           block.block "B_global.B_reg"(%v0_1 = spatial(1024, %j0 * 16 + %ax0_1), %v1_1 = spatial(1024, %k0 * 16 + %ax1_1)) {
 // CACHE_WRITE-NEXT:             %1 = block.load %B[%v0_1, %v1_1] : memref<1024x1024xf32>
 // CACHE_WRITE-NEXT:             block.store %1, %B_global_B_reg[%v0_1, %v1_1] : memref<1024x1024xf32, "global.B_reg">
-// CACHE_WRITE-NEXT:           } attributes {reads = ["B[v0, v1]"], writes = ["B_global_B_reg[v0, v1]"]}
+// CACHE_WRITE-NEXT:           } attributes {reads = ["B[v0_1, v1_1]"], writes = ["B_global_B_reg[v0_1, v1_1]"]}
 // CACHE_WRITE-NEXT:         }
 // CACHE_WRITE-NEXT:       }
 // CACHE_WRITE-NEXT:       block.block "matmul_o"(%vi_o = spatial(64, %i0), %vj_o = spatial(64, %j0), %vk_o = reduce(64, %k0)) {
@@ -248,7 +248,7 @@
 // CACHE_WRITE-NEXT:     block.block "C_global.accumulator"(%v0_2 = spatial(1024, %ax0_2), %v1_2 = spatial(1024, %ax1_2)) {
 // CACHE_WRITE-NEXT:       %2 = block.load %C_global_accumulator[%v0_2, %v1_2] : memref<1024x1024xf32, "global.accumulator">
 // CACHE_WRITE-NEXT:       block.store %2, %C[%v0_2, %v1_2] : memref<1024x1024xf32>
-// CACHE_WRITE-NEXT:     } attributes {reads = ["C_global_accumulator[v0, v1]"], writes = ["C[v0, v1]"]}
+// CACHE_WRITE-NEXT:     } attributes {reads = ["C_global_accumulator[v0_2, v1_2]"], writes = ["C[v0_2, v1_2]"]}
 // CACHE_WRITE-NEXT:   }
 // CACHE_WRITE-NEXT: }
 // CACHE_WRITE-NEXT: func.return
@@ -273,7 +273,7 @@
 // REVERSE_COMPUTE_AT-NEXT:           block.block "B_global.B_reg"(%v0_1 = spatial(1024, %j0 * 16 + %ax0_1), %v1_1 = spatial(1024, %k0 * 16 + %ax1_1)) {
 // REVERSE_COMPUTE_AT-NEXT:             %1 = block.load %B[%v0_1, %v1_1] : memref<1024x1024xf32>
 // REVERSE_COMPUTE_AT-NEXT:             block.store %1, %B_global_B_reg[%v0_1, %v1_1] : memref<1024x1024xf32, "global.B_reg">
-// REVERSE_COMPUTE_AT-NEXT:           } attributes {reads = ["B[v0, v1]"], writes = ["B_global_B_reg[v0, v1]"]}
+// REVERSE_COMPUTE_AT-NEXT:           } attributes {reads = ["B[v0_1, v1_1]"], writes = ["B_global_B_reg[v0_1, v1_1]"]}
 // REVERSE_COMPUTE_AT-NEXT:         }
 // REVERSE_COMPUTE_AT-NEXT:       }
 // REVERSE_COMPUTE_AT-NEXT:       block.block "matmul_o"(%vi_o = spatial(64, %i0), %vj_o = spatial(64, %j0), %vk_o = reduce(64, %k0)) {
@@ -308,7 +308,7 @@
 // REVERSE_COMPUTE_AT-NEXT:         block.block "C_global.accumulator"(%v0_2 = spatial(1024, %i0 * 16 + %ax0_2), %v1_2 = spatial(1024, %j0 * 16 + %ax1_2)) {
 // REVERSE_COMPUTE_AT-NEXT:           %2 = block.load %C_global_accumulator[%v0_2, %v1_2] : memref<1024x1024xf32, "global.accumulator">
 // REVERSE_COMPUTE_AT-NEXT:           block.store %2, %C[%v0_2, %v1_2] : memref<1024x1024xf32>
-// REVERSE_COMPUTE_AT-NEXT:         } attributes {reads = ["C_global_accumulator[v0, v1]"], writes = ["C[v0, v1]"]}
+// REVERSE_COMPUTE_AT-NEXT:         } attributes {reads = ["C_global_accumulator[v0_2, v1_2]"], writes = ["C[v0_2, v1_2]"]}
 // REVERSE_COMPUTE_AT-NEXT:       }
 // REVERSE_COMPUTE_AT-NEXT:     }
 // REVERSE_COMPUTE_AT-NEXT:   }
@@ -345,7 +345,7 @@
 // DECOMPOSE-NEXT:           block.block "B_global.B_reg"(%v0_1 = spatial(1024, %j0 * 16 + %ax0_1), %v1_1 = spatial(1024, %k0 * 16 + %ax1_1)) {
 // DECOMPOSE-NEXT:             %1 = block.load %B[%v0_1, %v1_1] : memref<1024x1024xf32>
 // DECOMPOSE-NEXT:             block.store %1, %B_global_B_reg[%v0_1, %v1_1] : memref<1024x1024xf32, "global.B_reg">
-// DECOMPOSE-NEXT:           } attributes {reads = ["B[v0, v1]"], writes = ["B_global_B_reg[v0, v1]"]}
+// DECOMPOSE-NEXT:           } attributes {reads = ["B[v0_1, v1_1]"], writes = ["B_global_B_reg[v0_1, v1_1]"]}
 // DECOMPOSE-NEXT:         }
 // DECOMPOSE-NEXT:       }
 // DECOMPOSE-NEXT:       block.block "matmul_o_update"(%vi_o_1 = spatial(64, %i0), %vj_o_1 = spatial(64, %j0), %vk_o = reduce(64, %k0)) {
@@ -359,18 +359,18 @@
 // DECOMPOSE-NEXT:                 %ab = arith.mulf %a, %b : f32
 // DECOMPOSE-NEXT:                 %sum = arith.addf %c, %ab : f32
 // DECOMPOSE-NEXT:                 block.store %sum, %C_global_accumulator[%vi_o_1 * 16 + %vi_i, %vj_o_1 * 16 + %vj_i] : memref<1024x1024xf32, "global.accumulator">
-// DECOMPOSE-NEXT:               } attributes {reads = ["C_global_accumulator[vi_o * 16 + vi_i, vj_o * 16 + vj_i]", "A_global_A_reg[vi_o * 16 + vi_i, vk_o * 16 + vk_i]", "B_global_B_reg[vj_o * 16 + vj_i, vk_o * 16 + vk_i]"], writes = ["C_global_accumulator[vi_o * 16 + vi_i, vj_o * 16 + vj_i]"]}
+// DECOMPOSE-NEXT:               } attributes {reads = ["C_global_accumulator[vi_o_1 * 16 + vi_i, vj_o_1 * 16 + vj_i]", "A_global_A_reg[vi_o_1 * 16 + vi_i, vk_o * 16 + vk_i]", "B_global_B_reg[vj_o_1 * 16 + vj_i, vk_o * 16 + vk_i]"], writes = ["C_global_accumulator[vi_o_1 * 16 + vi_i, vj_o_1 * 16 + vj_i]"]}
 // DECOMPOSE-NEXT:             }
 // DECOMPOSE-NEXT:           }
 // DECOMPOSE-NEXT:         }
-// DECOMPOSE-NEXT:       } attributes {reads = ["C_global_accumulator[vi_o * 16:vi_o * 16 + 16, vj_o * 16:vj_o * 16 + 16]", "A_global_A_reg[vi_o * 16:vi_o * 16 + 16, vk_o * 16:vk_o * 16 + 16]", "B_global_B_reg[vj_o * 16:vj_o * 16 + 16, vk_o * 16:vk_o * 16 + 16]"], writes = ["C_global_accumulator[vi_o * 16:vi_o * 16 + 16, vj_o * 16:vj_o * 16 + 16]"]}
+// DECOMPOSE-NEXT:       } attributes {reads = ["C_global_accumulator[vi_o_1 * 16:vi_o_1 * 16 + 16, vj_o_1 * 16:vj_o_1 * 16 + 16]", "A_global_A_reg[vi_o_1 * 16:vi_o_1 * 16 + 16, vk_o * 16:vk_o * 16 + 16]", "B_global_B_reg[vj_o_1 * 16:vj_o_1 * 16 + 16, vk_o * 16:vk_o * 16 + 16]"], writes = ["C_global_accumulator[vi_o_1 * 16:vi_o_1 * 16 + 16, vj_o_1 * 16:vj_o_1 * 16 + 16]"]}
 // DECOMPOSE-NEXT:     }
 // DECOMPOSE-NEXT:     block.for %ax0_2 = 0 to 16 "ax0" {
 // DECOMPOSE-NEXT:       block.for %ax1_2 = 0 to 16 "ax1" {
 // DECOMPOSE-NEXT:         block.block "C_global.accumulator"(%v0_2 = spatial(1024, %i0 * 16 + %ax0_2), %v1_2 = spatial(1024, %j0 * 16 + %ax1_2)) {
 // DECOMPOSE-NEXT:           %2 = block.load %C_global_accumulator[%v0_2, %v1_2] : memref<1024x1024xf32, "global.accumulator">
 // DECOMPOSE-NEXT:           block.store %2, %C[%v0_2, %v1_2] : memref<1024x1024xf32>
-// DECOMPOSE-NEXT:         } attributes {reads = ["C_global_accumulator[v0, v1]"], writes = ["C[v0, v1]"]}
+// DECOMPOSE-NEXT:         } attributes {reads = ["C_global_accumulator[v0_2, v1_2]"], writes = ["C[v0_2, v1_2]"]}
 // DECOMPOSE-NEXT:       }
 // DECOMPOSE-NEXT:     }
 // DECOMPOSE-NEXT:   }
@@ -407,19 +407,19 @@
 // TENSORIZE-NEXT:           block.block "B_global.B_reg"(%v0_1 = spatial(1024, %j0 * 16 + %ax0_1), %v1_1 = spatial(1024, %k0 * 16 + %ax1_1)) {
 // TENSORIZE-NEXT:             %1 = block.load %B[%v0_1, %v1_1] : memref<1024x1024xf32>
 // TENSORIZE-NEXT:             block.store %1, %B_global_B_reg[%v0_1, %v1_1] : memref<1024x1024xf32, "global.B_reg">
-// TENSORIZE-NEXT:           } attributes {reads = ["B[v0, v1]"], writes = ["B_global_B_reg[v0, v1]"]}
+// TENSORIZE-NEXT:           } attributes {reads = ["B[v0_1, v1_1]"], writes = ["B_global_B_reg[v0_1, v1_1]"]}
 // TENSORIZE-NEXT:         }
 // TENSORIZE-NEXT:       }
 // TENSORIZE-NEXT:       block.block "matmul_o_update"(%vi_o_1 = spatial(64, %i0), %vj_o_1 = spatial(64, %j0), %vk_o = reduce(64, %k0)) {
 // TENSORIZE-NEXT:         accel.tmm16 %C_global_accumulator[%vi_o_1 * 16 : 16, %vj_o_1 * 16 : 16], %A_global_A_reg[%vi_o_1 * 16 : 16, %vk_o * 16 : 16], %B_global_B_reg[%vj_o_1 * 16 : 16, %vk_o * 16 : 16] : memref<1024x1024xf32, "global.accumulator">, memref<1024x1024xf32, "global.A_reg">, memref<1024x1024xf32, "global.B_reg">
-// TENSORIZE-NEXT:       } attributes {reads = ["C_global_accumulator[vi_o * 16:vi_o * 16 + 16, vj_o * 16:vj_o * 16 + 16]", "A_global_A_reg[vi_o * 16:vi_o * 16 + 16, vk_o * 16:vk_o * 16 + 16]", "B_global_B_reg[vj_o * 16:vj_o * 16 + 16, vk_o * 16:vk_o * 16 + 16]"], writes = ["C_global_accumulator[vi_o * 16:vi_o * 16 + 16, vj_o * 16:vj_o * 16 + 16]"]}
+// TENSORIZE-NEXT:       } attributes {reads = ["C_global_accumulator[vi_o_1 * 16:vi_o_1 * 16 + 16, vj_o_1 * 16:vj_o_1 * 16 + 16]", "A_global_A_reg[vi_o_1 * 16:vi_o_1 * 16 + 16, vk_o * 16:vk_o * 16 + 16]", "B_global_B_reg[vj_o_1 * 16:vj_o_1 * 16 + 16, vk_o * 16:vk_o * 16 + 16]"], writes = ["C_global_accumulator[vi_o_1 * 16:vi_o_1 * 16 + 16, vj_o_1 * 16:vj_o_1 * 16 + 16]"]}
 // TENSORIZE-NEXT:     }
 // TENSORIZE-NEXT:     block.for %ax0_2 = 0 to 16 "ax0" {
 // TENSORIZE-NEXT:       block.for %ax1_2 = 0 to 16 "ax1" {
 // TENSORIZE-NEXT:         block.block "C_global.accumulator"(%v0_2 = spatial(1024, %i0 * 16 + %ax0_2), %v1_2 = spatial(1024, %j0 * 16 + %ax1_2)) {
 // TENSORIZE-NEXT:           %2 = block.load %C_global_accumulator[%v0_2, %v1_2] : memref<1024x1024xf32, "global.accumulator">
 // TENSORIZE-NEXT:           block.store %2, %C[%v0_2, %v1_2] : memref<1024x1024xf32>
-// TENSORIZE-NEXT:         } attributes {reads = ["C_global_accumulator[v0, v1]"], writes = ["C[v0, v1]"]}
+// TENSORIZE-NEXT:         } attributes {reads = ["C_global_accumulator[v0_2, v1_2]"], writes = ["C[v0_2, v1_2]"]}
 // TENSORIZE-NEXT:       }
 // TENSORIZE-NEXT:     }
 // TENSORIZE-NEXT:   }
@@ -441,14 +441,14 @@
 // ACCEL-NEXT:       } attributes {reads = ["A[v0_o * 16:v0_o * 16 + 16, v1_o * 16:v1_o * 16 + 16]"], writes = ["A_global_A_reg[v0_o * 16:v0_o * 16 + 16, v1_o * 16:v1_o * 16 + 16]"]}
 // ACCEL-NEXT:       block.block "B_global.B_reg_o"(%v0_o_1 = spatial(64, %j0), %v1_o_1 = spatial(64, %k0)) {
 // ACCEL-NEXT:         accel.dma_copy %B_global_B_reg[%v0_o_1 * 16 : 16, %v1_o_1 * 16 : 16], %B[%v0_o_1 * 16 : 16, %v1_o_1 * 16 : 16] : memref<1024x1024xf32, "global.B_reg">, memref<1024x1024xf32>
-// ACCEL-NEXT:       } attributes {reads = ["B[v0_o * 16:v0_o * 16 + 16, v1_o * 16:v1_o * 16 + 16]"], writes = ["B_global_B_reg[v0_o * 16:v0_o * 16 + 16, v1_o * 16:v1_o * 16 + 16]"]}
+// ACCEL-NEXT:       } attributes {reads = ["B[v0_o_1 * 16:v0_o_1 * 16 + 16, v1_o_1 * 16:v1_o_1 * 16 + 16]"], writes = ["B_global_B_reg[v0_o_1 * 16:v0_o_1 * 16 + 16, v1_o_1 * 16:v1_o_1 * 16 + 16]"]}
 // ACCEL-NEXT:       block.block "matmul_o_update"(%vi_o_1 = spatial(64, %i0), %vj_o_1 = spatial(64, %j0), %vk_o = reduce(64, %k0)) {
 // ACCEL-NEXT:         accel.tmm16 %C_global_accumulator[%vi_o_1 * 16 : 16, %vj_o_1 * 16 : 16], %A_global_A_reg[%vi_o_1 * 16 : 16, %vk_o * 16 : 16], %B_global_B_reg[%vj_o_1 * 16 : 16, %vk_o * 16 : 16] : memref<1024x1024xf32, "global.accumulator">, memref<1024x1024xf32, "global.A_reg">, memref<1024x1024xf32, "global.B_reg">
-// ACCEL-NEXT:       } attributes {reads = ["C_global_accumulator[vi_o * 16:vi_o * 16 + 16, vj_o * 16:vj_o * 16 + 16]", "A_global_A_reg[vi_o * 16:vi_o * 16 + 16, vk_o * 16:vk_o * 16 + 16]", "B_global_B_reg[vj_o * 16:vj_o * 16 + 16, vk_o * 16:vk_o * 16 + 16]"], writes = ["C_global_accumulator[vi_o * 16:vi_o * 16 + 16, vj_o * 16:vj_o * 16 + 16]"]}
+// ACCEL-NEXT:       } attributes {reads = ["C_global_accumulator[vi_o_1 * 16:vi_o_1 * 16 + 16, vj_o_1 * 16:vj_o_1 * 16 + 16]", "A_global_A_reg[vi_o_1 * 16:vi_o_1 * 16 + 16, vk_o * 16:vk_o * 16 + 16]", "B_global_B_reg[vj_o_1 * 16:vj_o_1 * 16 + 16, vk_o * 16:vk_o * 16 + 16]"], writes = ["C_global_accumulator[vi_o_1 * 16:vi_o_1 * 16 + 16, vj_o_1 * 16:vj_o_1 * 16 + 16]"]}
 // ACCEL-NEXT:     }
 // ACCEL-NEXT:     block.block "C_global.accumulator_o"(%v0_o_2 = spatial(64, %i0), %v1_o_2 = spatial(64, %j0)) {
 // ACCEL-NEXT:       accel.dma_copy %C[%v0_o_2 * 16 : 16, %v1_o_2 * 16 : 16], %C_global_accumulator[%v0_o_2 * 16 : 16, %v1_o_2 * 16 : 16] : memref<1024x1024xf32>, memref<1024x1024xf32, "global.accumulator">
-// ACCEL-NEXT:     } attributes {reads = ["C_global_accumulator[v0_o * 16:v0_o * 16 + 16, v1_o * 16:v1_o * 16 + 16]"], writes = ["C[v0_o * 16:v0_o * 16 + 16, v1_o * 16:v1_o * 16 + 16]"]}
+// ACCEL-NEXT:     } attributes {reads = ["C_global_accumulator[v0_o_2 * 16:v0_o_2 * 16 + 16, v1_o_2 * 16:v1_o_2 * 16 + 16]"], writes = ["C[v0_o_2 * 16:v0_o_2 * 16 + 16, v1_o_2 * 16:v1_o_2 * 16 + 16]"]}
 // ACCEL-NEXT:   }
 // ACCEL-NEXT: }
 // ACCEL-NEXT: func.return

@@ -84,7 +84,7 @@ func.func @mixed_offsets(%A: memref<32x48xf32, "global.A_reg">, %B: memref<32x48
 // CHECK-NEXT:   block.for %ax10_1 = 0 to 2 "ax1_0" {
 // CHECK-NEXT:     block.block "B_global.B_reg_o"(%v0_o_1 = spatial(2, %ax00_1), %v1_o_1 = spatial(2, %ax10_1)) {
 // CHECK-NEXT:       accel.dma_copy %B_global_B_reg[%v0_o_1 * 16 : 16, %v1_o_1 * 16 : 16], %B[%v0_o_1 * 16 : 16, %v1_o_1 * 16 : 16] : memref<32x32xf32, "global.B_reg">, memref<32x32xf32>
-// CHECK-NEXT:     } attributes {reads = ["B[v0_o * 16:v0_o * 16 + 16, v1_o * 16:v1_o * 16 + 16]"], writes = ["B_global_B_reg[v0_o * 16:v0_o * 16 + 16, v1_o * 16:v1_o * 16 + 16]"]}
+// CHECK-NEXT:     } attributes {reads = ["B[v0_o_1 * 16:v0_o_1 * 16 + 16, v1_o_1 * 16:v1_o_1 * 16 + 16]"], writes = ["B_global_B_reg[v0_o_1 * 16:v0_o_1 * 16 + 16, v1_o_1 * 16:v1_o_1 * 16 + 16]"]}
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
 // CHECK-NEXT: block.for %i0 = 0 to 2 "i_0" {
@@ -95,7 +95,7 @@ func.func @mixed_offsets(%A: memref<32x48xf32, "global.A_reg">, %B: memref<32x48
 // CHECK-NEXT:     block.for %k0 = 0 to 2 "k_0" {
 // CHECK-NEXT:       block.block "matmul_update_o"(%vi_o_1 = spatial(2, %i0), %vj_o_1 = spatial(2, %j0), %vk_o = reduce(2, %k0)) {
 // CHECK-NEXT:         accel.tmm16 %C_global_accumulator[%vi_o_1 * 16 : 16, %vj_o_1 * 16 : 16], %A_global_A_reg[%vi_o_1 * 16 : 16, %vk_o * 16 : 16], %B_global_B_reg[%vj_o_1 * 16 : 16, %vk_o * 16 : 16] : memref<32x32xf32, "global.accumulator">, memref<32x32xf32, "global.A_reg">, memref<32x32xf32, "global.B_reg">
-// CHECK-NEXT:       } attributes {reads = ["C_global_accumulator[vi_o * 16:vi_o * 16 + 16, vj_o * 16:vj_o * 16 + 16]", "A_global_A_reg[vi_o * 16:vi_o * 16 + 16, vk_o * 16:vk_o * 16 + 16]", "B_global_B_reg[vj_o * 16:vj_o * 16 + 16, vk_o * 16:vk_o * 16 + 16]"], writes = ["C_global_accumulator[vi_o * 16:vi_o * 16 + 16, vj_o * 16:vj_o * 16 + 16]"]}
+// CHECK-NEXT:       } attributes {reads = ["C_global_accumulator[vi_o_1 * 16:vi_o_1 * 16 + 16, vj_o_1 * 16:vj_o_1 * 16 + 16]", "A_global_A_reg[vi_o_1 * 16:vi_o_1 * 16 + 16, vk_o * 16:vk_o * 16 + 16]", "B_global_B_reg[vj_o_1 * 16:vj_o_1 * 16 + 16, vk_o * 16:vk_o * 16 + 16]"], writes = ["C_global_accumulator[vi_o_1 * 16:vi_o_1 * 16 + 16, vj_o_1 * 16:vj_o_1 * 16 + 16]"]}
 // CHECK-NEXT:     }
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
@@ -103,7 +103,7 @@ func.func @mixed_offsets(%A: memref<32x48xf32, "global.A_reg">, %B: memref<32x48
 // CHECK-NEXT:   block.for %ax10_2 = 0 to 2 "ax1_0" {
 // CHECK-NEXT:     block.block "C_global.accumulator_o"(%v0_o_2 = spatial(2, %ax00_2), %v1_o_2 = spatial(2, %ax10_2)) {
 // CHECK-NEXT:       accel.dma_copy %C[%v0_o_2 * 16 : 16, %v1_o_2 * 16 : 16], %C_global_accumulator[%v0_o_2 * 16 : 16, %v1_o_2 * 16 : 16] : memref<32x32xf32>, memref<32x32xf32, "global.accumulator">
-// CHECK-NEXT:     } attributes {reads = ["C_global_accumulator[v0_o * 16:v0_o * 16 + 16, v1_o * 16:v1_o * 16 + 16]"], writes = ["C[v0_o * 16:v0_o * 16 + 16, v1_o * 16:v1_o * 16 + 16]"]}
+// CHECK-NEXT:     } attributes {reads = ["C_global_accumulator[v0_o_2 * 16:v0_o_2 * 16 + 16, v1_o_2 * 16:v1_o_2 * 16 + 16]"], writes = ["C[v0_o_2 * 16:v0_o_2 * 16 + 16, v1_o_2 * 16:v1_o_2 * 16 + 16]"]}
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
 // CHECK-NEXT: func.return
@@ -159,7 +159,7 @@ func.func @caches(%A: memref<32x32xf32>, %B: memref<32x32xf32>, %C: memref<32x32
 // USER-NEXT:             %b_1 = block.load %B[%vp_o * 4 + %vr_1, %vq_o * 4 + %vc_1] : memref<8x12xf32>
 // USER-NEXT:             %s_1 = arith.addf %a_1, %b_1 : f32
 // USER-NEXT:             block.store %s_1, %D[%vp_o * 4 + %vr_1, %vq_o * 4 + %vc_1] : memref<8x12xf32>
-// USER-NEXT:           } attributes {reads = ["C[vp_o * 4 + vr, vq_o * 4 + vc]", "B[vp_o * 4 + vr, vq_o * 4 + vc]"], writes = ["D[vp_o * 4 + vr, vq_o * 4 + vc]"]}
+// USER-NEXT:           } attributes {reads = ["C[vp_o * 4 + vr_1, vq_o * 4 + vc_1]", "B[vp_o * 4 + vr_1, vq_o * 4 + vc_1]"], writes = ["D[vp_o * 4 + vr_1, vq_o * 4 + vc_1]"]}
 // USER-NEXT:         }
 // USER-NEXT:       }
 // USER-NEXT:     } attributes {reads = ["C[vp_o * 4:vp_o * 4 + 4, vq_o * 4:vq_o * 4 + 4]", "B[vp_o * 4:vp_o * 4 + 4, vq_o * 4:vq_o * 4 + 4]"], writes = ["D[vp_o * 4:vp_o * 4 + 4, vq_o * 4:vq_o * 4 + 4]"]}
@@ -209,7 +209,7 @@ func.func @add(%A: memref<8x12xf32>, %B: memref<8x12xf32>, %C: memref<8x12xf32>,
 // USER-NEXT:     %a = block.load %A_shared[%vi_1] : memref<32xf32, "shared">
 // USER-NEXT:     %s = arith.addf %a, %a : f32
 // USER-NEXT:     block.store %s, %B[%vi_1] : memref<32xf32>
-// USER-NEXT:   } attributes {reads = ["A_shared[vi]"], writes = ["B[vi]"]}
+// USER-NEXT:   } attributes {reads = ["A_shared[vi_1]"], writes = ["B[vi_1]"]}
 // USER-NEXT: }
 // USER-NEXT: func.return
 func.func @shared_copy(%A: memref<32xf32>, %B: memref<32xf32>) {

@@ -1,5 +1,9 @@
 """Rewriting the index expressions of ops in place of variables (the core of loop passes).
 
+Also the surgery every primitive shares: replacing an op by a rebuilt one, erasing a block
+with the loops it leaves empty, cloning statements. It goes through xDSL's `Rewriter`
+(insertion points, replace with uses moved, erase) rather than raw detach/erase calls.
+
 Loop variables are used by block bindings and predicates (and, inside a block, by
 buffer indices); substituting a variable rebuilds each user with new expressions,
 since the expressions live in an affine map over the op's operands.
@@ -7,9 +11,10 @@ since the expressions live in an affine map over the op's operands.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import BlockOp, ForOp, LoadOp, StoreOp
@@ -17,17 +22,20 @@ from xtir.dialects.expr import Expr
 from xtir.passes.analysis.regions import loop_bounds
 
 
+def move_ops(ops: Sequence[Operation], to: InsertPoint) -> None:
+    """Move `ops` (in order, uses kept) to `to`: xDSL's Rewriter inserts only detached ops."""
+    for op in ops:
+        op.detach()
+    Rewriter.insert_op(ops, to)
+
+
 def replace_op(old: Operation, new: Operation) -> Operation:
     """Put `new` where `old` is: attributes, location, result names and uses move over."""
     new.attributes |= old.attributes
     new.location = old.location
-    assert old.parent is not None
-    old.parent.insert_op_before(new, old)
     for o, n in zip(old.results, new.results):
         n.name_hint = o.name_hint
-        o.replace_all_uses_with(n)
-    old.detach()
-    old.erase()
+    Rewriter.replace_op(old, new)
     return new
 
 
@@ -75,8 +83,7 @@ def erase_empty_loops(op: Operation | None) -> None:
     """Erase `op` if it is a loop left without a body, then its parents while they become empty."""
     while isinstance(op, ForOp) and op.body.block.first_op is None:
         parent = op.parent_op()
-        op.detach()
-        op.erase()
+        Rewriter.erase_op(op)
         op = parent
 
 
@@ -87,3 +94,31 @@ def substitute_var(var: SSAValue, expr: Expr, within: Operation | None = None) -
         if within is not None and not within.is_ancestor(user):
             continue
         substitute_in_op(user, {var: expr})
+
+
+def clone_before(
+    ops: Sequence[Operation], anchor: Operation, at: Mapping[SSAValue, Expr], values: dict[SSAValue, SSAValue]
+) -> dict[SSAValue, SSAValue]:
+    """Copy `ops` before `anchor`, their loads reading with the iteration variables replaced per `at`.
+
+    `values` maps original values to their replacements (seed it to substitute some) and
+    comes back with the copies' results added.
+    """
+    for op in ops:
+        if isinstance(op, LoadOp):
+            load = LoadOp(op.buffer, [e.substitute(at, loop_bounds) for e in op.indices()])
+            load.attributes |= op.attributes
+            load.location = op.location
+            load.result.name_hint = op.result.name_hint
+            values[op.result] = load.result
+            Rewriter.insert_op(load, InsertPoint.before(anchor))
+        else:
+            Rewriter.insert_op(op.clone(values), InsertPoint.before(anchor))  # clone records its results in `values`
+    return values
+
+
+def remove_nest(block: BlockOp) -> None:
+    """Erase `block` and the loops its removal leaves empty (TVM's leaf block removal)."""
+    parent = block.parent_op()
+    Rewriter.erase_op(block)
+    erase_empty_loops(parent)
