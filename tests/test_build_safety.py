@@ -20,7 +20,7 @@ import pytest
 import xtir
 from tests.test_build import matmul
 from xtir.build import lower_to_llvm
-from xtir.lowering.to_llvm import STACK_BUDGET
+from xtir.lowering.memref_to_llvm import STACK_BUDGET
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -39,16 +39,17 @@ func.func @vadd(%A: memref<1024xf32>, %B: memref<1024xf32>, %C: memref<1024xf32>
 
 // -----
 
-// A 2-D access is linearized with the row-major strides (constant indices folded in); a
+// A 2-D access is linearized with the row-major strides (constant indices folded in), its
+// constants (the stride 32, the offset 3) taken from the function's prologue; a
 // loop-carried value becomes a block argument of the loop header.
 
 // CHECK-LABEL: llvm.func @xtir.row_sum(%A: !llvm.ptr {llvm.noalias}, %S: !llvm.ptr {llvm.noalias}) {
-// CHECK:         llvm.br ^[[HEAD:bb[0-9]+]](%c0, %zero : i64, f32)
+// CHECK:         %c3 = llvm.mlir.constant(3) : i64
+// CHECK:         %c32 = llvm.mlir.constant(32) : i64
+// CHECK-NEXT:    llvm.br ^[[HEAD:bb[0-9]+]](%c0, %zero : i64, f32)
 // CHECK-NEXT:  ^[[HEAD]](%k: i64, %acc: f32):
-// CHECK:         %[[STRIDE:.*]] = llvm.mlir.constant(32) : i64
-// CHECK-NEXT:    %[[ROW:.*]] = llvm.mul %k, %[[STRIDE]] overflow<nsw> : i64
-// CHECK-NEXT:    %[[OFF:.*]] = llvm.mlir.constant(3) : i64
-// CHECK-NEXT:    %[[LIN:.*]] = llvm.add %[[ROW]], %[[OFF]] overflow<nsw> : i64
+// CHECK:         %[[ROW:.*]] = llvm.mul %k, %c32 overflow<nsw> : i64
+// CHECK-NEXT:    %[[LIN:.*]] = llvm.add %[[ROW]], %c3 overflow<nsw> : i64
 // CHECK-NEXT:    %A_ptr = llvm.getelementptr inbounds %A[%[[LIN]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    %a = llvm.load %A_ptr : !llvm.ptr -> f32
 // CHECK-NEXT:    %next = llvm.fadd %acc, %a {fastmathFlags = #llvm.fastmath<contract>} : f32

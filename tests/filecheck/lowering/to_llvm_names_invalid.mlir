@@ -3,14 +3,14 @@
 // non-ASCII one used to fail after MCJIT was set up, and take the process down with it);
 // bf16 has no lowering (llvmlite, which writes the LLVM IR, has no bfloat type).
 
-// expected-error @+1 {{convert-to-llvm: function name 'fé' cannot be a symbol of machine code: use ASCII letters, digits, '_', '$' and '.', starting with a letter or '_'}}
+// expected-error @+1 {{mangle-symbols: function name 'fé' cannot be a symbol of machine code: use ASCII letters, digits, '_', '$' and '.', starting with a letter or '_'}}
 func.func @"fé"(%A: memref<4xf32>) {
   func.return
 }
 
 // -----
 
-// expected-error @+1 {{convert-to-llvm: function name 'a b' cannot be a symbol of machine code}}
+// expected-error @+1 {{mangle-symbols: function name 'a b' cannot be a symbol of machine code}}
 func.func @"a b"(%A: memref<4xf32>) {
   func.return
 }
@@ -20,7 +20,7 @@ func.func @"a b"(%A: memref<4xf32>) {
 func.func @half(%A: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %a = memref.load %A[%c0] : memref<4xf32>
-  // expected-error @+1 {{convert-to-llvm: bf16 is not supported on the CPU}}
+  // expected-error @+1 {{check-llvm-target: bf16 is not supported on the CPU}}
   %h = arith.truncf %a : f32 to bf16
   func.return
 }
