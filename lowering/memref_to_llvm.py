@@ -56,7 +56,9 @@ _NSW = arith.IntegerOverflowAttr([arith.IntegerOverflowFlag.NSW])
 
 
 def _cast(value: SSAValue, t: Attribute) -> UnrealizedConversionCastOp:
-    return UnrealizedConversionCastOp.get([value], [t])
+    cast = UnrealizedConversionCastOp.get([value], [t])
+    cast.results[0].name_hint = value.name_hint  # not the name of the op it helps replace
+    return cast
 
 
 def element_pointer(

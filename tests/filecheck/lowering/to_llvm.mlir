@@ -289,3 +289,27 @@ func.func @select_and_divide(%A: memref<8xf32>) {
   } {xtir.loop_name = "i"}
   func.return
 }
+
+// -----
+
+// Each constant is in the function once, not once per access: the three accesses share the
+// stride 32 (and the offset 2), and a floor division's 0 and 1 are shared with them.
+
+// CHECK-LABEL: llvm.func @xtir.shared_constants(
+// CHECK-COUNT-1: llvm.mlir.constant(32) : i64
+// CHECK-NOT:     llvm.mlir.constant(32) : i64
+// CHECK-NOT:     llvm.mlir.constant(2) : i64
+// CHECK-NOT:     llvm.mlir.constant(0) : i64
+// CHECK-NOT:     llvm.mlir.constant(1) : i64
+// CHECK:         llvm.return
+func.func @shared_constants(%A: memref<16x32xf32>, %B: memref<16x32xf32>, %i: index, %j: index) {
+  %c2 = arith.constant 2 : index
+  %a = memref.load %A[%i, %j] : memref<16x32xf32>
+  %b = memref.load %B[%j, %i] : memref<16x32xf32>
+  %s = arith.addf %a, %b : f32
+  memref.store %s, %A[%j, %c2] : memref<16x32xf32>
+  %q = arith.floordivsi %i, %c2 : index
+  %r = arith.floordivsi %j, %c2 : index
+  memref.store %s, %B[%q, %r] : memref<16x32xf32>
+  func.return
+}
