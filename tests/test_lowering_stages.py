@@ -2,6 +2,7 @@
 stage by stage, on scheduled programs (parallel, vectorized, unrolled, tensorized with the
 micro-kernel, run-time bounds checks); the stages run one by one give what xtir.build lowers."""
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -16,22 +17,16 @@ from xtir.passes_registry import XTIR_PASSES
 
 ROOT = Path(__file__).resolve().parent.parent
 
-HAND_CPU = (
-    "split{loop=i factors=-1,8},split{loop=j factors=-1,32},reorder{loops=j_0,i_0,k,i_1,j_1},"
-    'cache-read{block=matmul index=1 scope="global"},transform-layout{buffer=B_global permutation=1,0},'
-    "compute-at{block=B_global loop=j_0},"
-    'cache-write{block=matmul index=0 scope="local"},reverse-compute-at{block=C_local loop=i_0},'
-    "decompose-reduction{block=matmul loop=k},vectorize{loop=j_1},unroll{loop=i_1},parallel{loop=j_0}"
-)
-TENSORIZE = (
-    "split{loop=i factors=-1,16},split{loop=j factors=-1,16},split{loop=k factors=-1,16},"
-    "reorder{loops=i_0,j_0,k_0,i_1,j_1,k_1},blockize{loop=i_1},"
-    'cache-read{block=matmul_o index=0 scope="global.A_reg"},cache-read{block=matmul_o index=1 scope="global.B_reg"},'
-    'compute-at{block="A_global.A_reg" loop=k_0},compute-at{block="B_global.B_reg" loop=k_0},'
-    'cache-write{block=matmul_o index=0 scope="global.accumulator"},'
-    'reverse-compute-at{block="C_global.accumulator" loop=j_0},decompose-reduction{block=matmul_o loop=k_0},'
-    "tensorize{block=matmul_o_update intrin=tmm16},parallel{loop=i_0}"
-)
+
+def _benchmark_schedules() -> dict[str, str]:
+    spec = importlib.util.spec_from_file_location("matmul_benchmark", ROOT / "benchmarks" / "matmul.py")
+    assert spec is not None and spec.loader is not None
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    return {"hand-cpu": benchmark.HAND_CPU, "tensorize": benchmark.SEED_TENSORIZE}
+
+
+SCHEDULES = _benchmark_schedules()
 
 
 def matmul(n: int, schedule: str) -> xtir.ModuleOp:
@@ -52,7 +47,7 @@ def test_every_stage_is_registered_by_its_name() -> None:
 
 @pytest.mark.parametrize(
     ("schedule", "bounds_check"),
-    [("", False), (HAND_CPU, False), (TENSORIZE, True)],
+    [("", False), (SCHEDULES["hand-cpu"], False), (SCHEDULES["tensorize"], True)],
     ids=["naive", "hand-cpu", "tensorize-bounds-check"],
 )
 def test_each_stage_verifies_and_they_make_what_build_lowers(schedule: str, bounds_check: bool) -> None:
