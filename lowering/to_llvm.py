@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm
-from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerAttr, IntegerType, MemRefType, ModuleOp, i64
+from xdsl.dialects.builtin import AnyFloat, FunctionType, IndexType, IntegerAttr, IntegerType, MemRefType, ModuleOp, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -35,7 +35,6 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
     TypeConversionPattern,
-    attr_type_rewrite_pattern,
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
@@ -109,17 +108,27 @@ def walk(module: ModuleOp, patterns: list[RewritePattern]) -> None:
 
 
 class LLVMTypeConversion(TypeConversionPattern):
-    """index → i64 and memref → !llvm.ptr, in types and in the attributes that hold them
-    (built with recursive=True, for function signatures)."""
+    """index → i64 and memref → !llvm.ptr in results, block arguments and type attributes
+    (not recursively: nested types are signatures, which FunctionSignatureToLLVM converts,
+    and the recursive walk of every attribute makes the stage slow on large llvm kernels)."""
 
-    @attr_type_rewrite_pattern
-    def convert_type(self, typ: IndexType | MemRefType) -> Attribute:
-        return convert_type(typ)
+    def convert_type(self, typ: Attribute) -> Attribute | None:
+        # isinstance, not @attr_type_rewrite_pattern: its constraint check is most of the stage's time
+        return convert_type(typ) if isinstance(typ, IndexType | MemRefType) else None
+
+
+class FunctionSignatureToLLVM(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
+        signature = op.function_type
+        inputs, outputs = [convert_type(t) for t in signature.inputs], [convert_type(t) for t in signature.outputs]
+        if inputs != list(signature.inputs) or outputs != list(signature.outputs):
+            op.function_type = FunctionType.from_lists(inputs, outputs)
+            rewriter.notify_op_modified(op)
 
 
 class IndexConstantToI64(RewritePattern):
-    """An index constant becomes an i64 one. (TypeConversionPattern cannot do it: it keeps
-    the old attribute when the converted one is falsy, and `IntegerAttr(0)` is.)"""
+    """An index constant becomes an i64 one (its value's type changes with it)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.ConstantOp, rewriter: PatternRewriter) -> None:
@@ -153,7 +162,7 @@ class ConvertTypesToLLVMPass(ModulePass):
         for left in op.walk():
             if left.name.startswith("memref."):
                 raise fail(self.name, left, f"'{left.name}' is left; convert-memref-to-llvm runs first")
-        patterns = [IndexConstantToI64(), IndexCastToInteger(), LLVMTypeConversion(recursive=True)]
+        patterns = [FunctionSignatureToLLVM(), IndexConstantToI64(), IndexCastToInteger(), LLVMTypeConversion()]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
 
 
