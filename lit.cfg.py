@@ -15,4 +15,5 @@ bindir = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join([bindir, config.environment.get("PATH", os.environ.get("PATH", ""))])
 config.environment["PYTHONUNBUFFERED"] = "1"
 config.substitutions.append(("xtir-opt", shutil.which("xtir-opt", path=bindir) or "xtir-opt"))
+config.substitutions.append(("xtir-translate", shutil.which("xtir-translate", path=bindir) or "xtir-translate"))
 config.substitutions.append(("filecheck", shutil.which("filecheck", path=bindir) or "filecheck"))

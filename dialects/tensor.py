@@ -1,25 +1,43 @@
 """Graph-level tensor ops with value semantics (seed 003: linear, relu, ewise_fma, ...).
 
     %y = tensor.matmul %x, %w : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+    %c = tensor.conv2d %x, %k padding [1, 1, 1, 1] : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x8x8xf32>
+
+Every op takes and returns statically shaped tensors of one element type; a verifier
+error names the shapes involved. Python constructors infer the result type (and raise
+`VerifyException` where the operands do not fit). The numpy semantics of each op is its
+implementation in xtir/interpreters/tensor.py.
 
 xDSL has its own `tensor` dialect (empty, extract, insert_slice, ...); `TensorUnion`
-merges both so that `xtir-opt` parses either. It is never registered as a plugin:
-two `tensor` dialects in the xDSL universe break every `xdsl-opt` start.
+merges both so that `xtir-opt` parses either (ours replaces upstream's `tensor.reshape`,
+whose shape is an operand). It is never registered as a plugin: two `tensor` dialects in
+the xDSL universe break every `xdsl-opt` start.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from math import prod
 from typing import ClassVar
 
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import (
+    I64,
+    AnyFloat,
+    DenseArrayBase,
+    IntegerAttr,
+    TensorType,
+    i64,
+)
 from xdsl.dialects.tensor import Tensor as UpstreamTensor
-from xdsl.ir import Attribute, Dialect
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, prop_def, result_def, traits_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+Shape = tuple[int, ...]
 
-def _shape(t: Attribute) -> tuple[int, ...]:
+
+def shape_of(t: Attribute) -> Shape:
     assert isinstance(t, TensorType)
     shape = tuple(t.get_shape())
     if any(d < 0 for d in shape):
@@ -27,9 +45,19 @@ def _shape(t: Attribute) -> tuple[int, ...]:
     return shape
 
 
+def fmt(shape: Sequence[int]) -> str:
+    """4x8, as shapes are written in tensor types (a 0-d shape prints as `scalar`)."""
+    return "x".join(map(str, shape)) if shape else "scalar"
+
+
 def _element(t: Attribute) -> Attribute:
     assert isinstance(t, TensorType)
     return t.element_type
+
+
+def _tensor(value: SSAValue, shape: Sequence[int]) -> TensorType:
+    """A tensor type of `shape` with `value`'s element type."""
+    return TensorType(_element(value.type), shape)
 
 
 def _same_elements(op: IRDLOperation) -> None:
@@ -38,7 +66,36 @@ def _same_elements(op: IRDLOperation) -> None:
         raise VerifyException(f"{op.name} mixes element types {', '.join(sorted(map(str, elements)))}")
 
 
-def broadcast_shape(op_name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+def _floats_only(op: IRDLOperation) -> None:
+    element = _element(op.results[0].type)
+    if not isinstance(element, AnyFloat):
+        raise VerifyException(f"{op.name} takes floating-point tensors, got {element}")
+
+
+def _check_result(op: IRDLOperation, expected: Shape, what: str = "") -> None:
+    got = shape_of(op.results[0].type)
+    if got != expected:
+        raise VerifyException(f"{op.name}: result shape {fmt(got)} differs from the {what}shape {fmt(expected)}")
+
+
+def i64_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+def _values(array: DenseArrayBase) -> tuple[int, ...]:
+    return tuple(array.iter_values())  # pyright: ignore[reportReturnType]
+
+
+def _i64_array_prop(default: Sequence[int] | None = None):
+    return prop_def(DenseArrayBase.constr(i64), default_value=None if default is None else i64_array(default))
+
+
+def _check_axis(op: IRDLOperation, name: str, axis: int, shape: Shape) -> None:
+    if not 0 <= axis < len(shape):
+        raise VerifyException(f"{op.name}: {name} {axis} is not a dimension of {fmt(shape)} (0..{len(shape) - 1})")
+
+
+def broadcast_shape(op_name: str, *shapes: Shape) -> Shape:
     """numpy broadcasting of static shapes, with an error naming the op."""
     rank = max(len(s) for s in shapes)
     padded = [(1,) * (rank - len(s)) + s for s in shapes]
@@ -46,9 +103,7 @@ def broadcast_shape(op_name: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
     for dims in zip(*padded):
         sizes = {d for d in dims if d != 1}
         if len(sizes) > 1:
-            raise VerifyException(
-                f"{op_name}: shapes {' and '.join('x'.join(map(str, s)) for s in shapes)} do not broadcast"
-            )
+            raise VerifyException(f"{op_name}: shapes {' and '.join(fmt(s) for s in shapes)} do not broadcast")
         result.append(sizes.pop() if sizes else 1)
     return tuple(result)
 
@@ -58,13 +113,12 @@ class ElementwiseOp(IRDLOperation):
 
     def verify_(self) -> None:
         _same_elements(self)
-        expected = broadcast_shape(self.name, *(_shape(v.type) for v in self.operands))
-        got = _shape(self.results[0].type)
-        if got != expected:
-            raise VerifyException(
-                f"{self.name}: result shape {'x'.join(map(str, got))} differs from the broadcast "
-                f"shape {'x'.join(map(str, expected))}"
-            )
+        _check_result(self, broadcast_shape(self.name, *(shape_of(v.type) for v in self.operands)), "broadcast ")
+
+    @classmethod
+    def result_type(cls, *operands: SSAValue) -> TensorType:
+        name = cls.name  # pyright: ignore[reportAttributeAccessIssue]
+        return _tensor(operands[0], broadcast_shape(name, *(shape_of(v.type) for v in operands)))
 
 
 class BinaryOp(ElementwiseOp):
@@ -74,6 +128,9 @@ class BinaryOp(ElementwiseOp):
     traits = traits_def(Pure())
     assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
 
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[lhs, rhs], result_types=[self.result_type(lhs, rhs)])
+
 
 @irdl_op_definition
 class AddOp(BinaryOp):
@@ -81,8 +138,24 @@ class AddOp(BinaryOp):
 
 
 @irdl_op_definition
+class SubtractOp(BinaryOp):
+    name = "tensor.subtract"
+
+
+@irdl_op_definition
 class MultiplyOp(BinaryOp):
     name = "tensor.multiply"
+
+
+@irdl_op_definition
+class DivideOp(BinaryOp):
+    """Float division only: integer division would need a rounding rule (and a rule for 0)."""
+
+    name = "tensor.divide"
+
+    def verify_(self) -> None:
+        super().verify_()
+        _floats_only(self)
 
 
 @irdl_op_definition
@@ -92,6 +165,9 @@ class ReluOp(ElementwiseOp):
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input], result_types=[input.type])
 
 
 @irdl_op_definition
@@ -108,6 +184,39 @@ class EwiseFmaOp(ElementwiseOp):
         "$a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c) `->` type($result)"
     )
 
+    def __init__(self, a: SSAValue, b: SSAValue, c: SSAValue):
+        super().__init__(operands=[a, b, c], result_types=[self.result_type(a, b, c)])
+
+
+@irdl_op_definition
+class BiasAddOp(IRDLOperation):
+    """input[..., C, ...] + bias[C], the bias running along dimension `axis` (default 1, as in TVM)."""
+
+    name = "tensor.bias_add"
+    input = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    axis = prop_def(IntegerAttr[I64], default_value=IntegerAttr(1, i64))
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $bias (`axis` $axis^)? attr-dict `:` type($input) `,` type($bias) `->` type($result)"
+    )
+
+    def __init__(self, input: SSAValue, bias: SSAValue, axis: int = 1):
+        super().__init__(
+            operands=[input, bias], result_types=[input.type], properties={"axis": IntegerAttr(axis, i64)}
+        )
+
+    def verify_(self) -> None:
+        _same_elements(self)
+        x, b, axis = shape_of(self.input.type), shape_of(self.bias.type), self.axis.value.data
+        _check_axis(self, "axis", axis, x)
+        if b != (x[axis],):
+            raise VerifyException(
+                f"{self.name}: bias {fmt(b)} does not match dimension {axis} (of size {x[axis]}) of input {fmt(x)}"
+            )
+        _check_result(self, x, "input ")
+
 
 class ContractionOp(IRDLOperation):
     """A 2-d matrix product; TRANSPOSE_RHS selects x·Wᵀ (dense/linear) over x·W."""
@@ -119,18 +228,26 @@ class ContractionOp(IRDLOperation):
     traits = traits_def(Pure())
     assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
 
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[lhs, rhs], result_types=[_tensor(lhs, self._result_shape(lhs.type, rhs.type))])
+
+    @classmethod
+    def _result_shape(cls, lhs: Attribute, rhs: Attribute) -> Shape:
+        name = cls.name  # pyright: ignore[reportAttributeAccessIssue]
+        a, b = shape_of(lhs), shape_of(rhs)
+        if len(a) != 2 or len(b) != 2:
+            raise VerifyException(f"{name} takes 2-d tensors, got {fmt(a)} and {fmt(b)}")
+        n, k_rhs = (b[0], b[1]) if cls.TRANSPOSE_RHS else (b[1], b[0])
+        if a[1] != k_rhs:
+            raise VerifyException(f"{name}: reduction extents differ: lhs {fmt(a)} has {a[1]}, rhs {fmt(b)} has {k_rhs}")
+        return (a[0], n)
+
     def verify_(self) -> None:
         _same_elements(self)
-        a, b, c = _shape(self.lhs.type), _shape(self.rhs.type), _shape(self.result.type)
-        if len(a) != 2 or len(b) != 2 or len(c) != 2:
-            raise VerifyException(f"{self.name} takes 2-d tensors")
-        n, k_rhs = (b[0], b[1]) if self.TRANSPOSE_RHS else (b[1], b[0])
-        if a[1] != k_rhs:
-            raise VerifyException(
-                f"{self.name}: reduction extents differ: lhs {a[0]}x{a[1]} has {a[1]}, rhs {b[0]}x{b[1]} has {k_rhs}"
-            )
-        if c != (a[0], n):
-            raise VerifyException(f"{self.name}: result must be {a[0]}x{n}, got {c[0]}x{c[1]}")
+        expected = self._result_shape(self.lhs.type, self.rhs.type)
+        got = shape_of(self.result.type)
+        if got != expected:
+            raise VerifyException(f"{self.name}: result must be {fmt(expected)}, got {fmt(got)}")
 
 
 @irdl_op_definition
@@ -148,10 +265,244 @@ class DenseOp(ContractionOp):
     TRANSPOSE_RHS: ClassVar[bool] = True
 
 
-GRAPH_OPS = [MatmulOp, DenseOp, AddOp, MultiplyOp, ReluOp, EwiseFmaOp]
+class UnaryGraphOp(IRDLOperation):
+    """One tensor in, one out (the shape ops, pooling, softmax)."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class ReshapeOp(UnaryGraphOp):
+    """The same elements in row-major order under a new static shape."""
+
+    name = "tensor.reshape"
+    shape = _i64_array_prop()
+    assembly_format = "$input `shape` $shape attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, shape: Sequence[int]):
+        super().__init__(
+            operands=[input], result_types=[_tensor(input, shape)], properties={"shape": i64_array(shape)}
+        )
+
+    def verify_(self) -> None:
+        _same_elements(self)
+        x, shape = shape_of(self.input.type), _values(self.shape)
+        if any(d < 0 for d in shape) or prod(shape) != prod(x):
+            raise VerifyException(
+                f"{self.name}: cannot reshape {fmt(x)} ({prod(x)} elements) to {list(shape)}"
+                + (f" ({prod(shape)} elements)" if all(d >= 0 for d in shape) else "")
+            )
+        _check_result(self, shape, "target ")
+
+
+@irdl_op_definition
+class FlattenOp(UnaryGraphOp):
+    """Reshape that merges dimensions start_dim.. into one (torch.flatten, nn.Flatten; default 1)."""
+
+    name = "tensor.flatten"
+    start_dim = prop_def(IntegerAttr[I64], default_value=IntegerAttr(1, i64))
+    assembly_format = "$input (`start_dim` $start_dim^)? attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, start_dim: int = 1):
+        x = shape_of(input.type)
+        super().__init__(
+            operands=[input],
+            result_types=[_tensor(input, flattened(x, start_dim))],
+            properties={"start_dim": IntegerAttr(start_dim, i64)},
+        )
+
+    def verify_(self) -> None:
+        _same_elements(self)
+        x, start = shape_of(self.input.type), self.start_dim.value.data
+        _check_axis(self, "start_dim", start, x)
+        _check_result(self, flattened(x, start), "flattened ")
+
+
+def flattened(shape: Shape, start_dim: int) -> Shape:
+    return (*shape[:start_dim], prod(shape[start_dim:]))
+
+
+@irdl_op_definition
+class TransposeOp(UnaryGraphOp):
+    """result[i0, ..] = input[..] with result dimension d being input dimension permutation[d]."""
+
+    name = "tensor.transpose"
+    permutation = _i64_array_prop()
+    assembly_format = "$input `permutation` $permutation attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, permutation: Sequence[int]):
+        x = shape_of(input.type)
+        super().__init__(
+            operands=[input],
+            result_types=[_tensor(input, [x[p] for p in permutation])],
+            properties={"permutation": i64_array(permutation)},
+        )
+
+    def verify_(self) -> None:
+        _same_elements(self)
+        x, perm = shape_of(self.input.type), _values(self.permutation)
+        if sorted(perm) != list(range(len(x))):
+            raise VerifyException(
+                f"{self.name}: {list(perm)} is not a permutation of the {len(x)} dimensions of {fmt(x)}"
+            )
+        _check_result(self, tuple(x[p] for p in perm), "permuted ")
+
+
+def _check_window(name: str, x: Shape, kernel: Shape, strides: Shape, padding: Shape, dilation: Shape) -> Shape:
+    """The OH, OW extents of an NCHW sliding window, after checking its attributes."""
+    for what, values in (("strides", strides), ("dilation", dilation)):
+        if len(values) != 2 or any(v < 1 for v in values):
+            raise VerifyException(f"{name}: {what} must be 2 positive integers, got {list(values)}")
+    if len(padding) != 4 or any(p < 0 for p in padding):
+        raise VerifyException(
+            f"{name}: padding must be 4 non-negative integers [top, left, bottom, right], got {list(padding)}"
+        )
+    windows = [dilation[d] * (kernel[d] - 1) + 1 for d in range(2)]
+    padded = [x[2 + d] + padding[d] + padding[2 + d] for d in range(2)]
+    if any(w > p for w, p in zip(windows, padded)):
+        raise VerifyException(f"{name}: the {fmt(windows)} window does not fit the padded {fmt(padded)} input of {fmt(x)}")
+    return tuple((p - w) // s + 1 for p, w, s in zip(padded, windows, strides))
+
+
+def conv2d_shape(x: Shape, w: Shape, strides: Shape, padding: Shape, dilation: Shape) -> Shape:
+    name = Conv2dOp.name
+    if len(x) != 4 or len(w) != 4:
+        raise VerifyException(f"{name} takes a 4-d NCHW input and a 4-d OIHW weight, got {fmt(x)} and {fmt(w)}")
+    if x[1] != w[1]:
+        raise VerifyException(f"{name}: input {fmt(x)} has {x[1]} channels, weight {fmt(w)} expects {w[1]}")
+    return (x[0], w[0], *_check_window(name, x, w[2:], strides, padding, dilation))
+
+
+def max_pool2d_shape(x: Shape, kernel: Shape, strides: Shape, padding: Shape) -> Shape:
+    name = MaxPool2dOp.name
+    if len(x) != 4:
+        raise VerifyException(f"{name} takes a 4-d NCHW input, got {fmt(x)}")
+    if len(kernel) != 2 or any(k < 1 for k in kernel):
+        raise VerifyException(f"{name}: kernel must be 2 positive integers, got {list(kernel)}")
+    spatial = _check_window(name, x, kernel, strides, padding, (1, 1))
+    if any(padding[d] >= kernel[d % 2] for d in range(4)):
+        raise VerifyException(
+            f"{name}: padding {list(padding)} must be smaller than the {fmt(kernel)} kernel on every side"
+        )
+    return (*x[:2], *spatial)
+
+
+@irdl_op_definition
+class Conv2dOp(IRDLOperation):
+    """2-d convolution: input[N,C,H,W] ⊛ weight[O,C,KH,KW] -> [N,O,OH,OW] (no groups, no bias).
+
+    padding is [top, left, bottom, right] zeros around H and W."""
+
+    name = "tensor.conv2d"
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    strides = _i64_array_prop((1, 1))
+    padding = _i64_array_prop((0, 0, 0, 0))
+    dilation = _i64_array_prop((1, 1))
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$input `,` $weight (`strides` $strides^)? (`padding` $padding^)? (`dilation` $dilation^)? attr-dict "
+        "`:` type($input) `,` type($weight) `->` type($result)"
+    )
+
+    def __init__(
+        self,
+        input: SSAValue,
+        weight: SSAValue,
+        strides: Sequence[int] = (1, 1),
+        padding: Sequence[int] = (0, 0, 0, 0),
+        dilation: Sequence[int] = (1, 1),
+    ):
+        shape = conv2d_shape(shape_of(input.type), shape_of(weight.type), tuple(strides), tuple(padding), tuple(dilation))
+        super().__init__(
+            operands=[input, weight],
+            result_types=[_tensor(input, shape)],
+            properties={"strides": i64_array(strides), "padding": i64_array(padding), "dilation": i64_array(dilation)},
+        )
+
+    def verify_(self) -> None:
+        _same_elements(self)
+        x, w = shape_of(self.input.type), shape_of(self.weight.type)
+        attrs = (_values(self.strides), _values(self.padding), _values(self.dilation))
+        _check_result(self, conv2d_shape(x, w, *attrs), "convolved ")
+
+
+@irdl_op_definition
+class MaxPool2dOp(UnaryGraphOp):
+    """Max over kernel windows of input[N,C,H,W]; padding ([top, left, bottom, right]) never wins.
+
+    Each padding must be smaller than the kernel, so that every window holds an input element."""
+
+    name = "tensor.max_pool2d"
+    kernel = _i64_array_prop()
+    strides = _i64_array_prop()
+    padding = _i64_array_prop((0, 0, 0, 0))
+    assembly_format = (
+        "$input `kernel` $kernel `strides` $strides (`padding` $padding^)? attr-dict "
+        "`:` type($input) `->` type($result)"
+    )
+
+    def __init__(
+        self, input: SSAValue, kernel: Sequence[int], strides: Sequence[int], padding: Sequence[int] = (0, 0, 0, 0)
+    ):
+        shape = max_pool2d_shape(shape_of(input.type), tuple(kernel), tuple(strides), tuple(padding))
+        super().__init__(
+            operands=[input],
+            result_types=[_tensor(input, shape)],
+            properties={"kernel": i64_array(kernel), "strides": i64_array(strides), "padding": i64_array(padding)},
+        )
+
+    def verify_(self) -> None:
+        _same_elements(self)
+        x = shape_of(self.input.type)
+        attrs = (_values(self.kernel), _values(self.strides), _values(self.padding))
+        _check_result(self, max_pool2d_shape(x, *attrs), "pooled ")
+
+
+@irdl_op_definition
+class SoftmaxOp(UnaryGraphOp):
+    """exp(x - max) / sum(exp(x - max)) along `axis`."""
+
+    name = "tensor.softmax"
+    axis = prop_def(IntegerAttr[I64])
+    assembly_format = "$input `axis` $axis attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, axis: int):
+        super().__init__(operands=[input], result_types=[input.type], properties={"axis": IntegerAttr(axis, i64)})
+
+    def verify_(self) -> None:
+        _same_elements(self)
+        _floats_only(self)
+        x = shape_of(self.input.type)
+        _check_axis(self, "axis", self.axis.value.data, x)
+        _check_result(self, x, "input ")
+
+
+GRAPH_OPS = [
+    MatmulOp,
+    DenseOp,
+    AddOp,
+    SubtractOp,
+    MultiplyOp,
+    DivideOp,
+    ReluOp,
+    EwiseFmaOp,
+    BiasAddOp,
+    ReshapeOp,
+    FlattenOp,
+    TransposeOp,
+    Conv2dOp,
+    MaxPool2dOp,
+    SoftmaxOp,
+]
+
+_OURS = {op.name for op in GRAPH_OPS}
 
 TensorUnion = Dialect(
     "tensor",
-    [*UpstreamTensor.operations, *GRAPH_OPS],
+    [*(op for op in UpstreamTensor.operations if op.name not in _OURS), *GRAPH_OPS],
     [*UpstreamTensor.attributes],
 )

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from xtir.lowering.to_llvm import bits, declare, entry_constant, module_of, walk
+from xtir.lowering.to_llvm import bits, declare, entry_constant, llvm_icmp, module_of, walk
 from xtir.passes.utils import fail
 
 ARITH = "convert-arith-to-llvm"
@@ -93,11 +93,6 @@ _MATH_LIBM = {
 }
 
 
-def _icmp(lhs: SSAValue, rhs: SSAValue, predicate: str) -> llvm.ICmpOp:
-    flag = llvm.ICmpPredicateFlag(predicate)
-    return llvm.ICmpOp(lhs, rhs, IntegerAttr(flag.to_int(), i64))
-
-
 class ConstantLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.ConstantOp, rewriter: PatternRewriter) -> None:
@@ -142,7 +137,7 @@ class ArithLowering(RewritePattern):
             flags = llvm.FastMathAttr(tuple(sorted(own | {llvm.FastMathFlag.ALLOW_CONTRACT}, key=lambda f: f.value)))
             return [_FLOAT_BINOPS[kind](operands[0], operands[1], flags)]
         if kind in _MIN_MAX_INT:
-            cmp = _icmp(operands[0], operands[1], _MIN_MAX_INT[kind])
+            cmp = llvm_icmp(operands[0], operands[1], _MIN_MAX_INT[kind])
             return [cmp, llvm.SelectOp(cmp, operands[0], operands[1])]
         if kind in _FLOAT_INTRINSICS:
             name = f"{_FLOAT_INTRINSICS[kind]}.{float_suffix(result_type)}"
@@ -154,10 +149,10 @@ class ArithLowering(RewritePattern):
                 a, b = operands
                 q, r = llvm.SDivOp(a, b), llvm.SRemOp(a, b)
                 zero, one = entry_constant(rewriter, op, 0, result_type), entry_constant(rewriter, op, 1, result_type)
-                nonzero = _icmp(r.res, zero, "ne")
+                nonzero = llvm_icmp(r.res, zero, "ne")
                 signs = llvm.XOrOp(r.res, b)
                 floor = isinstance(op, arith.FloorDivSIOp)
-                side = _icmp(signs.res, zero, "slt" if floor else "sge")
+                side = llvm_icmp(signs.res, zero, "slt" if floor else "sge")
                 adjust = llvm.AndOp(nonzero.res, side.res)
                 stepped = llvm.SubOp(q.res, one) if floor else llvm.AddOp(q.res, one)
                 return [q, r, nonzero, signs, side, adjust, stepped, llvm.SelectOp(adjust, stepped, q)]
@@ -165,7 +160,7 @@ class ArithLowering(RewritePattern):
                 a, b = operands
                 q, r = llvm.UDivOp(a, b), llvm.URemOp(a, b)
                 zero, one = entry_constant(rewriter, op, 0, result_type), entry_constant(rewriter, op, 1, result_type)
-                nonzero = _icmp(r.res, zero, "ne")
+                nonzero = llvm_icmp(r.res, zero, "ne")
                 stepped = llvm.AddOp(q.res, one)
                 return [q, r, nonzero, stepped, llvm.SelectOp(nonzero, stepped, q)]
             case arith.CmpiOp():

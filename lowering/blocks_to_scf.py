@@ -2,10 +2,11 @@
 
 lower-blocks is a pipeline (lowering/pipelines.py): inline-blocks, compact-buffers,
 check-parallel-loops, check-bounds, blocks-to-scf, then xDSL's cse, licm and cse. Its
-output contract (what convert-to-llvm, and later the GPU backend, start from): only
-func.func / func.return, arith (index arithmetic included), scf.for / scf.if / scf.yield
-and memref.alloca / memref.load / memref.store remain, plus any scalar math.* ops of the
-input, which pass through; function signatures are unchanged.
+output contract (what convert-to-llvm and lower-to-gpu start from): only func.func /
+func.return / func.call (a host function calling the module's block functions), arith
+(index arithmetic included), scf.for / scf.if / scf.yield and memref.alloca /
+memref.load / memref.store remain, plus any scalar math.* ops of the input, which pass
+through; function signatures are unchanged.
 
 - `block.for %i = 0 to N "name" KIND` becomes `scf.for %i = %c0 to %cN step %c1` with
   the discardable attributes `xtir.loop_name = "name"` (always), `xtir.loop_kind =
@@ -65,8 +66,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xtir.dialects import block as blk
 from xtir.dialects.accel import Accel, TMM16Op
 from xtir.dialects.block import SERIAL, AccessOp, BlockOp
-from xtir.lowering import bounds_check
+from xtir.lowering import runtime_errors
 from xtir.lowering.accel_to_scf import LowerAccelOp
+from xtir.lowering.arith_guards import GUARDED
 from xtir.lowering.compact_buffers import INIT_GUARD, require_inlined
 from xtir.lowering.index_expr import IndexEmitter, alloca_point, constant, entry_block, sort_prologue
 from xtir.lowering.loops import LOOP_KIND, LOOP_NAME
@@ -80,7 +82,7 @@ ANNOTATIONS = "xtir.annotations"
 
 _SCF_OPS = {scf.ForOp.name, scf.IfOp.name, scf.YieldOp.name}
 _MEMREF_OPS = {memref.AllocaOp.name, memref.LoadOp.name, memref.StoreOp.name}
-_FUNC_OPS = {func.FuncOp.name, func.ReturnOp.name}
+_FUNC_OPS = {func.FuncOp.name, func.ReturnOp.name, func.CallOp.name}  # calls between functions (a host function)
 _INPUT_OPS = _SCF_OPS | _MEMREF_OPS | _FUNC_OPS | {op.name for op in blk.Block_.operations} | {
     op.name for op in Accel.operations
 }
@@ -88,7 +90,7 @@ _OUTPUT_OPS = _SCF_OPS | _MEMREF_OPS | _FUNC_OPS
 
 
 def _allowed(op: Operation, names: set[str]) -> bool:
-    if isinstance(op, func.CallOp) and (KERNEL_ATTR in op.attributes or bounds_check.CALL_ATTR in op.attributes):
+    if isinstance(op, func.CallOp) and (KERNEL_ATTR in op.attributes or runtime_errors.CALL_ATTR in op.attributes):
         return names is _OUTPUT_OPS  # a micro-kernel call or a bounds report is output, never input
     return op.name in names or op.name.startswith(("arith.", "math."))
 
@@ -116,7 +118,7 @@ def inline_block(op: BlockOp) -> None:
     predicate = op.predicate()
     emitter = IndexEmitter(op)
     for statement in blk.statements(op.body):
-        if isinstance(statement, AccessOp):
+        if isinstance(statement, (AccessOp, *GUARDED)):  # for messages about it (bounds, arith guards)
             statement.attributes[BLOCK_ATTR] = StringAttr(op.label)
 
     # Ops that index with expressions get the bindings substituted (and simplified).
@@ -182,6 +184,7 @@ class LowerFor(RewritePattern):
             loop.attributes[THREAD] = StringAttr(op.thread)
         if op.annotations:
             loop.attributes[ANNOTATIONS] = DictionaryAttr(op.annotations)
+        loop.location = op.location  # later stages (lower-to-gpu) point their diagnostics at the source
         rewriter.replace(op, loop)
 
 
@@ -189,14 +192,18 @@ class LowerLoad(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: blk.LoadOp, rewriter: PatternRewriter) -> None:
         emitter = IndexEmitter(op, rewriter)
-        rewriter.replace(op, memref.LoadOp.get(op.buffer, [emitter.expr(e) for e in op.indices()]))
+        load = memref.LoadOp.get(op.buffer, [emitter.expr(e) for e in op.indices()])
+        load.location = op.location
+        rewriter.replace(op, load)
 
 
 class LowerStore(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: blk.StoreOp, rewriter: PatternRewriter) -> None:
         emitter = IndexEmitter(op, rewriter)
-        rewriter.replace(op, memref.StoreOp.get(op.value, op.buffer, [emitter.expr(e) for e in op.indices()]))
+        store = memref.StoreOp.get(op.value, op.buffer, [emitter.expr(e) for e in op.indices()])
+        store.location = op.location
+        rewriter.replace(op, store)
 
 
 class LowerAlloc(RewritePattern):
@@ -208,6 +215,7 @@ class LowerAlloc(RewritePattern):
         t = op.buffer.type
         assert isinstance(t, MemRefType)
         alloca = memref.AllocaOp.get(t.element_type, shape=t.get_shape(), layout=t.layout, memory_space=t.memory_space)
+        alloca.location = op.location
         entry = entry_block(op)
         nested = not isinstance(op.parent_op(), func.FuncOp)
         rewriter.insert(alloca, alloca_point(entry) if entry is not None and not nested else InsertPoint.before(op))

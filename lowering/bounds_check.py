@@ -9,26 +9,20 @@ that point; one that cannot be shown either way (too many points) is refused too
 the build checks bounds at run time.
 
 With `check-bounds{runtime=true}` (`xtir.build(module, bounds_check=True)`,
-`lower-blocks{bounds_check=true}`) every access is guarded instead: `scf.if (0 <= index < size, each dimension)` around it, and
-otherwise a call of `xtir_bounds_error(site, dimension, index)` per dimension, a function of
-this process (a ctypes callback LLVM links against) that records the first access out of
-range; a load out of range yields 0. The built function raises that access as an
+`lower-blocks{bounds_check=true}`) every access is guarded instead: `scf.if (0 <= index <
+size, each dimension)` around it, and otherwise a report `(dimension, index)` per dimension
+on the run-time error channel (lowering/runtime_errors.py), which records the first access
+out of range; a load out of range yields 0. The built function raises that access as an
 XtirEvaluationError after the call returns.
 """
 
 from __future__ import annotations
 
-import ctypes
-import functools
-import itertools
-import re
-import threading
 from dataclasses import dataclass
-from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, IndexType, IntegerAttr, MemRefType, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -36,28 +30,26 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xtir.diagnostics import op_location
 from xtir.dialects.block import AccessOp, buffer_name, point_text
 from xtir.dialects.bounds import within
-from xtir.errors import XtirEvaluationError
+from xtir.lowering import runtime_errors
 from xtir.lowering.compact_buffers import require_inlined
 from xtir.lowering.index_expr import IndexEmitter, index_bounds
 from xtir.passes.analysis.dependences import block_of, guard_facts
 from xtir.passes.utils import fail
 
-SYMBOL = "xtir_bounds_error"
-CALL_ATTR = "xtir.bounds_error"
-"""Marks the calls of SYMBOL and its declaration (lower-blocks lets them through)."""
-
 
 @dataclass(frozen=True)
-class Site:
-    """A guarded access: what it is, and the greatest valid start of each dimension."""
+class AccessSite(runtime_errors.Site):
+    """A guarded access: what it is, and the greatest valid start of each dimension. Its
+    reports are `(dimension, index)`, one per dimension, in range or not."""
 
     description: str
     limits: tuple[int, ...]
 
-
-_LOCK = threading.Lock()
-_SITES: list[Site] = []
-_ERRORS: dict[int, tuple[int, int, int]] = {}  # site -> (order, dimension, index) of its first error
+    def message(self, x: int, y: int) -> str | None:
+        dim, index = x, y
+        if 0 <= index <= self.limits[dim]:
+            return None
+        return f"{self.description}: index {dim} is {index}, outside [0, {self.limits[dim]}]"
 
 
 def check_accesses(pass_name: str, f: func.FuncOp, guard_all: bool) -> None:
@@ -121,7 +113,7 @@ def _guard(op: AccessOp) -> None:
             ok = emitter.all_of([emitter.cmp(value, "sge", 0), emitter.cmp(value, "sle", length - size)])
             checks.append((ok, value))
             limits.append(length - size)
-    site = _register(Site(_description(op), tuple(limits)))
+    site = runtime_errors.register(AccessSite(_description(op), tuple(limits)))
     cond = emitter.all_of([ok for ok, _ in checks])
     results = [r.type for r in op.results]
     inside, outside = Block(), Block()
@@ -133,11 +125,9 @@ def _guard(op: AccessOp) -> None:
     inside.add_op(op)
     inside.add_op(scf.YieldOp(*op.results))
     report = IndexEmitter(op, point=InsertPoint.at_end(outside))
-    declare(_module(op))
+    runtime_errors.declare(_module(op))
     for dim, (_, value) in enumerate(checks):
-        call = func.CallOp(SYMBOL, [report.const(site), report.const(dim), value], [])
-        call.attributes[CALL_ATTR] = UnitAttr()
-        report.emit(call)
+        report.emit(runtime_errors.report_call(report.const(site), report.const(dim), value))
     zeros = [report.emit(arith.ConstantOp(_zero(r))) for r in results]
     outside.add_op(scf.YieldOp(*zeros))
 
@@ -158,70 +148,3 @@ def _module(op: Operation) -> ModuleOp:
     top = op.get_toplevel_object()
     assert isinstance(top, ModuleOp)
     return top
-
-
-def declare(module: ModuleOp) -> None:
-    """The declaration of SYMBOL in `module`, once; and the symbol known to LLVM."""
-    _install()
-    if not any(isinstance(o, func.FuncOp) and o.sym_name.data == SYMBOL for o in module.ops):
-        decl = func.FuncOp.external(SYMBOL, [IndexType()] * 3, [])
-        decl.attributes[CALL_ATTR] = UnitAttr()
-        module.body.block.add_op(decl)
-
-
-def _register(site: Site) -> int:
-    with _LOCK:
-        _SITES.append(site)
-        return len(_SITES) - 1
-
-
-_ORDER = itertools.count()
-
-
-def _report(site: int, dim: int, index: int) -> None:
-    with _LOCK:
-        if site in _ERRORS or not 0 <= site < len(_SITES):
-            return
-        limit = _SITES[site].limits[dim]
-        if not 0 <= index <= limit:
-            _ERRORS[site] = (next(_ORDER), dim, index)
-
-
-_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64)(_report)
-
-
-@functools.cache
-def _install() -> None:
-    import llvmlite.binding as llvm
-
-    llvm.add_symbol(SYMBOL, ctypes.cast(_CALLBACK, ctypes.c_void_p).value)
-
-
-class BoundsChecked:
-    """A built function whose accesses are checked: calling it raises the first access out of
-    range (XtirEvaluationError) after the call. Other attributes are the built function's."""
-
-    def __init__(self, function: Any):
-        self.function = function
-        # the sites its code reports, read off its calls (other builds register sites meanwhile)
-        self.sites = sorted({int(s) for s in re.findall(rf'@"?{SYMBOL}"?\(i64 (\d+)', function.llvm_ir)})
-
-    def __call__(self, *arrays: Any) -> None:
-        self._take()
-        self.function(*arrays)
-        if (error := self._take()) is not None:
-            raise XtirEvaluationError(error)
-
-    def _take(self) -> str | None:
-        """The first error recorded for these sites (and forget them all)."""
-        with _LOCK:
-            found = sorted((_ERRORS.pop(s), s) for s in self.sites if s in _ERRORS)
-        if not found:
-            return None
-        (_, dim, index), site = found[0]
-        info = _SITES[site]
-        return f"{info.description}: index {dim} is {index}, outside [0, {info.limits[dim]}]"
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.function, name)
-

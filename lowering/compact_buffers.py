@@ -29,12 +29,12 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xtir.dialects.accel import RegionOp
-from xtir.dialects.block import PARALLEL, AccessOp, AllocOp, BlockOp, ForOp, LoadOp, StoreOp
+from xtir.dialects.block import PARALLEL, THREAD_BINDING, AccessOp, AllocOp, BlockOp, ForOp, LoadOp, StoreOp
 from xtir.dialects.expr import Expr, Var
 from xtir.lowering.index_expr import decode_bounds
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT, distinct, gapless, points_in_context
@@ -233,6 +233,17 @@ def _box(uses: list[_Use], top: Operation, buffer: SSAValue, shape: list[int]) -
     return tuple(Range(Expr(), n) if r.extent >= n else r for r, n in zip(box, shape))
 
 
+def _block_shared(buffer: SSAValue, uses: list[_Use]) -> bool:
+    """A `shared` buffer used under thread-bound loops is one per GPU thread block, shared by its
+    threads: lower-to-gpu sizes it (a loop iteration here is a thread there)."""
+    space = buffer.type.memory_space if isinstance(buffer.type, MemRefType) else None
+    return space == StringAttr("shared") and any(
+        isinstance(p, ForOp) and p.kind == THREAD_BINDING
+        for u in uses
+        for p in _ancestors_below(u.op, u.op.get_toplevel_object())
+    )
+
+
 def _outermost_parallel(op: Operation, f: func.FuncOp) -> ForOp | None:
     """The outermost parallel loop among `op` (unless it is `f`) and its ancestors below `f`."""
     chain = [*([op] if op is not f else []), *_ancestors_below(op, f)]
@@ -245,7 +256,7 @@ def compact(alloc: AllocOp, f: func.FuncOp) -> None:
     assert isinstance(buffer.type, MemRefType)
     shape = list(buffer.type.get_shape())
     uses = _uses(buffer, f)
-    if not uses or any(u for u in buffer.uses if not isinstance(u.operation, AccessOp)):
+    if not uses or any(u for u in buffer.uses if not isinstance(u.operation, AccessOp)) or _block_shared(buffer, uses):
         return
     top = next(c for c in _candidates(uses, f) if c is f or _iteration_private(uses, c, shape))
     box = _box(uses, top, buffer, shape)

@@ -1,8 +1,10 @@
 """`check-llvm-target` and `mangle-symbols`: what the CPU target refuses, and the symbols it defines.
 
 check-llvm-target refuses, before anything changes, what has no CPU lowering: a loop bound
-to a GPU thread axis (it belongs to the cuda target), and bf16 (llvmlite, which writes the
-LLVM IR, has no bfloat type, and numpy no bfloat16).
+to a GPU thread axis (it belongs to the cuda target), and element types without lowering
+(bf16: llvmlite, which writes the LLVM IR, has no bfloat type; f80, f128, tf32, f8 types,
+complex numbers), before xDSL's translation to LLVM IR fails on them with an exception of
+its own.
 
 mangle-symbols renames every function the module defines to `xtir.NAME` (`llvm_symbol`),
 and its calls, so that no user function takes the place of a symbol of the runtime
@@ -17,7 +19,17 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import BFloat16Type, ContainerType, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ComplexType,
+    ContainerType,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+)
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 
@@ -36,8 +48,17 @@ def llvm_symbol(name: str) -> str:
     return SYMBOL_PREFIX + name
 
 
-def _has_bf16(t: Attribute) -> bool:
-    return isinstance(t, BFloat16Type) or (isinstance(t, ContainerType) and _has_bf16(t.get_element_type()))
+def _unsupported_type(t: Attribute) -> Attribute | None:
+    """The element type in `t` that has no lowering: floats other than f16, f32 and f64 (llvmlite,
+    which writes the LLVM IR, has no bfloat, and xDSL translates no f80, f128, tf32 or f8 type),
+    and complex numbers."""
+    if isinstance(t, ComplexType):
+        return t
+    if isinstance(t, ContainerType):
+        return _unsupported_type(t.get_element_type())
+    if isinstance(t, AnyFloat) and not isinstance(t, Float16Type | Float32Type | Float64Type):
+        return t
+    return None
 
 
 @dataclass(frozen=True)
@@ -54,9 +75,9 @@ class CheckLLVMTargetPass(ModulePass):
                                       *(a for r in inner.regions for b in r.blocks for a in b.args))]
             if isinstance(inner, func.FuncOp):
                 types += [*inner.function_type.inputs, *inner.function_type.outputs]
-            if any(_has_bf16(t) for t in types):
-                raise fail(self.name, inner, "bf16 is not supported on the CPU (LLVM IR is written with llvmlite, "
-                           "which has no bfloat type, and numpy has no bfloat16); use f32, or f16")
+            if (bad := next(filter(None, map(_unsupported_type, types)), None)) is not None:
+                raise fail(self.name, inner, f"element type {bad} is not supported on the CPU (the backend compiles "
+                           "f16, f32, f64 and integers); use f32, or f16")
 
 
 @dataclass(frozen=True)

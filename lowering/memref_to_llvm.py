@@ -11,8 +11,9 @@ xtir addresses memory with `getelementptr inbounds` instead (static shapes and s
 - `memref.alloca` → one `llvm.alloca` of the element count in the function's entry block
   (the memory space, e.g. "global.A_reg", means nothing on a CPU); a function's scratch
   buffers share `STACK_BUDGET` bytes of stack, the smallest first, and the others come
-  from `aligned_alloc` and are freed at each return; `memref.alloc/dealloc` call
-  `aligned_alloc` / `free`;
+  from `aligned_alloc` and are freed at each return (a NULL from it is reported on the
+  run-time error channel, lowering/runtime_errors.py, and the function returns at once);
+  `memref.alloc/dealloc` call `aligned_alloc` / `free`;
 - a micro-kernel call (`lowering/microkernels.py`) → element pointers to its tiles and a
   call of the kernel.
 
@@ -26,21 +27,33 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp, UnrealizedConversionCastOp, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    UnrealizedConversionCastOp,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
+from xtir.lowering import runtime_errors
 from xtir.lowering.index_expr import constant
+from xtir.lowering.llvm_target import SYMBOL_PREFIX
 from xtir.lowering.loops import constant_int
 from xtir.lowering.microkernels import MicrokernelCallLowering, erase_declarations
 from xtir.lowering.openmp import PTR
-from xtir.lowering.to_llvm import bits, declare, enclosing, fail, llvm_constant, module_of, walk
+from xtir.lowering.to_llvm import bits, declare, enclosing, fail, llvm_constant, llvm_icmp, module_of, walk
 
 NAME = "convert-memref-to-llvm"
 
@@ -173,9 +186,11 @@ def _as_memref(rewriter: PatternRewriter, op: memref.AllocaOp | memref.AllocOp, 
 @dataclass
 class AllocaLowering(RewritePattern):
     """One alloca per buffer in the entry block (a loop that allocates does not grow the
-    stack), or an `aligned_alloc` there and a `free` at each return for those in `heap`."""
+    stack), or an `aligned_alloc` there and a `free` at each return for those in `heap`
+    (the calls are kept in `heap_calls`, for `check_heap_allocations`)."""
 
     heap: set[memref.AllocaOp]
+    heap_calls: list[llvm.CallOp] = field(default_factory=list)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.AllocaOp, rewriter: PatternRewriter) -> None:
@@ -186,6 +201,7 @@ class AllocaLowering(RewritePattern):
             ops: list[Operation] = [n := llvm_constant(count), llvm.AllocaOp(n, elem, alignment=ALIGNMENT)]
         else:
             ops = _heap(size)
+            self.heap_calls.append(ops[-1])  # type: ignore[arg-type]
             module = module_of(op)
             declare(module, "aligned_alloc", ALIGNED_ALLOC)
             declare(module, "free", FREE)
@@ -194,6 +210,76 @@ class AllocaLowering(RewritePattern):
                     rewriter.insert(llvm.CallOp("free", ops[-1].results[0]), InsertPoint.before(ret))
         rewriter.insert(ops, InsertPoint.at_start(entry))
         _as_memref(rewriter, op, ops[-1].results[0])
+
+
+@dataclass(frozen=True)
+class HeapSite(runtime_errors.Site):
+    """A scratch buffer from the heap; its report is `(bytes, the address aligned_alloc gave)`."""
+
+    function: str
+    buffer: str
+
+    def message(self, x: int, y: int) -> str | None:
+        if y != 0:
+            return None
+        return (f"function '{self.function}': the heap has no {x} bytes for scratch buffer %{self.buffer} "
+                "(aligned_alloc returned NULL); nothing was computed")
+
+
+def _pointer(call: llvm.CallOp) -> SSAValue:
+    assert call.returned is not None
+    return call.returned
+
+
+def _return_zero(function: func.FuncOp) -> list[Operation]:
+    """A return of zero from `function` (of nothing, if it returns nothing); in arith, which
+    the later stages lower (llvm.mlir.zero takes no integer or float type)."""
+    zeros: list[Operation] = []
+    for t in function.function_type.outputs.data:
+        if isinstance(t, AnyFloat):
+            zeros.append(arith.ConstantOp(FloatAttr(0.0, t)))
+        elif isinstance(t, IntegerType | IndexType):
+            zeros.append(arith.ConstantOp(IntegerAttr(0, t)))
+        else:
+            raise fail(NAME, function, f"a function that takes scratch buffers from the heap returns {t}; "
+                       "only scalars can be returned when the heap has no memory")
+    return [*zeros, func.ReturnOp(*(z.results[0] for z in zeros))]
+
+
+def check_heap_allocations(calls: Sequence[llvm.CallOp]) -> None:
+    """A function whose heap scratch buffers (the `aligned_alloc` calls of its entry block) are
+    not all given reports each NULL on the run-time error channel, frees the others and
+    returns before its body runs (returning zeros if it returns values)."""
+    by_entry: dict[int, list[llvm.CallOp]] = {}
+    for call in calls:
+        by_entry.setdefault(id(call.parent), []).append(call)
+    for group in by_entry.values():
+        entry = group[0].parent_block()
+        function = enclosing(NAME, group[0], func.FuncOp)
+        assert entry is not None and isinstance(function, func.FuncOp)
+        last = [op for op in entry.ops if isinstance(op, llvm.AllocaOp) or op in group][-1]
+        body = entry.split_before(last.next_op)  # type: ignore[arg-type]
+        failed_block = Block()
+        function.body.insert_block_after(failed_block, entry)
+        entry.add_op(zero := llvm_constant(0))
+        addresses = [llvm.PtrToIntOp(_pointer(call)) for call in group]
+        entry.add_ops(addresses)
+        failed = [llvm_icmp(a.output, zero.result, "eq") for a in addresses]
+        entry.add_ops(failed)
+        any_failed = failed[0].res
+        for other in failed[1:]:
+            entry.add_op(either := llvm.OrOp(any_failed, other.res))
+            any_failed = either.res
+        entry.add_op(llvm.CondBrOp(any_failed, failed_block, [], body, []))
+        runtime_errors.install()
+        declare(module_of(function), runtime_errors.SYMBOL, llvm.LLVMFunctionType([i64] * 3, llvm.LLVMVoidType()))
+        name = function.sym_name.data.removeprefix(SYMBOL_PREFIX)
+        for call, address in zip(group, addresses):
+            site = runtime_errors.register(HeapSite(name, _pointer(call).name_hint or "?"))
+            failed_block.add_ops([number := llvm_constant(site),
+                                  llvm.CallOp(runtime_errors.SYMBOL, number, call.args[1], address)])
+            failed_block.add_op(llvm.CallOp("free", _pointer(call)))
+        failed_block.add_ops(_return_zero(function))
 
 
 class AllocLowering(RewritePattern):
@@ -224,4 +310,6 @@ class ConvertMemrefToLLVMPass(ModulePass):
         # accesses first: once their buffers are llvm.alloca'd, the shapes are behind casts
         walk(op, [LoadLowering(), StoreLowering(), MicrokernelCallLowering(element_pointer)])
         erase_declarations(op)
-        walk(op, [AllocaLowering(heap_allocas(op)), AllocLowering(), DeallocLowering()])
+        allocas = AllocaLowering(heap_allocas(op))
+        walk(op, [allocas, AllocLowering(), DeallocLowering()])
+        check_heap_allocations(allocas.heap_calls)

@@ -6,14 +6,18 @@ so `-p lower-to-llvm` and `xtir.build` apply the same list.
 
     lower-blocks{compact=true microkernels=false bounds_check=false}
         block dialect → scf loops over memrefs (the output contract in blocks_to_scf.py;
-        the GPU backend starts from it):
+        lower-to-gpu starts from it too):
         inline-blocks, compact-buffers, check-parallel-loops, check-bounds{runtime},
         blocks-to-scf{microkernels}, cse, licm, cse
     convert-to-llvm
         scf / memref / arith / math / func → the llvm dialect (stages in to_llvm.py)
     lower-to-llvm{microkernels=false bounds_check=false}
         what xtir.build runs: lower-blocks when the module has block ops, lower-accel when
-        accel ops are left, then convert-to-llvm
+        accel ops are left, guard-arith (lowering/arith_guards.py: integer ops that would
+        trap report on the run-time error channel), then convert-to-llvm
+
+lower-to-gpu (lowering/to_gpu.py) starts from lower-blocks' output too: xtir.build's cuda
+targets run lower-blocks, then lower-to-gpu.
 
 cse and licm are xDSL's; so is reconcile-unrealized-casts in convert-to-llvm.
 """
@@ -32,6 +36,7 @@ from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPa
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
 
 from xtir.lowering.accel_to_scf import LowerAccelPass
+from xtir.lowering.arith_guards import GuardArithPass
 from xtir.lowering.arith_to_llvm import ConvertArithToLLVMPass, ConvertMathToLLVMPass
 from xtir.lowering.blocks_to_scf import BlocksToScfPass, CheckParallelLoopsPass, InlineBlocksPass
 from xtir.lowering.bounds_check import CheckBoundsPass
@@ -99,7 +104,7 @@ def lower_to_llvm_stages(module: ModuleOp, microkernels: bool = False, bounds_ch
         stages += lower_blocks_stages(microkernels=microkernels, bounds_check=bounds_check)
     elif _uses_dialect(module, "accel"):
         stages.append(LowerAccelPass())
-    return [*stages, *CONVERT_TO_LLVM_STAGES]
+    return [*stages, GuardArithPass(), *CONVERT_TO_LLVM_STAGES]
 
 
 @dataclass(frozen=True)

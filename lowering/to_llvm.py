@@ -47,6 +47,11 @@ def llvm_constant(value: int, t: Attribute = i64) -> llvm.ConstantOp:
     return llvm.ConstantOp(IntegerAttr(value, t), t)
 
 
+def llvm_icmp(lhs: SSAValue, rhs: SSAValue, predicate: str) -> llvm.ICmpOp:
+    flag = llvm.ICmpPredicateFlag(predicate)
+    return llvm.ICmpOp(lhs, rhs, IntegerAttr(flag.to_int(), i64))
+
+
 def entry_constant(rewriter: PatternRewriter, anchor: Operation, value: int, t: Attribute = i64) -> SSAValue:
     """An `llvm.mlir.constant` usable at `anchor`: found or created at the start of the
     function's entry block, so a function holds each constant once, not once per access."""

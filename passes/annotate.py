@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import BoolAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, i64
+from xdsl.dialects import func
+from xdsl.dialects.builtin import BoolAttr, DictionaryAttr, IntegerAttr, StringAttr, i64
 from xdsl.ir import Attribute
-from xdsl.passes import ModulePass
 
 from xtir.dialects.block import BlockOp, ForOp
 from xtir.dialects.expr import INT64_MAX, fits_int64
 from xtir.passes.analysis.navigation import get_block, get_loop
-from xtir.passes.utils import fail, target_function
+from xtir.passes.schedule_pass import SchedulePass
+from xtir.support.errors import ScheduleError
 
 
 def annotation_value(value: int | str) -> Attribute:
@@ -30,29 +30,27 @@ def annotation_value(value: int | str) -> Attribute:
     return StringAttr(value)
 
 
-def annotate(target: ForOp | BlockOp, key: str, value: int | str, pass_name: str = "annotate") -> None:
+def annotate(target: ForOp | BlockOp, key: str, value: int | str) -> None:
     if isinstance(value, int) and not isinstance(value, bool) and not fits_int64(value):
-        raise fail(pass_name, target, f"annotation {key} = {value} does not fit in 64 bits (at most {INT64_MAX})")
+        raise ScheduleError(target, f"annotation {key} = {value} does not fit in 64 bits (at most {INT64_MAX})")
     target.properties["annotations"] = DictionaryAttr(target.annotations | {key: annotation_value(value)})
 
 
-@dataclass(frozen=True)
-class AnnotatePass(ModulePass):
+@dataclass(frozen=True, kw_only=True)
+class AnnotatePass(SchedulePass):
     name = "annotate"
 
-    key: str
-    value: int | str
     loop: str | None = None
     block: str | None = None
-    func: str | None = None
+    key: str
+    value: int | str
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        f = target_function(op, self.func)
+    def run(self, f: func.FuncOp) -> None:
         if (self.loop is None) == (self.block is None):
             given = "both loop= and block=" if self.loop is not None else "neither loop= nor block="
-            raise fail(self.name, f, f"give exactly one of loop=NAME or block=NAME, got {given}")
+            raise ScheduleError(f, f"give exactly one of loop=NAME or block=NAME, got {given}")
         if self.loop is not None:
-            annotate(get_loop(f, self.loop, self.name), self.key, self.value, self.name)
+            annotate(get_loop(f, self.loop), self.key, self.value)
         else:
             assert self.block is not None
-            annotate(get_block(f, self.block, self.name), self.key, self.value, self.name)
+            annotate(get_block(f, self.block), self.key, self.value)

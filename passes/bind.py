@@ -9,15 +9,13 @@ loop runs only where its index equals the outer one.
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
 
 from xtir.dialects.block import REDUCE, THREAD_BINDING, THREAD_TAGS, BlockOp, ForOp
 from xtir.passes.analysis.navigation import all_loops, get_loop
 from xtir.passes.loop_kind import check_independent, set_kind
-from xtir.passes.utils import fail, target_function
+from xtir.passes.schedule_pass import SchedulePass
+from xtir.support.errors import ScheduleError
 
 
 def kernel_root(loop: ForOp) -> ForOp:
@@ -31,33 +29,32 @@ def kernel_root(loop: ForOp) -> ForOp:
     return root
 
 
-def check_nested_same_tag(pass_name: str, loop: ForOp, outer: ForOp, inner: ForOp) -> None:
+def check_nested_same_tag(loop: ForOp, outer: ForOp, inner: ForOp) -> None:
     """Nested loops on one thread axis run only their diagonal on the GPU (inner index = outer
     index); that equals the loop nest's meaning only when the inner body ignores the outer index
     and recomputing it is harmless (TVM's cooperative fetching)."""
     if any(inner.is_ancestor(use.operation) for use in outer.var.uses):
-        raise fail(pass_name, loop, f'loop "{outer.label}" around "{inner.label}" is bound to {outer.thread} too, '
+        raise ScheduleError(loop, f'loop "{outer.label}" around "{inner.label}" is bound to {outer.thread} too, '
                    f'and the body of "{inner.label}" uses its index; nested loops may share a thread axis only '
                    "when the inner body does not depend on the outer one")
     if any(isinstance(op, BlockOp) and REDUCE in (it.kind for it in op.iters()) for op in inner.walk()):
-        raise fail(pass_name, loop, f'loop "{outer.label}" around "{inner.label}" is bound to {outer.thread} too, '
+        raise ScheduleError(loop, f'loop "{outer.label}" around "{inner.label}" is bound to {outer.thread} too, '
                    f'and a reduction under "{inner.label}" would run once per outer thread instead of once')
 
 
-def check_bind(pass_name: str, loop: ForOp, thread: str) -> None:
+def check_bind(loop: ForOp, thread: str) -> None:
     if thread not in THREAD_TAGS:
-        raise fail(pass_name, loop, f'unknown thread tag "{thread}"; expected one of {", ".join(THREAD_TAGS)}')
-    check_independent(pass_name, loop)
+        raise ScheduleError(loop, f'unknown thread tag "{thread}"; expected one of {", ".join(THREAD_TAGS)}')
+    check_independent(loop)
     for other in all_loops(loop.get_toplevel_object()):
         if other is loop or other.thread != thread:
             continue
         if other.is_ancestor(loop) or loop.is_ancestor(other):
-            check_nested_same_tag(pass_name, loop, *((other, loop) if other.is_ancestor(loop) else (loop, other)))
+            check_nested_same_tag(loop, *((other, loop) if other.is_ancestor(loop) else (loop, other)))
     root = kernel_root(loop)
     for other in all_loops(root):
         if other is not loop and other.thread == thread and other.extent != loop.extent:
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 loop,
                 f'loop "{loop.label}" has extent {loop.extent} but loop "{other.label}" of the same kernel is '
                 f"bound to {thread} with extent {other.extent}; one thread axis has one extent",
@@ -69,8 +66,7 @@ def check_bind(pass_name: str, loop: ForOp, thread: str) -> None:
             continue
         prev = first.setdefault(other.thread, other)
         if prev.extent != other.extent:
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 loop,
                 f'binding loop "{loop.label}" makes one kernel of loops "{prev.label}" (extent {prev.extent}) and '
                 f'"{other.label}" (extent {other.extent}), both bound to {other.thread}; one thread axis has one extent',
@@ -78,14 +74,13 @@ def check_bind(pass_name: str, loop: ForOp, thread: str) -> None:
 
 
 @dataclass(frozen=True)
-class BindPass(ModulePass):
+class BindPass(SchedulePass):
     name = "bind"
 
     loop: str
     thread: str
-    func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        loop = get_loop(target_function(op, self.func), self.loop, self.name)
-        check_bind(self.name, loop, self.thread)
+    def run(self, f: func.FuncOp) -> None:
+        loop = get_loop(f, self.loop)
+        check_bind(loop, self.thread)
         set_kind(loop, THREAD_BINDING, self.thread)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 from xdsl.ir import SSAValue
 
 from xtir.dialects.block import SPATIAL, BlockOp, ForOp, InitOp, loops_in_scope
@@ -25,7 +25,7 @@ from xtir.passes.analysis.navigation import child_blocks, get_loop
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, target_function
+from xtir.support.errors import ScheduleError
 
 
 @dataclass(frozen=True)
@@ -83,19 +83,18 @@ def loops_between(top: ForOp, block: BlockOp) -> list[ForOp]:
     return [top, *loops[::-1]]
 
 
-def blockize(pass_name: str, loop: ForOp) -> BlockOp:
+def blockize(loop: ForOp) -> BlockOp:
     blocks = child_blocks(loop)
     if len(blocks) != 1:
-        raise fail(pass_name, loop, f'loop "{loop.label}" must have exactly one child block, found {len(blocks)}')
+        raise ScheduleError(loop, f'loop "{loop.label}" must have exactly one child block, found {len(blocks)}')
     (block,) = blocks
     if block.predicate():
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f'block "{block.label}" has a predicate (from a non-dividing split); the bindings of the inner block '
             f'cannot be blockized by the loops starting at "{loop.label}"',
         )
-    _check_init_runs_first(pass_name, block, loop)
+    _check_init_runs_first(block, loop)
     inner_loops = loops_between(loop, block)
     inner_vars = {lp.var for lp in inner_loops}
     iters = block.iters()
@@ -103,8 +102,7 @@ def blockize(pass_name: str, loop: ForOp) -> BlockOp:
     for it in iters:
         d = divide(it.binding, inner_vars)
         if d is None or it.extent % d.inner_extent:
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 block,
                 f"the bindings of the inner block \"{block.label}\" cannot be blockized by the loops starting at "
                 f'"{loop.label}": %{it.var.name_hint} is not (outer) * E + (inner loops ranging over [0, E))',
@@ -139,7 +137,7 @@ def blockize(pass_name: str, loop: ForOp) -> BlockOp:
     return outer
 
 
-def _check_init_runs_first(pass_name: str, block: BlockOp, loop: ForOp) -> None:
+def _check_init_runs_first(block: BlockOp, loop: ForOp) -> None:
     """The outer block runs the init once, before the loops from `loop` down; the block ran it at each
     of their steps where every reduce variable is 0: the same only when, in each iteration of the loops
     above, that is the first step of each instance that runs it, and the only one."""
@@ -148,7 +146,7 @@ def _check_init_runs_first(pass_name: str, block: BlockOp, loop: ForOp) -> None:
     scope = loops_in_scope(block)
     above = scope[:next(k for k, lp in enumerate(scope) if lp is loop)]
     if (why := init_not_first(block, scope, above, every_run=False)) is not None:
-        raise fail(pass_name, loop, f'block "{block.label}" runs its init when every reduce variable is 0, which '
+        raise ScheduleError(loop, f'block "{block.label}" runs its init when every reduce variable is 0, which '
                    f'under loop "{loop.label}" is not the first step of each instance ({why}); the outer block would '
                    "run it once, before them all")
 
@@ -223,9 +221,8 @@ class BlockizePass(StatementPrimitive):
     name = "blockize"
 
     loop: str
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> BlockOp:
+    def run(self, f: func.FuncOp) -> BlockOp:
         """Apply the blockize; return the new outer block (the Schedule API's result)."""
-        loop = get_loop(target_function(op, self.func), self.loop, self.name)
-        return blockize(self.name, loop)
+        loop = get_loop(f, self.loop)
+        return blockize(loop)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
 
 from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
@@ -29,7 +29,7 @@ from xtir.passes.analysis.compute_location import blocks_touching, buffers_touch
 from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import read_regions
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, target_function
+from xtir.support.errors import ScheduleError
 
 
 @dataclass(frozen=True)
@@ -40,16 +40,14 @@ class CacheReadPass(StatementPrimitive):
     index: int
     scope: str
     consumers: tuple[str, ...] = ()
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> BlockOp:
+    def run(self, f: func.FuncOp) -> BlockOp:
         """Apply the cache read; return the copy block (the Schedule API's result)."""
-        f = target_function(op, self.func)
-        block = get_block(f, self.block, self.name)
-        buffer = select_buffer(self.name, block, read_regions(block), self.index, "read")
+        block = get_block(f, self.block)
+        buffer = select_buffer(block, read_regions(block), self.index, "read")
         consumers = self._consumers(f, block, buffer)
         nests = [op for op in f.body.block.ops if any(op is c or op.is_ancestor(c) for c in consumers)]
-        _check_not_written(self.name, block, buffer, f, nests[0], nests[-1])
+        _check_not_written(block, buffer, f, nests[0], nests[-1])
         cache = alloc_cache(buffer, self.scope, f)
         copy = copy_nest(cache_names(buffer, self.scope)[1], cache, buffer, block)
         f.body.block.insert_op_before(copy, nests[0])
@@ -62,21 +60,21 @@ class CacheReadPass(StatementPrimitive):
         if not self.consumers:
             readers = blocks_touching(scope_root(block), buffer, writes=False, exclude=block)
             return [block, *readers]
-        named = [get_block(f, name, self.name) for name in self.consumers]
+        named = [get_block(f, name) for name in self.consumers]
         for consumer in named:
             if buffer not in buffers_touched(consumer, writes=False):
-                raise fail(self.name, consumer, f'block "{consumer.label}" does not read {buffer_name(buffer)}; '
+                raise ScheduleError(consumer, f'block "{consumer.label}" does not read {buffer_name(buffer)}; '
                            "it cannot be a consumer of its cache")
         return named
 
 
-def _check_not_written(pass_name: str, block: BlockOp, buffer: SSAValue, f: Operation, first: Operation,
+def _check_not_written(block: BlockOp, buffer: SSAValue, f: Operation, first: Operation,
                        last: Operation) -> None:
     ops = list(f.body.block.ops)
     for nest in ops[ops.index(first):ops.index(last) + 1]:
         for writer in (o for o in nest.walk() if isinstance(o, AccessOp)):
             if any(a.is_write and a.buffer is buffer for a in writer.accesses()):
-                raise fail(pass_name, block, f"{buffer_name(buffer)} is written by "
+                raise ScheduleError(block, f"{buffer_name(buffer)} is written by "
                            f"{_writer_name(writer)} between the cache copy and the last consumer; "
                            "a copy made before would be stale")
 

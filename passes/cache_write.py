@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 
 from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
@@ -32,7 +32,7 @@ from xtir.passes.analysis.footprint import written_box
 from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import read_regions, write_regions
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, target_function
+from xtir.support.errors import ScheduleError
 
 
 @dataclass(frozen=True)
@@ -42,26 +42,25 @@ class CacheWritePass(StatementPrimitive):
     block: str
     index: int
     scope: str
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> BlockOp:
+    def run(self, f: func.FuncOp) -> BlockOp:
         """Apply the cache write; return the write-back block (the Schedule API's result)."""
-        f = target_function(op, self.func)
         block = get_block(f, self.block)
-        buffer = select_buffer(self.name, block, write_regions(block), self.index, "written")
+        buffer = select_buffer(block, write_regions(block), self.index, "written")
         if any(r.buffer is buffer for r in read_regions(block)):
-            raise fail(self.name, block, f'block "{block.label}" reads {buffer_name(buffer)} without an init '
+            raise ScheduleError(block, f'block "{block.label}" reads {buffer_name(buffer)} without an init '
                        f"that writes it first, so the cache {cache_names(buffer, self.scope)[0]} would start "
                        "uninitialized; cache-write a reduction before decompose-reduction")
         nest_root = top_level_ancestor(block, f)
         for other in nest_root.walk():
             if isinstance(other, AccessOp) and buffer in other.operands and not block.is_ancestor(other):
                 owner = enclosing_block(other)
-                raise fail(self.name, block, f'block "{owner.label if owner else "?"}" also accesses '
-                           f'{buffer_name(buffer)} in the loop nest of block "{block.label}"')
+                raise ScheduleError(block, f'block "{owner.label if owner else "?"}" also accesses '
+                                    f'{buffer_name(buffer)} in the loop nest of block "{block.label}"',
+                                    [(other, f"this access of {buffer_name(buffer)}")])
         box, why = written_box(block, buffer)
         if box is None:
-            raise fail(self.name, block, f"{why}; the write-back from {cache_names(buffer, self.scope)[0]} copies a "
+            raise ScheduleError(block, f"{why}; the write-back from {cache_names(buffer, self.scope)[0]} copies a "
                        f'box of elements and would overwrite elements of {buffer_name(buffer)} that block "{block.label}" '
                        "never wrote")
         cache = alloc_cache(buffer, self.scope, f)

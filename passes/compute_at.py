@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from xtir.dialects.block import BlockOp, ForOp, buffer_name, loops_in_scope
@@ -44,31 +44,34 @@ from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.navigation import get_block, get_loop
 from xtir.passes.analysis.regions import read_regions, write_regions
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, function_of, target_function
+from xtir.passes.utils import function_of
+from xtir.support.errors import ScheduleError
 
 
-def _check_not_output(pass_name: str, block: BlockOp, buffer: SSAValue) -> None:
+def _check_not_output(block: BlockOp, buffer: SSAValue) -> None:
     if isinstance(buffer, BlockArgument) and buffer.owner.parent_op() is function_of(block):
-        raise fail(pass_name, block, f'block "{block.label}" is an output block: it writes '
+        raise ScheduleError(block, f'block "{block.label}" is an output block: it writes '
                    f"{buffer_name(buffer)}, an argument of the function")
 
 
-def _consumers_under(pass_name: str, scope: Operation, block: BlockOp, loop: ForOp,
+def _consumers_under(scope: Operation, block: BlockOp, loop: ForOp,
                      buffer: SSAValue) -> list[BlockOp]:
     consumers = blocks_touching(scope, buffer, writes=False, exclude=block)
     if not consumers:
-        raise fail(pass_name, block, f'block "{block.label}" has no consumer of {buffer_name(buffer)} in its scope')
-    outside = [c.label for c in consumers if not loop.is_ancestor(c)]
+        raise ScheduleError(block, f'block "{block.label}" has no consumer of {buffer_name(buffer)} in its scope')
+    outside = [c for c in consumers if not loop.is_ancestor(c)]
     if outside:
-        raise fail(pass_name, loop, f'consumer block(s) {", ".join(outside)} of {buffer_name(buffer)} are not under '
-                   f'loop "{loop.label}"; all consumers of block "{block.label}" must be')
+        raise ScheduleError(loop, f'consumer block(s) {", ".join(c.label for c in outside)} of {buffer_name(buffer)} '
+                            f'are not under loop "{loop.label}"; all consumers of block "{block.label}" must be',
+                            [(c, f'block "{c.label}" reads {buffer_name(buffer)} outside loop "{loop.label}"')
+                             for c in outside])
     order = program_order(function_of(block))
     if order[id(loop)] < order[id(block)]:
-        raise fail(pass_name, block, f'block "{block.label}" runs after its consumers under loop "{loop.label}"')
+        raise ScheduleError(block, f'block "{block.label}" runs after its consumers under loop "{loop.label}"')
     return consumers
 
 
-def _check_inputs_unchanged(pass_name: str, scope: Operation, block: BlockOp, loop: ForOp) -> None:
+def _check_inputs_unchanged(scope: Operation, block: BlockOp, loop: ForOp) -> None:
     """`block` runs before the loop now; under it, it would see every write to its inputs made
     from its old place to the end of the loop (later iterations see those of earlier ones)."""
     order = program_order(function_of(block))
@@ -76,36 +79,38 @@ def _check_inputs_unchanged(pass_name: str, scope: Operation, block: BlockOp, lo
         for writer in blocks_touching(scope, buffer, writes=True, exclude=block):
             if order[id(writer)] > order[id(block)] and (order[id(writer)] < order[id(loop)]
                                                          or loop.is_ancestor(writer)):
-                raise fail(pass_name, writer, f'block "{writer.label}" writes {buffer_name(buffer)}, which block '
-                           f'"{block.label}" reads, after "{block.label}" and before the end of loop '
-                           f'"{loop.label}"; computed under the loop, "{block.label}" would read those writes')
+                raise ScheduleError(writer, f'block "{writer.label}" writes {buffer_name(buffer)}, which block '
+                                    f'"{block.label}" reads, after "{block.label}" and before the end of loop '
+                                    f'"{loop.label}"; computed under the loop, "{block.label}" would read those writes',
+                                    [(block, f'block "{block.label}" reads {buffer_name(buffer)}')])
 
 
-def _check_init_first(pass_name: str, block: BlockOp) -> None:
+def _check_init_first(block: BlockOp) -> None:
     if block.init is not None and (why := init_not_first(block, loops_in_scope(block))) is not None:
-        raise fail(pass_name, block, f'the init of block "{block.label}" runs when every reduce variable is 0, which '
+        raise ScheduleError(block, f'the init of block "{block.label}" runs when every reduce variable is 0, which '
                    f"is not the first step of each instance ({why}); from new loops, which start each instance with "
                    "its init, the block would keep steps the init now wipes")
 
 
-def compute_at(pass_name: str, block: BlockOp, loop: ForOp, preserve_unit_loops: bool = False) -> BlockOp:
+def compute_at(block: BlockOp, loop: ForOp, preserve_unit_loops: bool = False) -> BlockOp:
     """Move producer `block` under `loop`; return the block at its new place."""
-    scope = check_target(pass_name, block, loop)
-    check_no_update_in_place(pass_name, block)
-    _check_init_first(pass_name, block)
-    buffer = single_written_buffer(pass_name, block)
-    _check_not_output(pass_name, block, buffer)
+    scope = check_target(block, loop)
+    check_no_update_in_place(block)
+    _check_init_first(block)
+    buffer = single_written_buffer(block)
+    _check_not_output(block, buffer)
     others = blocks_touching(scope, buffer, writes=True, exclude=block)
     if others:
-        raise fail(pass_name, block, f"{buffer_name(buffer)} is also written by block(s) "
-                   f'{", ".join(b.label for b in others)}; block "{block.label}" must be its only producer')
-    consumers = _consumers_under(pass_name, scope, block, loop, buffer)
-    _check_inputs_unchanged(pass_name, scope, block, loop)
+        raise ScheduleError(block, f"{buffer_name(buffer)} is also written by block(s) "
+                            f'{", ".join(b.label for b in others)}; block "{block.label}" must be its only producer',
+                            [(b, f'block "{b.label}" writes {buffer_name(buffer)}') for b in others])
+    consumers = _consumers_under(scope, block, loop, buffer)
+    _check_inputs_unchanged(scope, block, loop)
     position = min(i for c in consumers if (i := child_index(loop, c)) is not None)
     needed = required_region(loop, consumers, buffer, read_regions, relax_threads=True)
     own = next(r for r in write_regions(block) if r.buffer is buffer)
-    ranges, overflow = clip(pass_name, block, invert_region(pass_name, block, own, needed, provides=True),
-                            instance_box(pass_name, block))
+    ranges, overflow = clip(block, invert_region(block, own, needed, provides=True),
+                            instance_box(block))
     anchor = list(loop.body.block.ops)[position]
     return move_under(block, loop, anchor, True, ranges, overflow, preserve_unit_loops)
 
@@ -118,9 +123,7 @@ class ComputeAtPass(StatementPrimitive):
     block: str
     loop: str
     preserve_unit_loops: bool = False
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> None:
-        f = target_function(op, self.func)
-        self.move(self.name, get_block(f, self.block, self.name), get_loop(f, self.loop, self.name),
+    def run(self, f: func.FuncOp) -> None:
+        self.move(get_block(f, self.block), get_loop(f, self.loop),
                   self.preserve_unit_loops)

@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
 from xtir.dialects.block import AllocOp, BlockOp, LoadOp, StoreOp, buffer_name
@@ -38,19 +37,18 @@ from xtir.passes.analysis.inline import (
 )
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, target_function
+from xtir.support.errors import ScheduleError
 
 
-def check_inlinable(pass_name: str, f: func.FuncOp, block: BlockOp) -> tuple[StoreOp, list[SSAValue]]:
+def check_inlinable(f: func.FuncOp, block: BlockOp) -> tuple[StoreOp, list[SSAValue]]:
     """B's store `X[v0, v1, ...] = f(...)` and its index variables, after checking B can be inlined at all."""
     what = f'block "{block.label}"'
-    check_complete(pass_name, block, what)
-    check_no_predicate(pass_name, block)
-    store = single_store(pass_name, block, what)
+    check_complete(block, what)
+    check_no_predicate(block)
+    store = single_store(block, what)
     buffer = store.buffer
     if not isinstance(buffer.owner, AllocOp):
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f'{what} is an output block: it writes {buffer_name(buffer)}, an argument of function "{f.sym_name.data}"; '
             "only a block writing an intermediate buffer (block.alloc) can be inlined",
@@ -58,19 +56,18 @@ def check_inlinable(pass_name: str, f: func.FuncOp, block: BlockOp) -> tuple[Sto
     store_vars = plain_vars(store.indices(), block)
     if store_vars is None:
         names = ", ".join(f"%{v.name_hint}" for v in block.iter_vars)
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             store,
             f"{what} stores {format_access(buffer, store.indices())}; an inlined block must store at its iteration "
             f"variables ({names}), each exactly once and alone in its index, so that every read of "
             f"{buffer_name(buffer)} names the iteration that computed it",
         )
     if body_loads(block, buffer):
-        raise fail(pass_name, block, f"{what} reads {buffer_name(buffer)}, the buffer it writes; it cannot be inlined")
+        raise ScheduleError(block, f"{what} reads {buffer_name(buffer)}, the buffer it writes; it cannot be inlined")
     return store, store_vars
 
 
-def consumer_loads(pass_name: str, f: func.FuncOp, store: StoreOp) -> list[LoadOp]:
+def consumer_loads(f: func.FuncOp, store: StoreOp) -> list[LoadOp]:
     """Every read of the stored buffer outside B, in program order; other uses are refused."""
     buffer = store.buffer
     loads: list[LoadOp] = []
@@ -80,15 +77,13 @@ def consumer_loads(pass_name: str, f: func.FuncOp, store: StoreOp) -> list[LoadO
         if isinstance(op, LoadOp):
             loads.append(op)
         elif isinstance(op, StoreOp):
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 op,
                 f"{owner_label(op)} also writes {buffer_name(buffer)}; {owner_label(store)} must be its only "
                 "producer to be inlined",
             )
         else:
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 op,
                 f"{op.name} in {owner_label(op)} uses {buffer_name(buffer)}; only block.load reads of an inlined "
                 "buffer can be replaced by its computation",
@@ -96,13 +91,12 @@ def consumer_loads(pass_name: str, f: func.FuncOp, store: StoreOp) -> list[LoadO
     return loads
 
 
-def check_reads_unchanged(pass_name: str, f: func.FuncOp, block: BlockOp, loads: list[LoadOp]) -> None:
+def check_reads_unchanged(f: func.FuncOp, block: BlockOp, loads: list[LoadOp]) -> None:
     """No write between B and its consumers to a buffer B reads: the inlined copies read later."""
     read = {load.buffer for load in block.body.block.ops if isinstance(load, LoadOp)}
     for access in accesses_outside(nests_between(f, [block, *loads]), block):
         if access.is_write and access.buffer in read:
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 access.op,
                 f'{owner_label(access.op)} writes {buffer_name(access.buffer)}, which block "{block.label}" reads, '
                 "in the loop nests from it to its consumers; inlined, the read would move past that write",
@@ -123,15 +117,13 @@ class ComputeInlinePass(StatementPrimitive):
     name = "compute-inline"
 
     block: str
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> None:
-        f = target_function(op, self.func)
-        block = get_block(f, self.block, self.name)
-        store, store_vars = check_inlinable(self.name, f, block)
-        loads = consumer_loads(self.name, f, store)
-        check_reads_unchanged(self.name, f, block, loads)
-        check_only_leaf(self.name, block)
+    def run(self, f: func.FuncOp) -> None:
+        block = get_block(f, self.block)
+        store, store_vars = check_inlinable(f, block)
+        loads = consumer_loads(f, store)
+        check_reads_unchanged(f, block, loads)
+        check_only_leaf(block)
         alloc = store.buffer.owner
         assert isinstance(alloc, AllocOp)
         for load in loads:

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects import func
+from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import SSAValue
 
 from xtir.dialects.block import REDUCE, SPATIAL, AccessOp, BlockOp, ForOp, buffer_name, loops_in_scope
@@ -32,17 +33,17 @@ from xtir.passes.analysis.navigation import child_blocks, get_block, get_loop
 from xtir.passes.analysis.regions import Range, read_regions, write_regions
 from xtir.passes.analysis.rewrite import substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, fresh_name, function_of, target_function
+from xtir.passes.utils import fresh_name, function_of
+from xtir.support.errors import ScheduleError
 
 
-def check(pass_name: str, block: BlockOp, loop: ForOp) -> list[ForOp]:
+def check(block: BlockOp, loop: ForOp) -> list[ForOp]:
     """Return the loops from `loop` down to `block`, after checking legality."""
     if block.init is None:
-        raise fail(pass_name, block, f'block "{block.label}" has no init to decompose')
+        raise ScheduleError(block, f'block "{block.label}" has no init to decompose')
     scope = loops_in_scope(block)
     if not any(lp is loop for lp in scope):
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             loop,
             f'loop "{loop.label}" does not enclose block "{block.label}" within the block\'s scope',
         )
@@ -50,31 +51,29 @@ def check(pass_name: str, block: BlockOp, loop: ForOp) -> list[ForOp]:
     for lp in scope[:position]:
         for it in block.iters():
             if it.kind == REDUCE and it.binding.uses(lp.var):
-                raise fail(
-                    pass_name,
+                raise ScheduleError(
                     lp,
                     f'loop "{lp.label}" is above "{loop.label}" but feeds reduce variable %{it.var.name_hint} of '
                     f'block "{block.label}"; decompose the reduction at a loop above all reduction loops',
                 )
     if (why := repeated_instances(block, scope[position:])) is not None:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             loop,
             f'cannot decompose block "{block.label}" at loop "{loop.label}": {why}, and its init would run only '
             "once; decompose at a loop below them",
         )
-    _check_init_runs_first(pass_name, block, loop, scope)
-    _check_init_inputs_ready(pass_name, block, loop)
-    _check_init_outputs_unseen(pass_name, block, loop)
+    _check_init_runs_first(block, loop, scope)
+    _check_init_inputs_ready(block, loop)
+    _check_init_outputs_unseen(block, loop)
     return scope[position:]
 
 
-def _check_init_runs_first(pass_name: str, block: BlockOp, loop: ForOp, scope: list[ForOp]) -> None:
+def _check_init_runs_first(block: BlockOp, loop: ForOp, scope: list[ForOp]) -> None:
     """The init runs where every reduce variable is 0; hoisted, it runs before all the updates of its
     instance, which is the same only when that iteration is the instance's first (and only one)."""
     above = scope[:next(i for i, lp in enumerate(scope) if lp is loop)]
     if (why := init_not_first(block, scope, above)) is not None:
-        raise fail(pass_name, loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": its init runs '
+        raise ScheduleError(loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": its init runs '
                    f"when every reduce variable is 0, which is not the first iteration of each instance ({why}); "
                    "hoisted before the loop, it would run ahead of updates it follows")
 
@@ -85,7 +84,7 @@ def _init_accesses(block: BlockOp, writes: bool) -> set[SSAValue]:
     return {a.buffer for op in init.walk() if isinstance(op, AccessOp) for a in op.accesses() if a.is_write == writes}
 
 
-def _check_init_inputs_ready(pass_name: str, block: BlockOp, loop: ForOp) -> None:
+def _check_init_inputs_ready(block: BlockOp, loop: ForOp) -> None:
     """Hoisted before `loop`, the init reads its inputs before anything under the loop writes them."""
     inputs = _init_accesses(block, writes=False)
     init = block.init
@@ -94,12 +93,12 @@ def _check_init_inputs_ready(pass_name: str, block: BlockOp, loop: ForOp) -> Non
         if isinstance(op, AccessOp) and not init.is_ancestor(op):
             for access in op.accesses():
                 if access.is_write and access.buffer in inputs:
-                    raise fail(pass_name, loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": its '
+                    raise ScheduleError(loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": its '
                                f"init reads {buffer_name(access.buffer)}, which {owner_label(op)} writes under the "
                                "loop; hoisted before the loop, the init would read it before it is written")
 
 
-def _check_init_outputs_unseen(pass_name: str, block: BlockOp, loop: ForOp) -> None:
+def _check_init_outputs_unseen(block: BlockOp, loop: ForOp) -> None:
     """Hoisted before `loop`, the init writes earlier: another block under the loop may touch those
     buffers only after `block`, and only where `block` wrote in the same iteration (so the init had
     run there already)."""
@@ -114,12 +113,12 @@ def _check_init_outputs_unseen(pass_name: str, block: BlockOp, loop: ForOp) -> N
                     continue
                 verb = "writes" if writes else "reads"
                 if order[id(other)] < order[id(block)]:
-                    raise fail(pass_name, loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": '
+                    raise ScheduleError(loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": '
                                f'block "{other.label}" {verb} {buffer_name(buffer)} under the loop before it; the '
                                "hoisted init would write it first")
                 theirs = required_region(loop, [other], buffer, regions_of, relax_threads=False)
                 if not _within(theirs, mine):
-                    raise fail(pass_name, loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": '
+                    raise ScheduleError(loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": '
                                f'block "{other.label}" {verb} {buffer_name(buffer)} under the loop outside what '
                                f'"{block.label}" computes in the same iteration; the hoisted init would have '
                                "written there already")
@@ -134,8 +133,8 @@ def _within(inner: tuple[Range, ...], outer: tuple[Range, ...]) -> bool:
     return True
 
 
-def decompose(pass_name: str, block: BlockOp, loop: ForOp) -> BlockOp:
-    below = check(pass_name, block, loop)
+def decompose(block: BlockOp, loop: ForOp) -> BlockOp:
+    below = check(block, loop)
     spatial = [it for it in block.iters() if it.kind == SPATIAL]
     used = [lp for lp in below if any(it.binding.uses(lp.var) for it in spatial)]
     root = function_of(block)
@@ -144,7 +143,7 @@ def decompose(pass_name: str, block: BlockOp, loop: ForOp) -> BlockOp:
     below_vars = {lp.var for lp in below}
     for e, _ in block.predicate():
         if any(v in below_vars and v not in to_copy for v in e.variables()):
-            raise fail(pass_name, block, f'the predicate of block "{block.label}" depends on a reduction loop')
+            raise ScheduleError(block, f'the predicate of block "{block.label}" depends on a reduction loop')
     init_block = BlockOp(
         f"{block.label}_init",
         [(it.var.name_hint or "", SPATIAL, it.extent, it.binding.substitute(to_copy)) for it in spatial],
@@ -179,11 +178,9 @@ class DecomposeReductionPass(StatementPrimitive):
 
     block: str
     loop: str
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> tuple[BlockOp, BlockOp]:
+    def run(self, f: func.FuncOp) -> tuple[BlockOp, BlockOp]:
         """Apply the decomposition; return the init block and the renamed update block
         (the Schedule API returns the first and keeps handles of B on the second)."""
-        f = target_function(op, self.func)
-        block = get_block(f, self.block, self.name)
-        return decompose(self.name, block, get_loop(f, self.loop, self.name)), block
+        block = get_block(f, self.block)
+        return decompose(block, get_loop(f, self.loop)), block

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 
 from xtir.dialects.block import ForOp
 from xtir.dialects.expr import INT64_MAX, Expr
@@ -19,37 +19,35 @@ from xtir.passes.analysis.navigation import get_loop
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, fresh_name, function_of, single_child, target_function
+from xtir.passes.utils import fresh_name, function_of, single_child
+from xtir.support.errors import ScheduleError
 
 
-def check_consecutive(pass_name: str, loops: list[ForOp]) -> None:
+def check_consecutive(loops: list[ForOp]) -> None:
     if len(loops) < 2:
-        raise fail(pass_name, loops[0], "fuse needs at least two loops")
+        raise ScheduleError(loops[0], "fuse needs at least two loops")
     for outer, inner in zip(loops, loops[1:]):
         if inner is outer:
-            raise fail(pass_name, outer, f'loop "{outer.label}" appears more than once')
+            raise ScheduleError(outer, f'loop "{outer.label}" appears more than once')
         if inner.parent_op() is not outer:
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 outer,
                 f'loop "{inner.label}" is not directly inside loop "{outer.label}"; '
                 "fused loops must be perfectly nested and given outermost first",
             )
         if single_child(outer) is not inner:
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 outer,
                 f'loop "{inner.label}" is not the only statement in the body of loop "{outer.label}"; '
                 "fused loops must be perfectly nested and given outermost first",
             )
 
 
-def check_fused_extent(pass_name: str, loops: list[ForOp]) -> None:
+def check_fused_extent(loops: list[ForOp]) -> None:
     """The fused loop's extent, the product of the extents, must fit in a signed 64-bit index."""
     extent = prod(lp.extent for lp in loops)
     if extent > INT64_MAX:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             loops[0],
             f"the fused loop would have extent {extent} (the product of the extents "
             f"{' x '.join(str(lp.extent) for lp in loops)} of loops {', '.join(lp.label for lp in loops)}), "
@@ -97,12 +95,10 @@ class FusePass(StatementPrimitive):
     name = "fuse"
 
     loops: tuple[str, ...]
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> ForOp:
+    def run(self, f: func.FuncOp) -> ForOp:
         """Apply the fuse; return the fused loop (the Schedule API's result)."""
-        f = target_function(op, self.func)
-        loops = [get_loop(f, name, self.name) for name in self.loops]
-        check_consecutive(self.name, loops)
-        check_fused_extent(self.name, loops)
+        loops = [get_loop(f, name) for name in self.loops]
+        check_consecutive(loops)
+        check_fused_extent(loops)
         return fuse_loops(loops)

@@ -44,7 +44,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
@@ -76,7 +76,8 @@ from xtir.passes.analysis.navigation import get_block
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import replace_op
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, function_of, target_function
+from xtir.passes.utils import function_of
+from xtir.support.errors import ScheduleError
 
 EXACT, PER_ITERATION = "exact", "per-iteration"
 MODES = (EXACT, PER_ITERATION)
@@ -201,13 +202,12 @@ def plain_vars(indices: Sequence[Expr], variables: Sequence[SSAValue]) -> list[S
 # Checks ------------------------------------------------------------------------------------
 
 
-def check_unscheduled(pass_name: str, block: BlockOp, role: str) -> None:
+def check_unscheduled(block: BlockOp, role: str) -> None:
     """Refuse a block that blockize or tensorize has already restructured: fuse first."""
     what = f"{role} {_label(block)}"
     outer = enclosing_block(block)
     if role == "the reduction" and outer is not None and (outer.reduce_vars or outer.init is not None):
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f'{what} is the inner block of block "{outer.label}", which blockize made (the init and the outer '
             f'reduction are in "{outer.label}"); fuse-reduction-epilogue rewrites a reduction block that holds its own '
@@ -215,8 +215,7 @@ def check_unscheduled(pass_name: str, block: BlockOp, role: str) -> None:
         )
     for op in block.body.walk():
         if op.name.startswith("accel."):
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 block,
                 f"{what} has been tensorized (its body holds {op.name}); fuse-reduction-epilogue rewrites the scalar "
                 "init and update of a block: fuse the epilogue first, then tensorize",
@@ -227,25 +226,23 @@ def check_unscheduled(pass_name: str, block: BlockOp, role: str) -> None:
     nested = [op for op in outside_init if isinstance(op, BlockOp)] or outside_init or inner
     if nested:
         kind = "block" if isinstance(nested[0], BlockOp) else "loop"
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f'{what} holds {kind} "{nested[0].label}" in its body, as blockize leaves a block; fuse-reduction-epilogue '
             "rewrites a block whose body is scalar statements: fuse the epilogue first, then blockize or tensorize",
         )
 
 
-def _check_pure(pass_name: str, ops: Sequence[Operation], what: str, form: str) -> None:
+def _check_pure(ops: Sequence[Operation], what: str, form: str) -> None:
     for op in ops:
         if not is_plain_statement(op):
-            raise fail(pass_name, op, f"{what} contains {op.name}; it must be {form}")
+            raise ScheduleError(op, f"{what} contains {op.name}; it must be {form}")
 
 
-def analyse_reduction(pass_name: str, f: func.FuncOp, block: BlockOp) -> Reduction:
+def analyse_reduction(f: func.FuncOp, block: BlockOp) -> Reduction:
     what = _label(block)
     if not block.reduce_vars:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f"{what} is not a reduction block (it has no reduce iteration variable); block= names the reduction "
             "and epilogue= the block that adds to its result",
@@ -263,8 +260,7 @@ def analyse_reduction(pass_name: str, f: func.FuncOp, block: BlockOp) -> Reducti
                 f' (block "{others[0].label}" also writes {", ".join(sorted(buffer_name(b) for b in written))}: '
                 "if decompose-reduction split the init off, fuse the epilogue before decompose-reduction)"
             )
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f"{what} has no init{hint}; fuse-reduction-epilogue needs a complete reduction with its init, "
             "which becomes the epilogue's computation",
@@ -272,16 +268,14 @@ def analyse_reduction(pass_name: str, f: func.FuncOp, block: BlockOp) -> Reducti
     stores = [op for op in block.body.walk() if isinstance(op, StoreOp)]
     written = list(dict.fromkeys(s.buffer for s in stores))
     if len(written) != 1:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f"{what} writes {len(written)} buffers ({', '.join(buffer_name(b) for b in written)}); the reduction "
             "must write one buffer, the one its epilogue reads",
         )
     temp = written[0]
     if not isinstance(temp.owner, AllocOp):
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f'{what} is an output block: it writes {buffer_name(temp)}, an argument of function "{f.sym_name.data}", '
             "whose values the fusion would drop; only a reduction into an intermediate buffer (block.alloc) can "
@@ -290,29 +284,26 @@ def analyse_reduction(pass_name: str, f: func.FuncOp, block: BlockOp) -> Reducti
     init_ops = list(init.body.block.ops)
     init_stores = [op for op in init_ops if isinstance(op, StoreOp)]
     if len(init_stores) != 1 or init_ops[-1] is not init_stores[0]:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             init,
             f"the init of {what} must end in its only block.store, `{buffer_name(temp)}[...] = value`; "
             f"it has {len(init_stores)} stores",
         )
-    _check_pure(pass_name, init_ops[:-1], f"the init of {what}", f"one statement `{buffer_name(temp)}[...] = value`")
+    _check_pure(init_ops[:-1], f"the init of {what}", f"one statement `{buffer_name(temp)}[...] = value`")
     update_ops = [op for op in block.body.block.ops if not isinstance(op, InitOp)]
     update_stores = [op for op in update_ops if isinstance(op, StoreOp)]
     if len(update_stores) != 1 or update_ops[-1] is not update_stores[0]:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f"the update of {what} must end in its only block.store, `{buffer_name(temp)}[...] = "
             f"{buffer_name(temp)}[...] + ...`; it has {len(update_stores)} stores",
         )
     store = update_stores[0]
-    _check_pure(pass_name, update_ops[:-1], f"the update of {what}", "one statement `temp[...] = temp[...] + ...`")
+    _check_pure(update_ops[:-1], f"the update of {what}", "one statement `temp[...] = temp[...] + ...`")
     spatial_vars = [it.var for it in block.iters() if it.kind == SPATIAL]
     spatial = plain_vars(store.indices(), spatial_vars)
     if spatial is None:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             store,
             f"{what} stores {format_access(temp, store.indices())}; the reduction must store at its spatial "
             f"iteration variables ({_var_names(spatial_vars)}), each exactly once and alone in its index, so that "
@@ -320,16 +311,15 @@ def analyse_reduction(pass_name: str, f: func.FuncOp, block: BlockOp) -> Reducti
         )
     init_store = init_stores[0]
     if init_store.indices() != store.indices():
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             init_store,
             f"the init of {what} stores {format_access(temp, init_store.indices())} but its update stores "
             f"{format_access(temp, store.indices())}; both must write the same element",
         )
-    return Reduction(block, temp, init_store, store, _accumulator(pass_name, block, temp, store), spatial)
+    return Reduction(block, temp, init_store, store, _accumulator(block, temp, store), spatial)
 
 
-def _accumulator(pass_name: str, block: BlockOp, temp: SSAValue, store: StoreOp) -> LoadOp:
+def _accumulator(block: BlockOp, temp: SSAValue, store: StoreOp) -> LoadOp:
     """The update's read of temp[p], after checking the update is a sum `temp[p] = temp[p] + g`."""
     what = _label(block)
     at = format_access(temp, store.indices())
@@ -338,48 +328,44 @@ def _accumulator(pass_name: str, block: BlockOp, temp: SSAValue, store: StoreOp)
     op = value.owner
     sum_form = f"the epilogue's addition moves into the init only for a sum, `{at} = {at} + ...`"
     if not loads:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             store,
             f"the update of {what} stores {formula(value)} into {at} without reading {buffer_name(temp)}: it overwrites "
             f"{at} instead of accumulating into it; {sum_form}",
         )
     if len(loads) != 1 or loads[0].indices() != store.indices():
         found = ", ".join(format_access(temp, load.indices()) for load in loads)
-        raise fail(pass_name, store, f"the update of {what} reads {found} and stores {formula(value)} into {at}; {sum_form}")
+        raise ScheduleError(store, f"the update of {what} reads {found} and stores {formula(value)} into {at}; {sum_form}")
     load = loads[0]
     uses = {use.operation for use in load.result.uses}
     if not isinstance(op, _ADD) or load.result not in op.operands or not load.result.has_one_use() or uses != {op}:
         name = op.name if isinstance(op, Operation) else "a value"
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             store,
             f"the update of {what} computes {at} = {formula(value)} (with {name}); {sum_form}",
         )
     return load
 
 
-def analyse_epilogue(pass_name: str, reduction: Reduction, block: BlockOp, mode: str) -> Epilogue:
+def analyse_epilogue(reduction: Reduction, block: BlockOp, mode: str) -> Epilogue:
     what = f"the epilogue {_label(block)}"
     temp = reduction.temp
-    check_complete(pass_name, block, what)
-    check_no_predicate(pass_name, block)
+    check_complete(block, what)
+    check_no_predicate(block)
     ops = list(block.body.block.ops)
     stores = [op for op in ops if isinstance(op, StoreOp)]
     form = f"one statement `D[...] = {buffer_name(temp)}[...] + C[...]`"
     if len(stores) != 1 or ops[-1] is not stores[0]:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f"{what} must be {form}; it has {len(stores)} block.store statements",
         )
     store = stores[0]
-    _check_pure(pass_name, ops[:-1], what, form)
+    _check_pure(ops[:-1], what, form)
     for op in ops:
         for value in op.operands:
             if not visible_in_copy(value, block):
-                raise fail(
-                    pass_name,
+                raise ScheduleError(
                     op,
                     f"{what} uses %{value.name_hint or '?'}, defined outside the block; the epilogue's computation "
                     "moves into the reduction, so it may use only its own iteration variables, buffers and the values "
@@ -387,14 +373,12 @@ def analyse_epilogue(pass_name: str, reduction: Reduction, block: BlockOp, mode:
                 )
     loads = [op for op in ops if isinstance(op, LoadOp) and op.buffer is temp]
     if not loads:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f'{what} does not read {buffer_name(temp)}, the buffer block "{reduction.block.label}" reduces into',
         )
     if len(loads) > 1:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             loads[1],
             f"{what} reads {buffer_name(temp)} {len(loads)} times "
             f"({', '.join(format_access(temp, load.indices()) for load in loads)}); the fused reduction keeps one "
@@ -403,8 +387,7 @@ def analyse_epilogue(pass_name: str, reduction: Reduction, block: BlockOp, mode:
     load = loads[0]
     variables = plain_vars(load.indices(), block.iter_vars)
     if variables is None:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             load,
             f"{what} reads {format_access(temp, load.indices())}; the epilogue must read {buffer_name(temp)} at its "
             f"iteration variables ({_var_names(block.iter_vars)}), each exactly once and alone in its index, so that "
@@ -414,8 +397,7 @@ def analyse_epilogue(pass_name: str, reduction: Reduction, block: BlockOp, mode:
     reduction_extents = dict(zip(reduction.block.iter_vars, reduction.block.extents))
     for e, p in zip(variables, reduction.spatial):
         if extents[e] != reduction_extents[p]:
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 block,
                 f"mismatched iteration domains: {what} iterates %{e.name_hint} over {extents[e]} where it reads "
                 f'{format_access(temp, load.indices())}, but block "{reduction.block.label}" computes '
@@ -424,8 +406,7 @@ def analyse_epilogue(pass_name: str, reduction: Reduction, block: BlockOp, mode:
             )
     out = store.buffer
     if plain_vars(store.indices(), block.iter_vars) is None:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             store,
             f"{what} stores {format_access(out, store.indices())}; the epilogue must store at its iteration "
             f"variables ({_var_names(block.iter_vars)}), each exactly once and alone in its index, so that the fused "
@@ -433,19 +414,18 @@ def analyse_epilogue(pass_name: str, reduction: Reduction, block: BlockOp, mode:
         )
     for op in ops:
         if isinstance(op, LoadOp) and op.buffer is out:
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 op,
                 f"{what} reads {buffer_name(out)}, the buffer it writes; the fused reduction writes "
                 f"{buffer_name(out)} from its first step, before such a read",
             )
-    path = _path(pass_name, what, load, store)
+    path = _path(what, load, store)
     epilogue = Epilogue(block, load, store, path, variables)
-    _check_form(pass_name, epilogue, mode)
+    _check_form(epilogue, mode)
     return epilogue
 
 
-def _path(pass_name: str, what: str, load: LoadOp, store: StoreOp) -> list[Operation]:
+def _path(what: str, load: LoadOp, store: StoreOp) -> list[Operation]:
     """The ops from the read of temp to the stored value; each value on the way is used once,
     so the other operands of these ops do not depend on temp."""
     at = format_access(load.buffer, load.indices())
@@ -455,9 +435,8 @@ def _path(pass_name: str, what: str, load: LoadOp, store: StoreOp) -> list[Opera
         uses = list(value.uses)
         if len(uses) != 1:
             if not uses:
-                raise fail(pass_name, load, f"{what} reads {at} but does not use it in the value it stores")
-            raise fail(
-                pass_name,
+                raise ScheduleError(load, f"{what} reads {at} but does not use it in the value it stores")
+            raise ScheduleError(
                 uses[1].operation,
                 f"{what} computes {formula(store.value)}, which uses the value of {at} {len(uses)} times; the "
                 f"fused reduction keeps one running value, so the epilogue must use {at} exactly once",
@@ -488,7 +467,7 @@ def _kinds(epilogue: Epilogue) -> list[str]:
     return kinds
 
 
-def _check_form(pass_name: str, epilogue: Epilogue, mode: str) -> None:
+def _check_form(epilogue: Epilogue, mode: str) -> None:
     """Exact mode: additions only. Per-iteration mode: additions, then max/min clamps."""
     block, store, path = epilogue.block, epilogue.store, epilogue.path
     what = f"the epilogue {_label(block)}"
@@ -496,8 +475,7 @@ def _check_form(pass_name: str, epilogue: Epilogue, mode: str) -> None:
     at = format_access(epilogue.load.buffer, epilogue.load.indices())
     computes = f"{what} computes {format_access(store.buffer, store.indices())} = {formula(store.value)}"
     if not path:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             store,
             f"{what} stores {at} unchanged into {format_access(store.buffer, store.indices())}; fuse-reduction-epilogue "
             f"folds an addition, D = {temp} + C",
@@ -508,39 +486,34 @@ def _check_form(pass_name: str, epilogue: Epilogue, mode: str) -> None:
     if mode == EXACT and (nonlinear := [op for op, k in zip(path, kinds) if k in ("clamp", "other")]):
         op = nonlinear[0]
         if per_iteration_form:
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 op,
                 f"{computes}, which is not linear in {temp} ({op.name}): folded into the reduction, the clamp would "
                 "be applied after every reduction step, to each partial sum, instead of once to the finished sum, "
                 "and the results would change; fuse-reduction-epilogue refuses it. mode=per-iteration does this "
                 "anyway, as TVM does, and changes the numbers",
             )
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             op,
             f"{computes}: {op.name} is not linear in {temp}; fuse-reduction-epilogue folds an addition, "
             f"D = {temp} + C (mode=per-iteration also takes max/min clamps after it)",
         )
     if "add" not in kinds and "clamp" not in kinds:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             path[0],
             f"{computes}: it combines {at} with {path[0].name}, not an addition; only D = {temp} + C "
             "(either operand order) can start the reduction at C",
         )
     if "scale" in kinds:
         op = path[kinds.index("scale")]
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             op,
             f"{computes}: {at} is scaled by {op.name}; the reduction accumulates {temp} itself, so the epilogue must "
             f"add to it unscaled, D = {temp} + C",
         )
     if mode == EXACT and "sub" in kinds:
         op = path[kinds.index("sub")]
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             op,
             f"{computes}: it subtracts with {op.name} after the addition; fuse-reduction-epilogue folds additions "
             f"only, D = {temp} + C",
@@ -548,15 +521,14 @@ def _check_form(pass_name: str, epilogue: Epilogue, mode: str) -> None:
     if mode == PER_ITERATION and not per_iteration_form:
         op = next(op for op, k in zip(path[n_adds:], kinds[n_adds:]) if k != "clamp")
         why = f"here {op.name} comes after a clamp" if isinstance(op, _ADD) else f"{op.name} is neither an addition nor a clamp"
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             op,
             f"{computes}: mode=per-iteration folds additions followed by max/min clamps (as TVM does for ReLU and "
             f"clipping); {why}",
         )
 
 
-def check_uses(pass_name: str, reduction: Reduction, epilogue: Epilogue) -> None:
+def check_uses(reduction: Reduction, epilogue: Epilogue) -> None:
     """temp: written by R only, read by R's accumulator and by E only."""
     temp = reduction.temp
     allowed = {reduction.init_store, reduction.update_store, reduction.accumulator, epilogue.load}
@@ -565,21 +537,19 @@ def check_uses(pass_name: str, reduction: Reduction, epilogue: Epilogue) -> None
         if op in allowed:
             continue
         if isinstance(op, AccessOp) and any(a.is_write and a.buffer is temp for a in op.accesses()):
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 op,
                 f'{owner_label(op)} also writes {buffer_name(temp)}; block "{reduction.block.label}" must be its only '
                 "producer for the fusion to remove it",
             )
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             op,
             f'{owner_label(op)} also reads {buffer_name(temp)}; block "{epilogue.block.label}" must be its only '
             f'consumer, since the fused block "{reduction.block.label}" no longer computes it',
         )
 
 
-def check_placement(pass_name: str, f: func.FuncOp, reduction: Reduction, epilogue: Epilogue) -> None:
+def check_placement(f: func.FuncOp, reduction: Reduction, epilogue: Epilogue) -> None:
     """Same scope, E after R, R not reading D, and nothing in between that the move would reorder."""
     r, e = reduction.block, epilogue.block
     r_scope, e_scope = enclosing_block(r), enclosing_block(e)
@@ -588,16 +558,14 @@ def check_placement(pass_name: str, f: func.FuncOp, reduction: Reduction, epilog
         def name(scope: BlockOp | None) -> str:
             return f'block "{scope.label}"' if scope is not None else f'function "{f.sym_name.data}"'
 
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             e,
             f'the epilogue block "{e.label}" is in the scope of {name(e_scope)}, block "{r.label}" in that of '
             f"{name(r_scope)}; the two blocks must be in the same scope",
         )
     order = {op: k for k, op in enumerate(f.walk()) if op is r or op is e}
     if order[e] < order[r]:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             e,
             f'the epilogue block "{e.label}" comes before block "{r.label}"; it must read '
             f"{buffer_name(reduction.temp)} after the reduction computes it",
@@ -605,8 +573,7 @@ def check_placement(pass_name: str, f: func.FuncOp, reduction: Reduction, epilog
     out = epilogue.store.buffer
     for op in r.body.walk():
         if isinstance(op, LoadOp) and op.buffer is out:
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 op,
                 f'block "{r.label}" reads {buffer_name(out)}, which the fused reduction would write while it still '
                 "reads it",
@@ -619,16 +586,14 @@ def check_placement(pass_name: str, f: func.FuncOp, reduction: Reduction, epilog
             for access in op.accesses():
                 if access.buffer is out:
                     verb = "writes" if access.is_write else "reads"
-                    raise fail(
-                        pass_name,
+                    raise ScheduleError(
                         op,
                         f'{owner_label(op)} {verb} {buffer_name(out)} in the loop nests from block "{r.label}" to '
                         f'block "{e.label}"; fused, "{r.label}" writes {buffer_name(out)} and would reorder it with '
                         "that access",
                     )
                 if access.is_write and access.buffer in read:
-                    raise fail(
-                        pass_name,
+                    raise ScheduleError(
                         op,
                         f'{owner_label(op)} writes {buffer_name(access.buffer)}, which the epilogue block "{e.label}" '
                         f'reads, in the loop nests from block "{r.label}" to it; fused, the read moves into the init '
@@ -704,23 +669,23 @@ def rewrite(reduction: Reduction, epilogue: Epilogue) -> None:
     alloc.erase()
 
 
-def fuse_reduction_epilogue(pass_name: str, reduction: BlockOp, epilogue: BlockOp, mode: str = EXACT) -> BlockOp:
+def fuse_reduction_epilogue(reduction: BlockOp, epilogue: BlockOp, mode: str = EXACT) -> BlockOp:
     """Fold `epilogue` into the init of `reduction` and return the fused block (the reduction,
     which keeps its name). Everything is checked before the IR changes."""
     f = function_of(reduction)
     if mode not in MODES:
-        raise fail(pass_name, f, f"mode must be {' or '.join(MODES)}, got '{mode}'")
+        raise ScheduleError(f, f"mode must be {' or '.join(MODES)}, got '{mode}'")
     if reduction is epilogue:
-        raise fail(pass_name, reduction, f'block "{reduction.label}" cannot be both the reduction and its epilogue')
+        raise ScheduleError(reduction, f'block "{reduction.label}" cannot be both the reduction and its epilogue')
     if function_of(epilogue) is not f:
-        raise fail(pass_name, epilogue, f'block "{epilogue.label}" is not in the function of block "{reduction.label}"')
+        raise ScheduleError(epilogue, f'block "{epilogue.label}" is not in the function of block "{reduction.label}"')
     assert isinstance(f, func.FuncOp)
-    check_unscheduled(pass_name, reduction, "the reduction")
-    found = analyse_reduction(pass_name, f, reduction)
-    check_unscheduled(pass_name, epilogue, "the epilogue")
-    epi = analyse_epilogue(pass_name, found, epilogue, mode)
-    check_uses(pass_name, found, epi)
-    check_placement(pass_name, f, found, epi)
+    check_unscheduled(reduction, "the reduction")
+    found = analyse_reduction(f, reduction)
+    check_unscheduled(epilogue, "the epilogue")
+    epi = analyse_epilogue(found, epilogue, mode)
+    check_uses(found, epi)
+    check_placement(f, found, epi)
     rewrite(found, epi)
     return reduction
 
@@ -732,11 +697,9 @@ class FuseReductionEpiloguePass(StatementPrimitive):
     block: str
     epilogue: str
     mode: str = EXACT
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> BlockOp:
+    def run(self, f: func.FuncOp) -> BlockOp:
         """Apply the fusion; return the fused block (for the Schedule API)."""
-        f = target_function(op, self.func)
-        reduction = get_block(f, self.block, self.name)
-        epilogue = get_block(f, self.epilogue, self.name)
-        return fuse_reduction_epilogue(self.name, reduction, epilogue, self.mode)
+        reduction = get_block(f, self.block)
+        epilogue = get_block(f, self.epilogue)
+        return fuse_reduction_epilogue(reduction, epilogue, self.mode)

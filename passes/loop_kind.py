@@ -25,43 +25,41 @@ cooperative fetch that TVM's GPU schedules make.)
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from typing import Any
 
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
-from xdsl.passes import ModulePass
 
 from xtir.dialects.block import PARALLEL, REDUCE, VECTORIZED, AllocOp, ForOp
 from xtir.errors import XtirPassError
 from xtir.lowering.blocks_to_scf import inline_blocks
 from xtir.lowering.compact_buffers import compact
 from xtir.passes.analysis.dependences import Conflict, carried_conflict, describe
-from xtir.passes.analysis.navigation import all_loops, child_blocks
-from xtir.passes.utils import fail, function_of, target_function
+from xtir.passes.analysis.navigation import all_loops, child_blocks, select_function
+from xtir.passes.schedule_pass import SchedulePass
+from xtir.passes.utils import function_of
+from xtir.support.errors import ScheduleError
 
 
-def check_independent(pass_name: str, loop: ForOp) -> None:
+def check_independent(loop: ForOp) -> None:
     for block in child_blocks(loop):
         for it in block.iters():
             if it.kind == REDUCE and it.binding.uses(loop.var):
-                raise fail(
-                    pass_name,
+                raise ScheduleError(
                     loop,
                     f'loop "{loop.label}" feeds reduce iteration variable %{it.var.name_hint} of block '
                     f'"{block.label}"; its iterations are not independent',
                 )
-    check_no_carried_dependence(pass_name, loop)
+    check_no_carried_dependence(loop)
 
 
-def check_no_carried_dependence(pass_name: str, loop: ForOp) -> None:
+def check_no_carried_dependence(loop: ForOp) -> None:
     """Refuse `loop` when two of its iterations share an element that one writes, as the build
     would see it with `loop` parallel: blocks inlined, scratch buffers compacted."""
     (copy,) = _as_built(function_of(loop), [loop], made_parallel=loop)
     conflict = carried_conflict(copy)
     if conflict is not None:
-        raise fail(pass_name, loop, f"{describe(conflict, loop)}; its iterations are not independent")
+        raise ScheduleError(loop, f"{describe(conflict, loop)}; its iterations are not independent")
 
 
 def _as_built(f: Operation, loops: list[ForOp], made_parallel: ForOp | None = None) -> list[ForOp]:
@@ -78,43 +76,35 @@ def _as_built(f: Operation, loops: list[ForOp], made_parallel: ForOp | None = No
     return [copies[index[id(lp)]] for lp in loops]
 
 
-def check_marked_loops(pass_name: str, f: Operation) -> None:
+def check_marked_loops(f: Operation) -> None:
     """After a change to `f`, refuse a parallel loop that would race (the build's check) or a
     vectorized one whose iterations are no longer independent (vectorize's check)."""
     loops = all_loops(f)
     parallel = [lp for lp in loops if lp.kind == PARALLEL]
     for loop, copy in zip(parallel, _as_built(f, parallel) if parallel else []):
         if (conflict := carried_conflict(copy)) is not None:
-            raise _race(pass_name, loop, conflict)
+            raise _race(loop, conflict)
     for loop in (lp for lp in loops if lp.kind == VECTORIZED):
         (copy,) = _as_built(f, [loop], made_parallel=loop)
         if (conflict := carried_conflict(copy)) is not None:
-            raise _race(pass_name, loop, conflict)
+            raise _race(loop, conflict)
 
 
-def _race(pass_name: str, loop: ForOp, conflict: Conflict) -> XtirPassError:
-    return fail(pass_name, loop, f'after the change, {loop.kind} loop "{loop.label}" would race: '
+def _race(loop: ForOp, conflict: Conflict) -> XtirPassError:
+    return ScheduleError(loop, f'after the change, {loop.kind} loop "{loop.label}" would race: '
                 f"{describe(conflict, loop)}; its iterations must stay independent")
 
 
-class StatementPrimitive(ModulePass, ABC):
-    """A schedule primitive that changes statements, not only loop kinds: `transform` makes the
-    change (and returns what the Schedule API returns); the loops marked parallel or vectorized
-    before must still have independent iterations after it (see the module docstring)."""
+class StatementPrimitive(SchedulePass):
+    """A schedule primitive that changes statements, not only loop kinds: the loops marked
+    parallel or vectorized before must still have independent iterations after `run`
+    (see the module docstring)."""
 
-    func: str | None
-    """Every primitive's option naming its function (a field of each subclass)."""
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        self.run(op)
-
-    def run(self, op: ModuleOp) -> Any:
-        result = self.transform(op)
-        check_marked_loops(self.name, target_function(op, self.func))
+    def schedule(self, module: ModuleOp) -> Any:
+        function = select_function(module, self.func)
+        result = self.run(function)
+        check_marked_loops(function)
         return result
-
-    @abstractmethod
-    def transform(self, op: ModuleOp) -> Any: ...
 
 
 def set_kind(loop: ForOp, kind: str, thread: str | None = None) -> None:

@@ -23,27 +23,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 from xdsl.ir import Operation
 
 from xtir.dialects.block import REDUCE, BlockOp, ForOp, IterVar, loops_in_scope
 from xtir.passes.analysis.init_first import init_not_first
 from xtir.passes.analysis.navigation import blocks_under, get_loop
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, single_child, target_function
+from xtir.passes.utils import single_child
+from xtir.support.errors import ScheduleError
 
 
-def loop_chain(pass_name: str, loops: list[ForOp]) -> list[ForOp]:
+def loop_chain(loops: list[ForOp]) -> list[ForOp]:
     """The chain of perfectly nested loops from the outermost to the innermost of `loops`."""
     seen: set[int] = set()
     for lp in loops:
         if id(lp) in seen:
-            raise fail(pass_name, lp, f'loop "{lp.label}" appears more than once')
+            raise ScheduleError(lp, f'loop "{lp.label}" appears more than once')
         seen.add(id(lp))
     outer = next((lp for lp in loops if all(lp.is_ancestor(o) for o in loops)), None)
     if outer is None:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             loops[0],
             f"the loops {', '.join(lp.label for lp in loops)} are not in a chain: they are not nested in one another",
         )
@@ -59,8 +59,7 @@ def loop_chain(pass_name: str, loops: list[ForOp]) -> list[ForOp]:
             else:
                 what = f"a {child.name} op"
             missing = ", ".join(f'"{lp.label}"' for lp in loops if not any(lp is c for c in chain))
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 node,
                 f'the loops are not in a chain: loop "{chain[-1].label}" holds {what}, not a single loop, '
                 f"before reaching {missing}",
@@ -70,7 +69,7 @@ def loop_chain(pass_name: str, loops: list[ForOp]) -> list[ForOp]:
     return chain
 
 
-def check_no_mixed_loop_moves(pass_name: str, chain: list[ForOp], order: list[ForOp]) -> None:
+def check_no_mixed_loop_moves(chain: list[ForOp], order: list[ForOp]) -> None:
     """Refuse swapping two loops that feed the same reduce variable of a block with an init
     when one of them also feeds a spatial variable (see the module docstring)."""
     position = {id(lp): k for k, lp in enumerate(order)}
@@ -86,8 +85,7 @@ def check_no_mixed_loop_moves(pass_name: str, chain: list[ForOp], order: list[Fo
                 mixed = _spatial_fed(iters, outer) or _spatial_fed(iters, inner)
                 if mixed is not None:
                     lp, spatial_it = mixed
-                    raise fail(
-                        pass_name,
+                    raise ScheduleError(
                         lp,
                         f'loop "{lp.label}" feeds both spatial variable %{spatial_it.var.name_hint} and reduce '
                         f'variable %{reduce_it.var.name_hint} of block "{block.label}", which has an init; moving it '
@@ -101,7 +99,7 @@ def _spatial_fed(iters: list[IterVar], lp: ForOp) -> tuple[ForOp, IterVar] | Non
     return (lp, it) if it is not None else None
 
 
-def check_init_order(pass_name: str, chain: list[ForOp], order: list[ForOp]) -> None:
+def check_init_order(chain: list[ForOp], order: list[ForOp]) -> None:
     """Refuse a reorder that changes the order of the reduction steps of a block whose init does not
     run at the first step of each instance, and only there, before or after it."""
     moved = {id(old): new for old, new in zip(chain, order)}
@@ -112,7 +110,7 @@ def check_init_order(pass_name: str, chain: list[ForOp], order: list[ForOp]) -> 
             continue
         for loops, when in ((scope, "before"), (reordered, "after")):
             if (why := init_not_first(block, loops, every_run=False)) is not None:
-                raise fail(pass_name, chain[0], f'the reorder changes the order of the reduction steps of block '
+                raise ScheduleError(chain[0], f'the reorder changes the order of the reduction steps of block '
                            f'"{block.label}", whose init runs when every reduce variable is 0, which {when} the '
                            f"reorder is not the first step of each instance ({why}); the steps it wipes would change")
 
@@ -150,16 +148,14 @@ class ReorderPass(StatementPrimitive):
     name = "reorder"
 
     loops: tuple[str, ...]
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> None:
-        f = target_function(op, self.func)
-        loops = [get_loop(f, name, self.name) for name in self.loops]
-        chain = loop_chain(self.name, loops)
+    def run(self, f: func.FuncOp) -> None:
+        loops = [get_loop(f, name) for name in self.loops]
+        chain = loop_chain(loops)
         positions = [i for i, lp in enumerate(chain) if any(lp is g for g in loops)]
         order = list(chain)
         for pos, lp in zip(positions, loops):
             order[pos] = lp
-        check_no_mixed_loop_moves(self.name, chain, order)
-        check_init_order(self.name, chain, order)
+        check_no_mixed_loop_moves(chain, order)
+        check_init_order(chain, order)
         rebuild_chain(chain, order)

@@ -43,28 +43,32 @@ from xtir.passes.analysis.inline import check_complete
 from xtir.passes.analysis.last_run import stale_read
 from xtir.passes.analysis.regions import read_regions, write_regions
 from xtir.passes.compute_at import ComputeAtPass
-from xtir.passes.utils import fail, function_of
+from xtir.passes.utils import function_of
+from xtir.support.errors import ScheduleError
 
 
-def _producers_under(pass_name: str, scope: Operation, block: BlockOp,
+def _producers_under(scope: Operation, block: BlockOp,
                      loop: ForOp) -> dict[SSAValue, list[BlockOp]]:
     """The blocks writing each buffer `block` reads, checked to be under `loop` and before `block`."""
     producers = {buffer: writers for buffer in buffers_touched(block, writes=False)
                  if (writers := blocks_touching(scope, buffer, writes=True, exclude=block))}
     if not producers:
-        raise fail(pass_name, block, f'block "{block.label}" reads no buffer written in its scope')
+        raise ScheduleError(block, f'block "{block.label}" reads no buffer written in its scope')
     order = program_order(function_of(block))
     for buffer, writers in producers.items():
-        outside = [w.label for w in writers if not loop.is_ancestor(w)]
+        outside = [w for w in writers if not loop.is_ancestor(w)]
         if outside:
-            raise fail(pass_name, loop, f'producer block(s) {", ".join(outside)} of {buffer_name(buffer)} are not '
-                       f'under loop "{loop.label}"; all producers of block "{block.label}" must be')
+            raise ScheduleError(loop, f'producer block(s) {", ".join(w.label for w in outside)} of '
+                                f'{buffer_name(buffer)} are not under loop "{loop.label}"; all producers of block '
+                                f'"{block.label}" must be',
+                                [(w, f'block "{w.label}" writes {buffer_name(buffer)} outside loop "{loop.label}"')
+                                 for w in outside])
         if order[id(block)] < order[id(loop)]:
-            raise fail(pass_name, block, f'block "{block.label}" runs before its producers under loop "{loop.label}"')
+            raise ScheduleError(block, f'block "{block.label}" runs before its producers under loop "{loop.label}"')
     return producers
 
 
-def _check_no_reordering(pass_name: str, scope: Operation, block: BlockOp, loop: ForOp) -> None:
+def _check_no_reordering(scope: Operation, block: BlockOp, loop: ForOp) -> None:
     """`block` runs after the loop now; under it, it would run before every block from the loop's
     start to its old place that touches its output. (Its inputs are written only by its producers,
     all under the loop, which it follows in every iteration.)"""
@@ -77,13 +81,14 @@ def _check_no_reordering(pass_name: str, scope: Operation, block: BlockOp, loop:
         for writes in (False, True):
             for other in blocks_touching(scope, buffer, writes=writes, exclude=block):
                 if moved_past(other):
-                    raise fail(pass_name, other, f'block "{other.label}" {"writes" if writes else "reads"} '
-                               f'{buffer_name(buffer)}, which block "{block.label}" writes, after loop "{loop.label}" '
-                               f'starts and before "{block.label}"; moving "{block.label}" under the loop would '
-                               "reorder the two")
+                    raise ScheduleError(other, f'block "{other.label}" {"writes" if writes else "reads"} '
+                                        f'{buffer_name(buffer)}, which block "{block.label}" writes, after loop '
+                                        f'"{loop.label}" starts and before "{block.label}"; moving "{block.label}" '
+                                        "under the loop would reorder the two",
+                                        [(block, f'block "{block.label}" writes {buffer_name(buffer)}')])
 
 
-def _consumed_ranges(pass_name: str, block: BlockOp, loop: ForOp,
+def _consumed_ranges(block: BlockOp, loop: ForOp,
                      producers: dict[SSAValue, list[BlockOp]]) -> tuple[list[VarRange], str | None]:
     """The ranges of `block`'s variables that read what the producers write in one iteration of `loop`;
     every produced buffer must give the same ones. Also why what the producers write in one iteration
@@ -98,19 +103,19 @@ def _consumed_ranges(pass_name: str, block: BlockOp, loop: ForOp,
         own = next(r for r in own_regions if r.buffer is buffer)
         for dim, (mine, made) in enumerate(zip(own.ranges, needed)):
             if made.extent < mine.extent:
-                raise fail(pass_name, block, f'block "{block.label}" reads {mine.extent} elements of '
+                raise ScheduleError(block, f'block "{block.label}" reads {mine.extent} elements of '
                            f"{buffer_name(buffer)} along dimension {dim} at a time, but one iteration of loop "
                            f'"{loop.label}" produces only {made.extent}; it would read elements not produced yet')
-        ranges = invert_region(pass_name, block, own, needed, provides=False)
+        ranges = invert_region(block, own, needed, provides=False)
         if result is not None and ranges != result:
-            raise fail(pass_name, block, f'block "{block.label}" reads buffers that the loop "{loop.label}" '
+            raise ScheduleError(block, f'block "{block.label}" reads buffers that the loop "{loop.label}" '
                        "produces in differently shaped regions; its iteration range is ambiguous")
         result = ranges
     assert result is not None
     return result, unshown
 
 
-def _check_producers_final(pass_name: str, block: BlockOp, loop: ForOp,
+def _check_producers_final(block: BlockOp, loop: ForOp,
                            producers: dict[SSAValue, list[BlockOp]]) -> None:
     """What one iteration of `loop` produces must be final: a producer reducing over `loop` (or a
     loop around it) has written only partial sums when `block` would read them."""
@@ -120,29 +125,29 @@ def _check_producers_final(pass_name: str, block: BlockOp, loop: ForOp,
             for it in writer.iters():
                 for lp in chain:
                     if it.kind == REDUCE and it.binding.uses(lp.var):
-                        raise fail(pass_name, lp, f'loop "{lp.label}" feeds reduce variable %{it.var.name_hint} of '
+                        raise ScheduleError(lp, f'loop "{lp.label}" feeds reduce variable %{it.var.name_hint} of '
                                    f'block "{writer.label}", which produces {buffer_name(buffer)}: under loop '
                                    f'"{loop.label}", block "{block.label}" would read partial results of the '
                                    "reduction; move it under a loop outside the reduction")
 
 
-def reverse_compute_at(pass_name: str, block: BlockOp, loop: ForOp, preserve_unit_loops: bool = False) -> BlockOp:
+def reverse_compute_at(block: BlockOp, loop: ForOp, preserve_unit_loops: bool = False) -> BlockOp:
     """Move consumer `block` under `loop`; return the block at its new place."""
-    scope = check_target(pass_name, block, loop)
-    check_complete(pass_name, block, f'block "{block.label}"')
-    check_no_update_in_place(pass_name, block)
-    producers = _producers_under(pass_name, scope, block, loop)
-    _check_producers_final(pass_name, block, loop, producers)
-    _check_no_reordering(pass_name, scope, block, loop)
-    box = instance_box(pass_name, block)
-    consumed, unshown = _consumed_ranges(pass_name, block, loop, producers)
-    ranges, overflow = clip(pass_name, block, consumed, box)
+    scope = check_target(block, loop)
+    check_complete(block, f'block "{block.label}"')
+    check_no_update_in_place(block)
+    producers = _producers_under(scope, block, loop)
+    _check_producers_final(block, loop, producers)
+    _check_no_reordering(scope, block, loop)
+    box = instance_box(block)
+    consumed, unshown = _consumed_ranges(block, loop, producers)
+    ranges, overflow = clip(block, consumed, box)
     if (gap := covers_domain(block, ranges, box)) is not None:
-        raise fail(pass_name, block, f'under loop "{loop.label}", block "{block.label}" would not compute its whole '
+        raise ScheduleError(block, f'under loop "{loop.label}", block "{block.label}" would not compute its whole '
                    f"domain: {gap}")
     if unshown is not None and (why := stale_read(loop, block, producers, [r.start for r in ranges],
                                                   [r.extent for r in ranges], box)) is not None:
-        raise fail(pass_name, loop, f'cannot compute block "{block.label}" under loop "{loop.label}": what its '
+        raise ScheduleError(loop, f'cannot compute block "{block.label}" under loop "{loop.label}": what its '
                    f"producers write in one iteration is not their region ({unshown}), and running the loops "
                    f"shows that {why}")
     anchor = loop.body.block.last_op

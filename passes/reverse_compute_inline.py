@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
 from xtir.dialects.block import AccessOp, AllocOp, BlockOp, LoadOp, StoreOp, buffer_name, enclosing_block
@@ -48,20 +47,20 @@ from xtir.passes.analysis.predicate import conjoin
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.analysis.rewrite import rebuild_block
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, target_function
+from xtir.support.errors import ScheduleError
 
 
-def check_consumer(pass_name: str, block: BlockOp) -> StoreOp:
+def check_consumer(block: BlockOp) -> StoreOp:
     what = f'block "{block.label}"'
-    check_complete(pass_name, block, what)
-    return single_store(pass_name, block, what)
+    check_complete(block, what)
+    return single_store(block, what)
 
 
 def written_buffers(f: func.FuncOp) -> set[SSAValue]:
     return {a.buffer for op in f.walk() if isinstance(op, AccessOp) for a in op.accesses() if a.is_write}
 
 
-def inlined_buffer(pass_name: str, f: func.FuncOp, block: BlockOp, store: StoreOp) -> SSAValue:
+def inlined_buffer(f: func.FuncOp, block: BlockOp, store: StoreOp) -> SSAValue:
     """X: the only buffer B reads that a block writes (TVM's single-read rule), an intermediate one."""
     written = written_buffers(f)
     reads = dict.fromkeys(op.buffer for op in block.body.block.ops if isinstance(op, LoadOp))
@@ -73,18 +72,16 @@ def inlined_buffer(pass_name: str, f: func.FuncOp, block: BlockOp, store: StoreO
             if produced
             else "no buffer that a block writes"
         )
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f"{what} reads {found}; the inlined consumer must read exactly one produced buffer, "
             "`Y[...] = g(X[vi, vj, ...], inputs...)`, its other reads being inputs no block writes",
         )
     buffer = produced[0]
     if buffer is store.buffer:
-        raise fail(pass_name, block, f"{what} reads {buffer_name(buffer)}, the buffer it writes; it cannot be inlined")
+        raise ScheduleError(block, f"{what} reads {buffer_name(buffer)}, the buffer it writes; it cannot be inlined")
     if not isinstance(buffer.owner, AllocOp):
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f'{what} reads {buffer_name(buffer)}, an argument of function "{f.sym_name.data}": its producer\'s writes '
             "are results of the function and cannot be replaced; only a consumer of an intermediate buffer "
@@ -93,14 +90,13 @@ def inlined_buffer(pass_name: str, f: func.FuncOp, block: BlockOp, store: StoreO
     return buffer
 
 
-def load_vars(pass_name: str, block: BlockOp, buffer: SSAValue) -> list[SSAValue]:
+def load_vars(block: BlockOp, buffer: SSAValue) -> list[SSAValue]:
     """B's variables in the order of X's dimensions (B's reads of X all at the same indices)."""
     loads = body_loads(block, buffer)
     indices = loads[0].indices()
     for load in loads[1:]:
         if load.indices() != indices:
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 load,
                 f'block "{block.label}" reads {format_access(buffer, indices)} and '
                 f"{format_access(buffer, load.indices())}; an inlined consumer must read its input at one index only",
@@ -108,8 +104,7 @@ def load_vars(pass_name: str, block: BlockOp, buffer: SSAValue) -> list[SSAValue
     found = plain_vars(indices, block)
     if found is None:
         names = ", ".join(f"%{v.name_hint}" for v in block.iter_vars)
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             loads[0],
             f'block "{block.label}" reads {format_access(buffer, indices)}; an inlined consumer must read its input '
             f"at its iteration variables ({names}), each exactly once and alone in its index, so that they can be "
@@ -118,7 +113,7 @@ def load_vars(pass_name: str, block: BlockOp, buffer: SSAValue) -> list[SSAValue
     return found
 
 
-def single_producer(pass_name: str, f: func.FuncOp, consumer: BlockOp, buffer: SSAValue) -> StoreOp:
+def single_producer(f: func.FuncOp, consumer: BlockOp, buffer: SSAValue) -> StoreOp:
     """P's store `X[p0, p1, ...] = f(...)`, after checking P is X's only producer and B its only consumer."""
     writers = [
         op for op in f.walk() if isinstance(op, AccessOp) and any(a.is_write and a.buffer is buffer for a in op.accesses())
@@ -126,21 +121,19 @@ def single_producer(pass_name: str, f: func.FuncOp, consumer: BlockOp, buffer: S
     producers = list(dict.fromkeys(owner_label(op) for op in writers))
     producer = enclosing_block(writers[0])
     if len(producers) != 1 or producer is None:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             consumer,
             f"{buffer_name(buffer)} is written by {' and '.join(producers)}; "
             f'block "{consumer.label}" can only be inlined into a single producer block',
         )
     what = f'block "{producer.label}", the producer of {buffer_name(buffer)},'
-    check_complete(pass_name, producer, what)
-    store = single_store(pass_name, producer, what)
+    check_complete(producer, what)
+    store = single_store(producer, what)
     if body_loads(producer, buffer):
-        raise fail(pass_name, producer, f"{what} reads it too; it cannot take the consumer's computation")
+        raise ScheduleError(producer, f"{what} reads it too; it cannot take the consumer's computation")
     for op in f.walk():
         if any(v is buffer for v in op.operands) and op is not store and not consumer.is_ancestor(op):
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 op,
                 f'{owner_label(op)} also reads {buffer_name(buffer)}; its producer "{producer.label}" must have '
                 f'block "{consumer.label}" as its only consumer',
@@ -148,13 +141,12 @@ def single_producer(pass_name: str, f: func.FuncOp, consumer: BlockOp, buffer: S
     return store
 
 
-def check_output_untouched(pass_name: str, f: func.FuncOp, producer: BlockOp, consumer: BlockOp, out: SSAValue) -> None:
+def check_output_untouched(f: func.FuncOp, producer: BlockOp, consumer: BlockOp, out: SSAValue) -> None:
     """No other access to Y from P to B: Y is to be written while P runs, earlier than B did."""
     for access in accesses_outside(nests_between(f, [producer, consumer]), consumer):
         if access.buffer is out:
             verb = "writes" if access.is_write else "reads"
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 access.op,
                 f'{owner_label(access.op)} {verb} {buffer_name(out)} in the loop nests from block "{producer.label}" '
                 f'to block "{consumer.label}"; writing {buffer_name(out)} in "{producer.label}" would reorder it with '
@@ -176,13 +168,13 @@ def inline_into_producer(consumer: BlockOp, store: StoreOp, at: dict[SSAValue, E
     producer_store.erase()
 
 
-def domain_predicate(pass_name: str, producer: BlockOp, consumer: BlockOp,
+def domain_predicate(producer: BlockOp, consumer: BlockOp,
                      at: dict[SSAValue, Expr]) -> list[tuple[Expr, int]]:
     """P's predicate, conjoined with bounds `lo <= p_d < hi` wherever P's iterations reach past the
     box of instances B's loops run (P computed X there, B wrote nothing)."""
     box, why = box_of_instances(consumer)
     if box is None:
-        raise fail(pass_name, consumer, f"{why}; the producer cannot be limited to them")
+        raise ScheduleError(consumer, f"{why}; the producer cannot be limited to them")
     bindings = {it.var: it.binding for it in producer.iters()}
     added = []
     for var, (lo, hi) in zip(consumer.iter_vars, box):
@@ -201,21 +193,19 @@ class ReverseComputeInlinePass(StatementPrimitive):
     name = "reverse-compute-inline"
 
     block: str
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> None:
-        f = target_function(op, self.func)
-        consumer = get_block(f, self.block, self.name)
-        store = check_consumer(self.name, consumer)
-        buffer = inlined_buffer(self.name, f, consumer, store)
-        consumer_vars = load_vars(self.name, consumer, buffer)
-        producer_store = single_producer(self.name, f, consumer, buffer)
+    def run(self, f: func.FuncOp) -> None:
+        consumer = get_block(f, self.block)
+        store = check_consumer(consumer)
+        buffer = inlined_buffer(f, consumer, store)
+        consumer_vars = load_vars(consumer, buffer)
+        producer_store = single_producer(f, consumer, buffer)
         producer = enclosing_block(producer_store)
         assert producer is not None
-        check_output_untouched(self.name, f, producer, consumer, store.buffer)
-        check_only_leaf(self.name, consumer)
+        check_output_untouched(f, producer, consumer, store.buffer)
+        check_only_leaf(consumer)
         at = dict(zip(consumer_vars, producer_store.indices()))
-        predicate = domain_predicate(self.name, producer, consumer, at)
+        predicate = domain_predicate(producer, consumer, at)
         inline_into_producer(consumer, store, at, producer_store)
         if predicate != producer.predicate():
             rebuild_block(producer, producer.bindings(), predicate)

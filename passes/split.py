@@ -11,48 +11,47 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 
 from xtir.dialects.block import ForOp
 from xtir.dialects.expr import INT64_MAX, Expr
 from xtir.passes.analysis.navigation import child_blocks, get_loop, loops_around
 from xtir.passes.analysis.rewrite import rebuild_block, substitute_var
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, fresh_name, function_of, target_function
+from xtir.passes.utils import fresh_name, function_of
+from xtir.support.errors import ScheduleError
 
 
-def infer_factors(pass_name: str, loop: ForOp, factors: tuple[int, ...]) -> list[int]:
+def infer_factors(loop: ForOp, factors: tuple[int, ...]) -> list[int]:
     if len(factors) < 2:
-        raise fail(pass_name, loop, f'loop "{loop.label}" needs at least two factors, got {len(factors)}')
+        raise ScheduleError(loop, f'loop "{loop.label}" needs at least two factors, got {len(factors)}')
     # A bool is an int in Python (and `factors=true,-1` parses as one): it would become an
     # extent that prints as `True`.
     if any(isinstance(f, bool) for f in factors):
-        raise fail(pass_name, loop, f'factors of loop "{loop.label}" must be integers, got {_spelled(factors)}')
+        raise ScheduleError(loop, f'factors of loop "{loop.label}" must be integers, got {_spelled(factors)}')
     if factors.count(-1) > 1:
-        raise fail(pass_name, loop, "at most one factor may be -1 (inferred)")
+        raise ScheduleError(loop, "at most one factor may be -1 (inferred)")
     if any(f <= 0 and f != -1 for f in factors):
-        raise fail(pass_name, loop, f"factors must be positive or -1, got {', '.join(map(str, factors))}")
+        raise ScheduleError(loop, f"factors must be positive or -1, got {', '.join(map(str, factors))}")
     known = prod(f for f in factors if f != -1)
     result = [(loop.extent + known - 1) // known if f == -1 else f for f in factors]
     if prod(result) < loop.extent:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             loop,
             f"the product of factors ({prod(result)}) is smaller than the extent of loop "
             f'"{loop.label}" ({loop.extent})',
         )
-    check_index_range(pass_name, loop, result)
+    check_index_range(loop, result)
     return result
 
 
-def check_index_range(pass_name: str, loop: ForOp, factors: list[int]) -> None:
+def check_index_range(loop: ForOp, factors: list[int]) -> None:
     """Each new extent, and the index `L_0 * F1 + L_1` the loops compute together (up to the
     product of the factors), must fit in the signed 64-bit index type."""
     if (big := max(factors)) > INT64_MAX:
-        raise fail(pass_name, loop, f'factor {big} of loop "{loop.label}" does not fit in 64 bits (at most {INT64_MAX})')
+        raise ScheduleError(loop, f'factor {big} of loop "{loop.label}" does not fit in 64 bits (at most {INT64_MAX})')
     if prod(factors) > INT64_MAX:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             loop,
             f'the product of factors ({prod(factors)}) does not fit in 64 bits (at most {INT64_MAX}): '
             f'the index of loop "{loop.label}" would overflow',
@@ -68,7 +67,7 @@ def _same_nest(loop: ForOp) -> list[ForOp]:
     return [op for op in loop.walk() if isinstance(op, ForOp)] + loops_around(loop)
 
 
-def split_loop(loop: ForOp, factors: list[int], pass_name: str = "split") -> list[ForOp]:
+def split_loop(loop: ForOp, factors: list[int]) -> list[ForOp]:
     """Replace `loop` by a nest of len(factors) loops; return them outermost first."""
     root = function_of(loop)
     # As TVM, names repeat across nests (two cache copies both get `ax0_0`; handles tell
@@ -109,9 +108,8 @@ class SplitPass(StatementPrimitive):
 
     loop: str
     factors: tuple[int, ...]
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> list[ForOp]:
+    def run(self, f: func.FuncOp) -> list[ForOp]:
         """Apply the split; return the new loops, outermost first (the Schedule API's result)."""
-        target = get_loop(target_function(op, self.func), self.loop, self.name)
-        return split_loop(target, infer_factors(self.name, target, self.factors), self.name)
+        target = get_loop(f, self.loop)
+        return split_loop(target, infer_factors(target, self.factors))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
 from xdsl.ir import Operation
 
 from xtir import intrinsics
@@ -23,59 +23,58 @@ from xtir.passes.analysis.intrin_match import Binding, Mismatch, instantiate, ma
 from xtir.passes.analysis.navigation import get_block, get_loop
 from xtir.passes.blockize import blockize
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, function_of, target_function
+from xtir.passes.utils import function_of
+from xtir.support.errors import ScheduleError
 
 
-def _lookup(pass_name: str, at: Operation, name: str) -> intrinsics.TensorIntrin:
+def _lookup(at: Operation, name: str) -> intrinsics.TensorIntrin:
     if not intrinsics.is_registered(name):
-        raise fail(pass_name, at, intrinsics.unknown_message(name))
+        raise ScheduleError(at, intrinsics.unknown_message(name))
     return intrinsics.get(name)
 
 
-def _binding(pass_name: str, at: Operation, what: str, block: BlockOp, intrin: intrinsics.TensorIntrin) -> Binding:
+def _binding(at: Operation, what: str, block: BlockOp, intrin: intrinsics.TensorIntrin) -> Binding:
     try:
         return match(block, intrin)
     except Mismatch as e:
-        raise fail(pass_name, at, f'{what} does not match tensor intrinsic "{intrin.name}": {e}') from None
+        raise ScheduleError(at, f'{what} does not match tensor intrinsic "{intrin.name}": {e}') from None
 
 
-def tensorize(pass_name: str, block: BlockOp, intrin_name: str) -> BlockOp:
+def tensorize(block: BlockOp, intrin_name: str) -> BlockOp:
     """Replace `block`'s body by the implementation of intrinsic `intrin_name`; return the block."""
-    intrin = _lookup(pass_name, block, intrin_name)
-    instantiate(block, intrin, _binding(pass_name, block, f'block "{block.label}"', block, intrin))
+    intrin = _lookup(block, intrin_name)
+    instantiate(block, intrin, _binding(block, f'block "{block.label}"', block, intrin))
     return block
 
 
-def tensorize_loop(pass_name: str, loop: ForOp, intrin_name: str) -> BlockOp:
+def tensorize_loop(loop: ForOp, intrin_name: str) -> BlockOp:
     """Blockize `loop` and tensorize the new block; return it."""
-    intrin = _lookup(pass_name, loop, intrin_name)
+    intrin = _lookup(loop, intrin_name)
     # Try on a copy first: a mismatch must leave the IR as it was, not blockized.
     f = function_of(loop)
     probe_loop = list(f.clone().walk())[list(f.walk()).index(loop)]
     assert isinstance(probe_loop, ForOp)
-    probe = blockize(pass_name, probe_loop)
-    _binding(pass_name, loop, f'loop "{loop.label}" (blockized as "{probe.label}")', probe, intrin)
-    block = blockize(pass_name, loop)
+    probe = blockize(probe_loop)
+    _binding(loop, f'loop "{loop.label}" (blockized as "{probe.label}")', probe, intrin)
+    block = blockize(loop)
     instantiate(block, intrin, match(block, intrin))
     return block
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TensorizePass(StatementPrimitive):
     name = "tensorize"
 
-    intrin: str
     block: str | None = None
     loop: str | None = None
-    func: str | None = None
+    intrin: str
 
-    def transform(self, op: ModuleOp) -> None:
-        f = target_function(op, self.func)
+    def run(self, f: func.FuncOp) -> None:
         if self.block is not None and self.loop is not None:
-            raise fail(self.name, f, "got both block= and loop=; give one")
+            raise ScheduleError(f, "got both block= and loop=; give one")
         if self.block is not None:
-            tensorize(self.name, get_block(f, self.block, self.name), self.intrin)
+            tensorize(get_block(f, self.block), self.intrin)
         elif self.loop is not None:
-            tensorize_loop(self.name, get_loop(f, self.loop, self.name), self.intrin)
+            tensorize_loop(get_loop(f, self.loop), self.intrin)
         else:
-            raise fail(self.name, f, "got neither block= nor loop=; give one")
+            raise ScheduleError(f, "got neither block= nor loop=; give one")

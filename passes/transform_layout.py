@@ -12,16 +12,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects import func
+from xdsl.dialects.builtin import MemRefType
 
 from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import AllocOp, LoadOp, StoreOp, buffer_name
 from xtir.passes.analysis.rewrite import reindex
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.utils import fail, target_function
+from xtir.support.errors import ScheduleError
 
 
-def _find_alloc(pass_name: str, f, name: str) -> AllocOp:
+def _find_alloc(f, name: str) -> AllocOp:
     allocs = [op for op in f.walk() if isinstance(op, AllocOp)]
     matches = [a for a in allocs if buffer_name(a.buffer) == name]
     if len(matches) != 1:
@@ -29,21 +30,21 @@ def _find_alloc(pass_name: str, f, name: str) -> AllocOp:
         what = "an argument of the function; its layout belongs to the caller" if name in args else \
             f"{'several' if matches else 'no'} buffers allocated with that name"
         listing = ", ".join(buffer_name(a.buffer) for a in allocs) or "none"
-        raise fail(pass_name, f, f"cannot transform the layout of {name}: {what}; allocated buffers: {listing}")
+        raise ScheduleError(f, f"cannot transform the layout of {name}: {what}; allocated buffers: {listing}")
     return matches[0]
 
 
-def transform_layout(pass_name: str, alloc: AllocOp, permutation: tuple[int, ...]) -> AllocOp:
+def transform_layout(alloc: AllocOp, permutation: tuple[int, ...]) -> AllocOp:
     buffer = alloc.buffer
     assert isinstance(buffer.type, MemRefType)
     shape = buffer.type.get_shape()
     if sorted(permutation) != list(range(len(shape))):
-        raise fail(pass_name, alloc, f"permutation {','.join(map(str, permutation))} is not a permutation of the "
+        raise ScheduleError(alloc, f"permutation {','.join(map(str, permutation))} is not a permutation of the "
                    f"{len(shape)} dimensions of {buffer_name(buffer)}")
     users = {id(u.operation): u.operation for u in buffer.uses}.values()
     for user in users:
         if isinstance(user, RegionOp):
-            raise fail(pass_name, user, f"{buffer_name(buffer)} is accessed by {user.name}, whose tiles are "
+            raise ScheduleError(user, f"{buffer_name(buffer)} is accessed by {user.name}, whose tiles are "
                        "row-major; transform the layout before tensorize")
     new = AllocOp(MemRefType(buffer.type.element_type, [shape[p] for p in permutation],
                              memory_space=buffer.type.memory_space), buffer_name(buffer))
@@ -66,8 +67,6 @@ class TransformLayoutPass(StatementPrimitive):
 
     buffer: str
     permutation: tuple[int, ...]
-    func: str | None = None
 
-    def transform(self, op: ModuleOp) -> None:
-        f = target_function(op, self.func)
-        transform_layout(self.name, _find_alloc(self.name, f, self.buffer), self.permutation)
+    def run(self, f: func.FuncOp) -> None:
+        transform_layout(_find_alloc(f, self.buffer), self.permutation)

@@ -2,22 +2,19 @@
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from xdsl.dialects import func
 
 from xtir.dialects.block import UNROLLED
 from xtir.passes.analysis.navigation import get_loop
 from xtir.passes.loop_kind import set_kind
-from xtir.passes.utils import target_function
+from xtir.passes.schedule_pass import SchedulePass
 
 
 @dataclass(frozen=True)
-class UnrollPass(ModulePass):
+class UnrollPass(SchedulePass):
     name = "unroll"
 
     loop: str
-    func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        set_kind(get_loop(target_function(op, self.func), self.loop, self.name), UNROLLED)
+    def run(self, f: func.FuncOp) -> None:
+        set_kind(get_loop(f, self.loop), UNROLLED)

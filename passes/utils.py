@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
-from xtir.diagnostics import format_op_error
 from xtir.errors import XtirPassError
-from xtir.passes.analysis.navigation import select_function
+from xtir.support.locations import format_op_error
 
 
 def fail(pass_name: str, op: Operation, message: str) -> XtirPassError:
-    """An error naming the pass and pointing at the op it refused (raise it)."""
+    """An error naming the pass and pointing at the op it refused (raise it): the lowering passes'
+    form; schedule primitives raise ScheduleError, which the pipeline driver names."""
     return XtirPassError(format_op_error(op, f"{pass_name}: {message}"))
-
-
-def target_function(module: ModuleOp, name: str | None) -> func.FuncOp:
-    return select_function(module, name)
 
 
 def function_of(op: Operation) -> Operation:

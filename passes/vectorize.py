@@ -2,24 +2,21 @@
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from xdsl.dialects import func
 
 from xtir.dialects.block import VECTORIZED
 from xtir.passes.analysis.navigation import get_loop
 from xtir.passes.loop_kind import check_independent, set_kind
-from xtir.passes.utils import target_function
+from xtir.passes.schedule_pass import SchedulePass
 
 
 @dataclass(frozen=True)
-class VectorizePass(ModulePass):
+class VectorizePass(SchedulePass):
     name = "vectorize"
 
     loop: str
-    func: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        loop = get_loop(target_function(op, self.func), self.loop, self.name)
-        check_independent(self.name, loop)
+    def run(self, f: func.FuncOp) -> None:
+        loop = get_loop(f, self.loop)
+        check_independent(loop)
         set_kind(loop, VECTORIZED)

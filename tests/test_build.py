@@ -523,8 +523,8 @@ def test_cache_hit_returns_the_compiled_function() -> None:
 
 def test_unknown_target_and_entry() -> None:
     module = xtir.parse(VADD)
-    with pytest.raises(xtir.XtirError, match="unknown target 'cuda'"):
-        xtir.build(module, target="cuda")
+    with pytest.raises(xtir.XtirError, match="unknown target 'rocm'; targets: llvm, cuda, cuda-cpu"):
+        xtir.build(module, target="rocm")
     with pytest.raises(xtir.XtirError, match=r"no function named 'nope' in the module \(functions: main\)"):
         xtir.build(module, entry="nope")
 

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
-EXAMPLES = ["matmul", "gpu_matmul", "matmul_bias", "matmul_block", "vector_add", "window_sum"]
+EXAMPLES = ["matmul", "gpu_matmul", "matmul_bias", "matmul_block", "vector_add", "window_sum", "mlp"]
 
 
 def run(tool: str, *args: str) -> subprocess.CompletedProcess:
@@ -44,6 +44,35 @@ def test_parallel_over_an_intermediate_buffer_checks() -> None:
     result = run("xtir-run", "examples/matmul_bias.mlir", "-p", 'parallel{loop="matmul/i"}', "--check")
     assert result.returncode == 0, result.stderr + result.stdout
     assert "ok max_abs_err=" in result.stdout
+
+
+def test_graph_function_fused_checks_and_benches() -> None:
+    """examples/mlp.mlir is a graph function: xtir-run applies the graph passes of -p, then
+    legalizes, schedules and builds it as a model; the flops are those of its block functions."""
+    result = run("xtir-run", "examples/mlp.mlir", "-p", "fuse-ewise-fma,fuse-ops", "--check", "--bench", "--repeat", "2")
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "ok max_abs_err=" in result.stdout and "(against numpy)" in result.stdout
+    assert "GFLOP/s" in result.stdout
+
+
+def test_graph_function_mismatch_and_reference_evaluator(tmp_path: Path) -> None:
+    """A numpy line naming a returned value that disagrees is a mismatch there; without numpy
+    lines the graph run by the reference evaluator is the reference."""
+    text = (ROOT / "examples" / "mlp.mlir").read_text()
+    wrong = tmp_path / "wrong.mlir"
+    wrong.write_text(text.replace("@ w1.T + b1", "@ w1.T - b1"))
+    result = run("xtir-run", str(wrong), "--check")
+    assert result.returncode == 1 and "mismatch in out" in result.stdout, result.stderr + result.stdout
+    plain = tmp_path / "plain.mlir"
+    plain.write_text("\n".join(line for line in text.splitlines() if "xtir-run:" not in line))
+    result = run("xtir-run", str(plain), "--check", "-p", "fuse-ops")
+    assert result.returncode == 0 and "(against the reference evaluator)" in result.stdout, result.stderr
+
+
+def test_graph_function_pipeline_must_stay_a_graph() -> None:
+    result = run("xtir-run", "examples/mlp.mlir", "-p", "legalize-tensor")
+    assert result.returncode == 1 and "took @main out of the graph level" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_mismatch_exits_1(tmp_path: Path) -> None:

@@ -8,7 +8,10 @@ by `scaled_example` (tests/conftest.py), which substitutes size tokens exactly.
 from __future__ import annotations
 
 import io
+import os
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -21,7 +24,7 @@ import xtir
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
-EXPECTED_EXAMPLES = {"matmul", "matmul_block", "vector_add", "window_sum", "gpu_matmul", "tmm16_intrin", "matmul_bias"}
+EXPECTED_EXAMPLES = {"matmul", "matmul_block", "vector_add", "window_sum", "gpu_matmul", "tmm16_intrin", "matmul_bias", "mlp"}
 RTOL, ATOL = 1e-5, 1e-5
 EVAL_BUDGET_S = 2.0  # per evaluation; the scaled sizes below are chosen to stay well under
 
@@ -359,10 +362,6 @@ def test_out_of_bounds_store_at_run_time() -> None:
 def test_seed_tensorize_script_and_pipeline_agree() -> None:
     """examples/seed_tensorize.py (Schedule API) and .sh (xtir-opt) give the same IR, with
     accel.tmm16 inside the k_0 loop, and the script's result matches numpy."""
-    import os
-    import subprocess
-    import sys
-
     script = subprocess.run([sys.executable, str(ROOT / "examples" / "seed_tensorize.py"), "32"],
                             capture_output=True, text=True)
     assert script.returncode == 0, script.stderr
@@ -380,3 +379,13 @@ def test_seed_tensorize_script_and_pipeline_agree() -> None:
     assert str(sch.mod).strip() == pipeline.stdout.strip()
     k_0 = pipeline.stdout[pipeline.stdout.index('"k_0"'):]
     assert "accel.tmm16" in k_0[: k_0.index('"C_global.accumulator"')]
+
+
+def test_mlp_script_matches_torch() -> None:
+    """examples/mlp.py (needs torch): the imported MLP, at batch 1 and 64, matches torch."""
+    pytest.importorskip("torch", reason="PyTorch is not installed (pip install 'xtir[torch]')")
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    result = subprocess.run([sys.executable, str(ROOT / "examples" / "mlp.py")], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("matches torch") == 2
+    assert "@fused_dense_add_relu" in result.stdout

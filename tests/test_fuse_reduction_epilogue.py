@@ -309,10 +309,10 @@ def test_refusal_leaves_module_untouched(program: str, prefix: str, fuse_pass: F
 def test_function_returns_the_fused_block() -> None:
     module = xtir.parse(seed(8))
     (f,) = module.ops
-    fused = fuse_reduction_epilogue("fuse-reduction-epilogue", get_block(f, "matmul"), get_block(f, "add"), "exact")
+    fused = fuse_reduction_epilogue(get_block(f, "matmul"), get_block(f, "add"), "exact")
     assert fused.label == "matmul" and fused.parent is not None
     assert [b.label for b in f.walk() if b.name == "block.block"] == ["matmul"]
-    block = FuseReductionEpiloguePass("matmul", "add").run(xtir.parse(seed(8)))
+    block = FuseReductionEpiloguePass("matmul", "add").schedule(xtir.parse(seed(8)))
     assert block.label == "matmul"
 
 
@@ -322,7 +322,7 @@ def test_blocks_of_different_functions() -> None:
     module = xtir.parse("builtin.module {\n" + body.replace("@main", "@first") + body.replace("@main", "@second") + "}\n")
     first, second = module.ops
     with pytest.raises(xtir.XtirPassError, match='block "add" is not in the function of block "matmul"'):
-        fuse_reduction_epilogue("fuse-reduction-epilogue", get_block(first, "matmul"), get_block(second, "add"))
+        fuse_reduction_epilogue(get_block(first, "matmul"), get_block(second, "add"))
 
 
 # Integer reduction and init 1: D = (1 + sum A) + C, in i32.

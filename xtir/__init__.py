@@ -2,24 +2,64 @@
 
 from __future__ import annotations
 
+import sys
+from importlib import import_module
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import ModuleOp
 
-from xtir.build import build
-from xtir.context import make_context
-from xtir.diagnostics import parse_module
-from xtir.errors import (
+from xtir.support.errors import (
     XtirError,
     XtirEvaluationError,
+    XtirImportError,
     XtirNumericsError,
     XtirParseError,
     XtirPassError,
     XtirVerifyError,
     XtirWarning,
+    expect_module,
 )
-from xtir.evaluate import evaluate
-from xtir.schedule import BlockRV, LoopRV, Schedule
+from xtir.support.threads import install_implicit_builder_hook
+
+install_implicit_builder_hook()  # before any parse or build, from any thread
+
+if TYPE_CHECKING:
+    from xtir.build import build
+    from xtir.evaluate import evaluate
+    from xtir.schedule import BlockRV, LoopRV, Schedule
+
+# The front door re-exports lazily: importing any xtir module (xtir.dialects.block, say) runs
+# this file first, which must not load the schedule, build and evaluator code with it.
+_LAZY = {
+    "BlockRV": "xtir.schedule",
+    "LoopRV": "xtir.schedule",
+    "Schedule": "xtir.schedule",
+    "build": "xtir.build",
+    "evaluate": "xtir.evaluate",
+}
+
+
+class _FrontDoor(ModuleType):
+    """Keeps `xtir.build` and `xtir.evaluate` the functions: importing the submodule of the same
+    name (xtir/build.py, later and from anywhere) would rebind the package's attribute to it."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not (name in _LAZY and isinstance(value, ModuleType)):
+            super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _FrontDoor
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'xtir' has no attribute {name!r}")
+    value = getattr(import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BlockRV",
@@ -27,6 +67,7 @@ __all__ = [
     "Schedule",
     "XtirError",
     "XtirEvaluationError",
+    "XtirImportError",
     "XtirNumericsError",
     "XtirParseError",
     "XtirPassError",
@@ -45,6 +86,9 @@ def parse(text: str, name: str = "<string>") -> ModuleOp:
     if not isinstance(text, str):
         hint = " (decode bytes first)" if isinstance(text, bytes) else ""
         raise XtirParseError(f"xtir.parse expects IR text (str), got {type(text).__name__}{hint}")
+    from xtir.context import make_context
+    from xtir.diagnostics import parse_module
+
     return parse_module(make_context(), text, name)
 
 
@@ -59,12 +103,7 @@ def transform(module: ModuleOp, pipeline: str) -> ModuleOp:
 
     The input is left untouched; an illegal schedule raises XtirPassError.
     """
-    from xdsl.passes import PassPipeline
-    from xdsl.utils.exceptions import ArgSpecParseError
-
-    from xtir.diagnostics import verify
-    from xtir.errors import expect_module
-    from xtir.passes_registry import XTIR_PASSES
+    from xtir.pipeline import parse_pipeline, run_passes
 
     expect_module(module, "xtir.transform", XtirPassError)
     if not isinstance(pipeline, str):
@@ -73,12 +112,5 @@ def transform(module: ModuleOp, pipeline: str) -> ModuleOp:
             f"got {type(pipeline).__name__}"
         )
     result = module.clone()
-    try:
-        passes = PassPipeline.parse_spec(XTIR_PASSES, pipeline)
-    except (ArgSpecParseError, ValueError) as e:
-        raise XtirPassError(f"bad pipeline '{pipeline}': {e}") from None
-    ctx = make_context()
-    for p in passes.passes:
-        p.apply(ctx, result)
-        verify(result)
+    run_passes(result, parse_pipeline(pipeline))
     return result

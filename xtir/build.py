@@ -1,10 +1,11 @@
 """`xtir.build`: compile a module to a function callable on numpy arrays (TVM's `tvm.build`).
 
 Pipeline for target "llvm": `lower-to-llvm` (lowering/pipelines.py: lower-blocks when the
-module has block-dialect ops, lower-accel when accel ops are left, convert-to-llvm), then
-the JIT of `xtir.lowering.jit` (LLVM IR, O3 for the host CPU in a worker process, MCJIT). Compiled
-functions are cached in the process by the hash of the module's text, the target and the
-entry. Safe to call from several threads at once.
+module has block-dialect ops, lower-accel when accel ops are left, guard-arith,
+convert-to-llvm), then the JIT of `xtir.lowering.jit` (LLVM IR, O3 for the host CPU in a
+worker process, MCJIT). Targets "cuda" / "cuda-cpu" run the same lower-blocks pipeline,
+then lower-to-gpu and the CUDA emitter. Compiled functions are cached in the process by
+the hash of the module's text, the target and the entry. Safe to call from several threads at once.
 """
 
 from __future__ import annotations
@@ -13,47 +14,31 @@ import hashlib
 import time
 from typing import TYPE_CHECKING
 
-import xdsl.builder as xdsl_builder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
-from xdsl.ir import Block, Operation, Region
+from xdsl.ir import Block, Region
 
-from xtir.context import make_context
-from xtir.diagnostics import verify
 from xtir.errors import XtirError, expect_module
 from xtir.evaluate import check_parameters
 
 if TYPE_CHECKING:
+    from xtir.lowering.cuda_emit import CudaProgram
     from xtir.lowering.jit import CompiledFunction
 
-TARGETS = ("llvm",)
+TARGETS = ("llvm", "cuda", "cuda-cpu")
+GPU_TARGETS = ("cuda", "cuda-cpu")
 _CACHE: dict[str, CompiledFunction] = {}
 
 
-def _install_implicit_builder_hook() -> None:
-    """Make xDSL's `ImplicitBuilder` safe in threads. Each `with ImplicitBuilder(...)` (xDSL
-    uses one to add a missing terminator, e.g. when parsing an `scf.for`) swaps
-    `Operation.__post_init__` for a hook and back; two threads doing so at once leave a hook
-    in place that the next swap wraps again, and every op made in an ImplicitBuilder after
-    that is inserted twice ("Can't add to a block an operation already attached to a
-    block"). Install the hook once and for all (it acts only in a thread inside an
-    ImplicitBuilder) and make the swap a no-op."""
-    xdsl_builder._override_operation_post_init()
-    xdsl_builder._override_operation_post_init = lambda: Operation.__post_init__
-
-
-_install_implicit_builder_hook()
+def _uses_dialect(module: ModuleOp, dialect: str) -> bool:
+    prefix = dialect + "."
+    return any(op.name.startswith(prefix) for op in module.walk())
 
 
 def _run(module: ModuleOp, pass_name: str, **options: object) -> None:
-    from xtir.passes_registry import XTIR_PASSES
+    from xtir.pipeline import build_pass, run_passes
 
-    try:
-        pass_class = XTIR_PASSES[pass_name]()
-    except ModuleNotFoundError:
-        raise XtirError(f"the module needs the '{pass_name}' pass, which is not available yet") from None
-    pass_class(**options).apply(make_context(), module)
-    verify(module)
+    run_passes(module, [build_pass(pass_name, options)])
 
 
 def lower_to_llvm(module: ModuleOp, entry: str | None = None, bounds_check: bool = False) -> ModuleOp:
@@ -66,6 +51,41 @@ def lower_to_llvm(module: ModuleOp, entry: str | None = None, bounds_check: bool
     # accel.tmm16 becomes a call of the vectorized CPU micro-kernel rather than a loop nest
     _run(result, "lower-to-llvm", microkernels=True, bounds_check=bounds_check)
     return result
+
+
+def lower_to_gpu(module: ModuleOp) -> ModuleOp:
+    """A copy of `module` in the gpu dialect (kernels and their launches), the CUDA emitter's input."""
+    result = module.clone()
+    if _uses_dialect(result, "block"):
+        _run(result, "lower-blocks")
+    if not _uses_dialect(result, "gpu"):
+        _run(result, "lower-to-gpu")
+    return result
+
+
+def cuda_program(module: ModuleOp, entry: str | None = None) -> CudaProgram:
+    """The CUDA C of `entry`'s kernels and their launch plan (no GPU needed)."""
+    from xtir.lowering.cuda_emit import emit_cuda
+
+    lowered = lower_to_gpu(module)
+    return emit_cuda(lowered, entry_function(lowered, entry))
+
+
+def _build_gpu(module: ModuleOp, target: str, entry: str | None, bounds_check: bool) -> CompiledFunction:
+    from xtir.lowering.cuda_function import CudaFunction, EmulatedFunction, import_cupy
+
+    if bounds_check:
+        raise XtirError(f"bounds_check=True is for the llvm target; target '{target}' refuses accesses it cannot "
+                        "show in bounds")
+    if target == "cuda":
+        import_cupy()  # says there is no GPU before any work
+    start = time.perf_counter()
+    signature = _signature(entry_function(module, entry))
+    program = cuda_program(module, signature.sym_name.data)
+    kind = CudaFunction if target == "cuda" else EmulatedFunction
+    compiled = kind(signature, program)
+    compiled.compile_seconds = time.perf_counter() - start
+    return compiled  # type: ignore[return-value]
 
 
 def entry_function(module: ModuleOp, entry: str | None) -> func.FuncOp:
@@ -108,24 +128,33 @@ def build(
     in place; shapes, dtypes and layouts are checked (XtirError). `f.llvm_ir` is the
     generated LLVM IR, `f.compile_seconds` the time this call took. An access that cannot
     be shown to stay in its buffer is refused; with `bounds_check=True` every access is
-    checked at run time instead, and `f` raises the first one out of range after the call.
+    checked at run time instead. What the code must not do at run time (an access out of
+    range, an integer division by zero, an over-wide shift, a scratch buffer the heap cannot
+    give) it skips and reports: `f` raises the first report as an XtirEvaluationError after
+    the call (lowering/runtime_errors.py).
+
+    Target "cuda" runs the thread-bound loop nests as CUDA kernels on a GPU (through CuPy;
+    XtirError without one); "cuda-cpu" runs the same CUDA C on the CPU (lowering/cuda_emulation.py).
+    Their callables have `cuda_source` and `launches` instead of `llvm_ir`.
     """
     expect_module(module, "xtir.build")
     if target not in TARGETS:
-        hint = " (GPU code generation is not available yet)" if target == "cuda" else ""
-        raise XtirError(f"unknown target '{target}'{hint}; targets: {', '.join(TARGETS)}")
+        raise XtirError(f"unknown target '{target}'; targets: {', '.join(TARGETS)}")
     start = time.perf_counter()
     key = hashlib.sha256(f"{target}\0{entry}\0{bounds_check}\0{module}".encode()).hexdigest()
     if (cached := _CACHE.get(key)) is not None:
         return cached
-    from xtir.lowering.bounds_check import BoundsChecked
+    if target in GPU_TARGETS:
+        _CACHE[key] = _build_gpu(module, target, entry, bounds_check)
+        return _CACHE[key]
     from xtir.lowering.jit import CompiledFunction, compile_llvm, start_worker
+    from xtir.lowering.runtime_errors import Checked, sites_called
 
     signature = _signature(entry_function(module, entry))
     start_worker()
     jit = compile_llvm(lower_to_llvm(module, signature.sym_name.data, bounds_check))
     compiled = CompiledFunction(signature, jit, time.perf_counter() - start)
-    if bounds_check:
-        compiled = BoundsChecked(compiled)  # type: ignore[assignment]
+    if sites := sites_called(compiled.llvm_ir):
+        compiled = Checked(compiled, sites)  # type: ignore[assignment]
     _CACHE[key] = compiled
     return compiled

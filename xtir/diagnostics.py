@@ -21,13 +21,21 @@ from xdsl.dialects.builtin import FileLineColLoc, FloatAttr, IntAttr, IntegerAtt
 from xdsl.ir import Operation
 from xdsl.parser import Parser, ParserState
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
-from xdsl.utils.lexer import Input, Span
+from xdsl.utils.lexer import Input
 from xdsl.utils.mlir_lexer import MLIRTokenKind, StringLiteral
 
 from xtir.dialects.block import stabilize_name_hints
 from xtir.dominance import first_use_before_definition
-from xtir.errors import Diagnostic, LocatedText, SourceLocation, XtirParseError, XtirVerifyError
 from xtir.source_limits import MAX_ATTRIBUTE_NESTING, LinearLexer, recursion_room, too_deep, too_deep_attribute
+from xtir.support.errors import XtirParseError, XtirVerifyError
+from xtir.support.locations import (
+    Diagnostic,
+    SourceLocation,
+    format_op_error,
+    format_parse_error,
+    op_location,
+    span_at,
+)
 
 
 class LocatingParser(Parser):
@@ -148,21 +156,11 @@ def _construction_error(error: Exception) -> str:
     return text or type(error).__name__
 
 
-def format_parse_error(error: ParseError, line_offset: int = 0) -> LocatedText:
-    """`file:line:col: error: message` plus the source line and a caret (carrying its location)."""
-    span = error.span
-    loc = span.get_location()
-    location = SourceLocation(loc.file, loc.line + line_offset, loc.col)
-    # print_with_context starts with its own "file:line:col" line; ours replaces it
-    context = span.print_with_context().rstrip("\n").split("\n", 1)[-1]
-    return LocatedText(f"{location}: error: {error.msg}\n{context}", error.msg, location)
-
-
 def parse_module(ctx: Context, text: str, name: str = "<string>", line_offset: int = 0) -> ModuleOp:
     """Parse and verify; raise XtirParseError / XtirVerifyError with a located diagnostic."""
     if (deep := too_deep(text)) is not None:
         offset, message = deep
-        raise XtirParseError(format_parse_error(ParseError(_span(text, name, offset), message), line_offset))
+        raise XtirParseError(format_parse_error(ParseError(span_at(text, name, offset), message), line_offset))
     parser = None
     try:
         parser = LocatingParser(ctx, text, name, line_offset)  # lexes the first token: may fail
@@ -171,7 +169,7 @@ def parse_module(ctx: Context, text: str, name: str = "<string>", line_offset: i
     except ParseError as e:
         raise XtirParseError(format_parse_error(e, line_offset)) from None
     except RecursionError:  # nesting that the limits do not count, e.g. types in types in types
-        error = ParseError(_span(text, name, parser.pos if parser else 0), "input nested too deeply to parse")
+        error = ParseError(span_at(text, name, parser.pos if parser else 0), "input nested too deeply to parse")
         raise XtirParseError(format_parse_error(error, line_offset)) from None
     if (deep_op := too_deep_attribute(module)) is not None:
         message = f"types or attributes nested deeper than {MAX_ATTRIBUTE_NESTING} levels are not supported"
@@ -225,48 +223,9 @@ def read_source(path: str | Path) -> str:
     return decode_source(Path(path).read_bytes(), str(path))
 
 
-def format_error_at(text: str, name: str, offset: int, message: str, length: int = 1) -> LocatedText:
-    """`name:line:col: error: message` for the `length` characters at `offset` of `text`, with the
-    source line and carets (for errors in text that is not IR, such as a directive comment)."""
-    span = Span(offset, min(offset + max(length, 1), len(text)), Input(text, name))
-    return format_parse_error(ParseError(span, message))
-
-
-def _span(text: str, name: str, offset: int) -> Span:
-    """The character at `offset` of the input (for a ParseError made outside the parser)."""
-    return Span(offset, min(offset + 1, len(text)), Input(text, name))
-
-
 def _post_order(op: Operation):
     for region in op.regions:
         for block in region.blocks:
             for child in block.ops:
                 yield from _post_order(child)
     yield op
-
-
-def op_location(op: Operation) -> SourceLocation | None:
-    """Where `op` came from in the input, if known."""
-    loc = op.location
-    if isinstance(loc, FileLineColLoc):
-        return SourceLocation(loc.filename.data, loc.line.data, loc.column.data)
-    return None
-
-
-def format_op_error(op: Operation, message: str, source: str | None = None, line_offset: int = 0) -> LocatedText:
-    """`file:line:col: error: 'op.name' op message` plus the source line and a caret.
-
-    The result is a string that also carries the location and the message as data
-    (`LocatedText`): an XtirError made from it knows where it points."""
-    header = f"'{op.name}' op {message}"
-    location = op_location(op)
-    if location is not None:
-        line, col = location.line, location.col
-        text = f"{location}: error: {header}"
-        if source is not None:
-            lines = source.splitlines()
-            if 0 < line - line_offset <= len(lines):
-                text += f"\n{lines[line - line_offset - 1]}\n{' ' * (col - 1)}^"
-        return LocatedText(text, header, location)
-    first_line = str(op).splitlines()[0] if op.parent is not None or not op.regions else op.name
-    return LocatedText(f"error: {header}\n  at: {first_line.strip()}", header, None)

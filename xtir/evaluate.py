@@ -2,8 +2,10 @@
 
 It interprets the IR with xDSL's interpreter and our implementations of the block,
 accel and tensor dialects; no code generation is involved, so it is the oracle for
-numerical tests of every pass. Lowered IR (scf / memref / arith) runs too. It is
-slow: use small shapes.
+numerical tests of every pass. Lowered IR (scf / memref / arith) runs too. Loop nests
+around a block run as numpy array operations (xtir/interpreters/vectorized.py); what
+cannot (lowered IR, blocks with ops that have no vector form) runs an op at a time, and a
+run estimated to take long warns, pointing to xtir.build.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from xtir.errors import XtirError, XtirEvaluationError, expect_module
 from xtir.interpreters.accel import AccelFunctions
 from xtir.interpreters.block import BlockFunctions, numpy_dtype
 from xtir.interpreters.integer import IntegerFunctions
+from xtir.interpreters.mathops import MathFunctions
 from xtir.interpreters.memref import MemRefNumpyFunctions
 from xtir.interpreters.scalar import ScalarFunctions
 from xtir.interpreters.tensor import TensorGraphFunctions
@@ -92,9 +95,13 @@ def check_arguments(f: func.FuncOp, arrays: tuple[Any, ...]) -> list[np.ndarray]
     return checked
 
 
-def evaluate(module: ModuleOp, *arrays: Any, func: str = "main") -> tuple[Any, ...]:
+def evaluate(module: ModuleOp, *arrays: Any, func: str = "main", vectorize: bool = True) -> tuple[Any, ...]:
     """Run `func` on numpy arrays. Buffer (memref) arguments are written in place,
-    like a TVM PrimFunc call; values the function returns are returned."""
+    like a TVM PrimFunc call; values the function returns are returned.
+
+    Loop nests run as numpy array operations where that gives the sequential results
+    (xtir/interpreters/vectorized.py); `vectorize=False` runs every block instance in
+    the scalar interpreter instead (the same results, much slower)."""
     expect_module(module, "xtir.evaluate", XtirEvaluationError)
     f = find_func(module, func)
     check_parameters(f, XtirEvaluationError)
@@ -104,7 +111,8 @@ def evaluate(module: ModuleOp, *arrays: Any, func: str = "main") -> tuple[Any, .
     interpreter.register_implementations(ArithFunctions())
     interpreter.register_implementations(ScalarFunctions(), override=True)
     interpreter.register_implementations(IntegerFunctions(), override=True)
-    interpreter.register_implementations(BlockFunctions())
+    interpreter.register_implementations(MathFunctions())
+    interpreter.register_implementations(BlockFunctions(vectorize))
     interpreter.register_implementations(AccelFunctions())
     interpreter.register_implementations(TensorGraphFunctions())
     # lowered IR (lower-blocks): scf loops and memref accesses on the same numpy arrays

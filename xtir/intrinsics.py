@@ -23,7 +23,9 @@ from pathlib import Path
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
-from xtir.errors import XtirError, XtirPassError
+from xtir.context import make_context
+from xtir.diagnostics import parse_module, read_source
+from xtir.support.errors import XtirError, XtirPassError
 
 ANY_SCOPE = "*"
 """A description buffer in this scope matches a buffer of any scope."""
@@ -140,9 +142,7 @@ def register_module(module: ModuleOp, override: bool = False) -> list[str]:
 
 
 def register_file(path: str | Path, override: bool = False) -> list[str]:
-    from xtir import parse_file
-
-    return register_module(parse_file(path), override)
+    return register_module(_parse(read_source(path), str(path)), override)
 
 
 _builtins_loaded = False
@@ -154,9 +154,11 @@ def _ensure_builtins() -> None:
     global _builtins_loaded
     if not _builtins_loaded:
         _builtins_loaded = True
-        from xtir import parse
+        register_module(_parse(BUILTIN_INTRINSICS, "<builtin intrinsics>"))
 
-        register_module(parse(BUILTIN_INTRINSICS, "<builtin intrinsics>"))
+
+def _parse(text: str, name: str) -> ModuleOp:
+    return parse_module(make_context(), text, name)
 
 
 def registered() -> list[str]:

@@ -25,17 +25,18 @@ from io import BytesIO
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass, PassPipeline
-from xdsl.printer import Printer
+from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xtir import intrinsics
 from xtir.context import register_dialects
-from xtir.diagnostics import decode_source, format_parse_error, parse_module, verify
+from xtir.diagnostics import decode_source, parse_module
 from xtir.errors import Diagnostic, XtirError
 from xtir.passes_registry import XTIR_PASSES
+from xtir.pipeline import parse_pipeline, run_passes
 from xtir.source_limits import recursion_room
+from xtir.support.locations import format_parse_error
 from xtir.verify_diagnostics import check_diagnostics, diagnostics_from_text, parse_expectations
 
 
@@ -79,6 +80,9 @@ class XtirOptMain(xDSLOptMain):
         self._source, self._offset = text, start_offset
         return parse_module(self.ctx, text, self.get_input_name(), start_offset)
 
+    def setup_pipeline(self) -> None:
+        self.pipeline = PassPipeline(tuple(parse_pipeline(self.args.passes, self.available_passes)))
+
     def apply_passes(self, prog: ModuleOp) -> None:
         passes = self.pipeline.passes
         checker = None
@@ -86,28 +90,9 @@ class XtirOptMain(xDSLOptMain):
             from xtir.verify_numerics import NumericsChecker
 
             checker = NumericsChecker(prog)
-        position = 0
-
-        def check(previous: ModulePass | None, module: ModuleOp, following: ModulePass | None) -> None:
-            nonlocal position
-            if previous is None:
-                return
-            position += 1
-            if not self.args.disable_verify:
-                try:
-                    verify(module, self._source, self._offset)
-                except XtirError as e:
-                    note = f"the IR no longer verifies after pass '{previous.name}'"
-                    raise XtirError(f"{e}\nnote: {note}", location=e.location, message=e.message,
-                                    notes=[*e.notes, Diagnostic("note", note, e.location)]) from None
-            if checker is not None:
-                checker.check(module, str(previous.spec()), f"pass {position} of {len(passes)} in the pipeline")
-            if following is not None and self.args.print_between_passes:
-                print(f"IR after {previous.name}:")
-                Printer(stream=sys.stdout).print_op(module)
-                print("\n\n\n")
-
-        PassPipeline(passes, check).apply(self.ctx, prog)
+        run_passes(prog, passes, ctx=self.ctx, verify_each=not self.args.disable_verify, source=self._source,
+                   line_offset=self._offset, numerics=checker,
+                   print_between=sys.stdout if self.args.print_between_passes else None)
 
     def run(self) -> None:
         for path in self.args.intrinsics:

@@ -34,6 +34,13 @@ XTIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "vectorize": _lazy("vectorize", "VectorizePass"),
     "unroll": _lazy("unroll", "UnrollPass"),
     "bind": _lazy("bind", "BindPass"),
+    "fuse-ewise-fma": _lazy("fuse_ewise_fma", "FuseEwiseFmaPass"),
+    "fuse-ops": _lazy("fuse_ops", "FuseOpsPass"),
+    "fold-constants": _lazy("fold_constants", "FoldConstantsPass"),
+    # xDSL's dead-value elimination, for graph pipelines run through xtir.transform
+    "dce": _lazy("dead_code_elimination", "DeadCodeElimination", "xdsl.transforms"),
+    "legalize-tensor": _lazy("legalize_tensor", "LegalizeTensorPass"),
+    "default-schedule": _lazy("default_schedule", "DefaultSchedulePass"),
     "test-block-regions": _lazy("test_block_regions", "TestBlockRegionsPass"),
     # lowering: the named pipelines (lowering/pipelines.py), then their stages in order
     "lower-to-llvm": _lowering("pipelines", "LowerToLLVMPass"),
@@ -45,6 +52,8 @@ XTIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "check-parallel-loops": _lowering("blocks_to_scf", "CheckParallelLoopsPass"),
     "check-bounds": _lowering("bounds_check", "CheckBoundsPass"),
     "blocks-to-scf": _lowering("blocks_to_scf", "BlocksToScfPass"),
+    "lower-to-gpu": _lowering("to_gpu", "LowerToGPUPass"),
+    "guard-arith": _lowering("arith_guards", "GuardArithPass"),
     "check-llvm-target": _lowering("llvm_target", "CheckLLVMTargetPass"),
     "mangle-symbols": _lowering("llvm_target", "MangleSymbolsPass"),
     "outline-parallel-loops": _lowering("openmp", "OutlineParallelLoopsPass"),

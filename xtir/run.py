@@ -1,4 +1,4 @@
-"""`xtir-run FILE [-p PIPELINE] [--entry F] [--check] [--bench] [--bounds-check]`: compile and run a program.
+"""`xtir-run FILE [-p PIPELINE] [--entry F] [--target T] [--check] [--bench] [--bounds-check]`: compile and run a program.
 
 The function (`--entry`, default `main`, or the only one) is scheduled with the
 pipeline, compiled for the CPU (`xtir.build`) and run on random float inputs.
@@ -13,9 +13,20 @@ values of another shape or kind than the buffer's is an error at the line (file:
 --bench prints the median time over --repeat runs and the GFLOP/s, counting the float
 operations the unscheduled program performs (e.g. 2·n³ for a matmul).
 
+--target cuda runs the thread-bound loop nests on a GPU (xtir.build(..., target="cuda"));
+--target cuda-cpu runs the same CUDA C on the CPU, in the emulation that checks barriers.
+The reference of --check is computed on the CPU either way.
+
 --bounds-check builds with `xtir.build(..., bounds_check=True)`: an access the compiler
 cannot show inside its buffer is checked at run time instead of refused, and the first
 one out of range is reported (exit 1).
+
+A graph function (over tensors, e.g. examples/mlp.mlir) runs as a model: the pipeline
+gives the graph passes (e.g. `-p fuse-ewise-fma,fuse-ops`), then `xtir.model.compile_model`
+legalizes it, applies default-schedule and builds it. --check compares its results with
+the graph run by the reference evaluator (the ops' numpy semantics), or with the numpy
+lines, which may also name the values the function returns (`// xtir-run: numpy out = ...`
+for `func.return %out`). --bench times a whole call of the model.
 """
 
 from __future__ import annotations
@@ -25,19 +36,21 @@ import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from math import prod
 
 import numpy as np
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, MemRefType, ModuleOp
+from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, MemRefType, ModuleOp, TensorType
 
 import xtir
-from xtir.build import entry_function
-from xtir.diagnostics import format_error_at, read_source
+from xtir.build import TARGETS, entry_function
+from xtir.diagnostics import read_source
 from xtir.dialects.block import BlockOp, statements
 from xtir.errors import XtirError
 from xtir.interpreters.block import numpy_dtype
 from xtir.passes.analysis.navigation import loops_around
+from xtir.support.locations import format_error_at
 from xtir.verify_numerics import EVALUATOR_LIMIT, innermost_iterations
 
 FLOAT_OPS = (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.MaximumfOp, arith.MinimumfOp,
@@ -53,12 +66,16 @@ def random_arguments(f: func.FuncOp, seed: int) -> list[np.ndarray]:
         if not isinstance(param, MemRefType):
             raise XtirError(f"xtir-run: @{f.sym_name.data} takes {param}; only buffers (memrefs) are supported")
         params.append(param)
-    _check_memory(f, [(numpy_dtype(p.element_type), tuple(p.get_shape())) for p in params])
+    return _random_arrays(f, params, seed)
+
+
+def _random_arrays(f: func.FuncOp, types: list[MemRefType | TensorType], seed: int) -> list[np.ndarray]:
+    _check_memory(f, [(numpy_dtype(t.element_type), tuple(t.get_shape())) for t in types])
     rng = np.random.default_rng(seed)
     arrays = []
-    for param in params:
-        dtype, shape = numpy_dtype(param.element_type), tuple(param.get_shape())
-        if isinstance(param.element_type, Float16Type | Float32Type | Float64Type):
+    for t in types:
+        dtype, shape = numpy_dtype(t.element_type), tuple(t.get_shape())
+        if isinstance(t.element_type, Float16Type | Float32Type | Float64Type):
             arrays.append(rng.standard_normal(shape).astype(dtype))
         else:
             arrays.append(rng.integers(-8, 8, size=shape).astype(dtype))
@@ -162,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="compare with a reference")
     parser.add_argument("--bench", action="store_true", help="print the median time and GFLOP/s")
     parser.add_argument("--repeat", type=int, default=10, help="runs timed by --bench (default 10)")
+    parser.add_argument("--target", default="llvm", choices=TARGETS,
+                        help="llvm (the CPU, default), cuda (a GPU) or cuda-cpu (the CUDA C emulated on the CPU)")
     parser.add_argument("--bounds-check", action="store_true",
                         help="check every access at run time instead of refusing those not shown in bounds")
     parser.add_argument("--intrinsics", action="append", default=[], metavar="FILE",
@@ -184,10 +203,12 @@ def _run(args: argparse.Namespace) -> int:
         intrinsics.register_file(path, override=True)
     text = read_source(args.file)
     original = xtir.parse(text, args.file)
+    if _is_graph_function(entry_function(original, args.entry)):
+        return _run_graph(args, text, original)
     scheduled = xtir.transform(original, args.pipeline) if args.pipeline else original
     f = entry_function(scheduled, args.entry)
     name = f.sym_name.data
-    compiled = xtir.build(scheduled, entry=name, bounds_check=args.bounds_check)
+    compiled = xtir.build(scheduled, target=args.target, entry=name, bounds_check=args.bounds_check)
     print(f"compiled @{name} in {compiled.compile_seconds:.2f} s")
     arrays = random_arguments(f, seed=0)
     inputs = [a.copy() for a in arrays]
@@ -197,23 +218,95 @@ def _run(args: argparse.Namespace) -> int:
         expected, source = reference(text, args.file, original, entry_function(original, name), inputs,
                                      args.bounds_check)
         names = [arg.name_hint or f"arg{k}" for k, arg in enumerate(f.body.block.args)]
-        ok, err, where = compare(arrays, expected, names)
-        if ok:
-            print(f"ok max_abs_err={err:.3g} (against {source})")
-        else:
-            print(f"mismatch in {where}: max_abs_err={err:.3g} (against {source})")
-            status = 1
+        status = _report(arrays, expected, names, source)
     if args.bench:
-        times = []
-        for _ in range(max(1, args.repeat)):
-            start = time.perf_counter()
-            compiled(*arrays)
-            times.append(time.perf_counter() - start)
-        median = float(np.median(times))
-        flops = float_ops(entry_function(original, name))
-        rate = f", {flops / median / 1e9:.1f} GFLOP/s" if flops else ""
-        print(f"median {median * 1e3:.3f} ms over {len(times)} runs{rate}")
+        _bench(lambda: compiled(*arrays), args.repeat, float_ops(entry_function(original, name)))
     return status
+
+
+def _report(got: list[np.ndarray], expected: list[np.ndarray], names: list[str], source: str) -> int:
+    """Print the comparison; the exit status (1 on a mismatch)."""
+    ok, err, where = compare(got, expected, names)
+    if ok:
+        print(f"ok max_abs_err={err:.3g} (against {source})")
+        return 0
+    print(f"mismatch in {where}: max_abs_err={err:.3g} (against {source})")
+    return 1
+
+
+def _bench(call: Callable[[], object], repeat: int, flops: int) -> None:
+    times = []
+    for _ in range(max(1, repeat)):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    median = float(np.median(times))
+    rate = f", {flops / median / 1e9:.1f} GFLOP/s" if flops else ""
+    print(f"median {median * 1e3:.3f} ms over {len(times)} runs{rate}")
+
+
+# Graph functions -------------------------------------------------------------------------------
+
+
+def _is_graph_function(f: func.FuncOp) -> bool:
+    types = (*f.function_type.inputs.data, *f.function_type.outputs.data)
+    return any(isinstance(t, TensorType) for t in types)
+
+
+def _run_graph(args: argparse.Namespace, text: str, original: ModuleOp) -> int:
+    from xtir.model import compile_model
+
+    if args.bounds_check:
+        raise XtirError("xtir-run: --bounds-check is for block-level programs, not graph functions")
+    graph = xtir.transform(original, args.pipeline) if args.pipeline else original
+    name = entry_function(original, args.entry).sym_name.data
+    if not _is_graph_function(entry_function(graph, name)):
+        raise XtirError(f"xtir-run: the pipeline '{args.pipeline}' took @{name} out of the graph level; on a graph "
+                        "function -p takes graph passes (xtir-run legalizes, schedules and builds it)")
+    start = time.perf_counter()
+    model = compile_model(graph, entry=name)
+    print(f"compiled @{name} in {time.perf_counter() - start:.2f} s (legalize-tensor, default-schedule, build)")
+    f = entry_function(original, name)
+    inputs = _random_arrays(f, list(f.function_type.inputs.data), seed=0)
+    results = model(*inputs)
+    results = list(results) if isinstance(results, tuple) else [results]
+    status = 0
+    if args.check:
+        expected, source = _graph_reference(text, args.file, original, f, inputs)
+        status = _report(results, expected, _result_names(f), source)
+    if args.bench:
+        _bench(lambda: model(*inputs), args.repeat, _graph_float_ops(graph, name))
+    return status
+
+
+def _result_names(f: func.FuncOp) -> list[str]:
+    ret = f.body.block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    return [value.name_hint or f"result{k}" for k, value in enumerate(ret.arguments)]
+
+
+def _graph_reference(text: str, path: str, module: ModuleOp, f: func.FuncOp,
+                     inputs: list[np.ndarray]) -> tuple[list[np.ndarray], str]:
+    """The graph's results: from the numpy lines, which assign the returned values by their
+    names, or else from the reference evaluator."""
+    directives = list(_DIRECTIVE.finditer(text))
+    if not directives:
+        return [np.asarray(r) for r in xtir.evaluate(module, *inputs, func=f.sym_name.data)], "the reference evaluator"
+    names = [arg.name_hint or f"arg{k}" for k, arg in enumerate(f.body.block.args)]
+    buffers = dict(zip(names, [a.copy() for a in inputs]))
+    outputs = [np.full(t.get_shape(), np.nan, numpy_dtype(t.element_type)) for t in f.function_type.outputs.data]
+    buffers.update(zip(_result_names(f), outputs))
+    for directive in directives:
+        _run_numpy_line(text, path, directive, buffers)
+    return outputs, "numpy"
+
+
+def _graph_float_ops(graph: ModuleOp, name: str) -> int:
+    """The float operations of the legalized, unscheduled block functions, once per call."""
+    legal = xtir.transform(graph, "legalize-tensor")
+    functions = {f.sym_name.data: f for f in legal.ops if isinstance(f, func.FuncOp)}
+    calls = [op for op in functions[name].walk() if isinstance(op, func.CallOp)]
+    return sum(float_ops(functions[call.callee.root_reference.data]) for call in calls)
 
 
 if __name__ == "__main__":

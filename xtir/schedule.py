@@ -7,10 +7,10 @@
     print(sch.trace)  # split{loop=i factors=-1,16}
 
 Every primitive runs the registered pass of the same name (one implementation for
-`xtir-opt -p` and Python): the Schedule writes the pass spec, builds the pass from it
-through the pass registry, applies it to a copy of the module, verifies the copy and
-only then adopts it. So a refused primitive leaves the schedule as it was, and
-`sch.trace`, the specs joined by commas, replays the schedule exactly:
+`xtir-opt -p` and Python): the Schedule builds the pass from its options, applies it to
+a copy of the module through the pipeline driver (xtir/pipeline.py: apply, verify,
+numerics) and only then adopts the copy. So a refused primitive leaves the schedule as it was, and
+`sch.trace`, the passes written as pipeline text and joined by commas, replays the schedule exactly:
 `xtir.transform(original, sch.trace)` prints as `sch.mod`.
 
 Handles (BlockRV, LoopRV) are names, resolved when used, as the passes' options are.
@@ -18,21 +18,17 @@ Handles (BlockRV, LoopRV) are names, resolved when used, as the passes' options 
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
-from xdsl.passes import ModulePass, PassPipeline
-from xdsl.utils.exceptions import ArgSpecParseError
 
 from xtir.context import make_context
-from xtir.diagnostics import verify
 from xtir.dialects.block import BlockOp, ForOp, enclosing_block
-from xtir.errors import XtirPassError, XtirVerifyError, expect_module
+from xtir.errors import XtirPassError, expect_module
 from xtir.passes.analysis.navigation import (
     all_blocks,
     all_loops,
@@ -44,7 +40,7 @@ from xtir.passes.analysis.navigation import (
     select_function,
 )
 from xtir.passes.analysis.regions import BufferRegion, read_regions, write_regions
-from xtir.passes_registry import XTIR_PASSES
+from xtir.pipeline import build_pass, run_passes, spec_text
 from xtir.verify_numerics import NumericsChecker
 
 
@@ -72,46 +68,6 @@ class LoopRV:
     def __repr__(self) -> str:
         where = f" above block {self.block!r}" if self.block is not None else ""
         return f"LoopRV({self.name!r}{where})"
-
-
-# Pass specs in xtir-opt's `-p` syntax -------------------------------------------------
-
-# A string that the pipeline lexer reads back as the same string when written bare.
-_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\f": "\\f", "\v": "\\v"}
-
-
-def _spec_value(value: int | str) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if _BARE.fullmatch(value) and value not in ("true", "false"):
-        return value
-    return '"' + "".join(_ESCAPES.get(c, c) for c in value) + '"'
-
-
-def pass_spec(name: str, options: Mapping[str, object]) -> str:
-    """`name{key=value key=v1,v2}`: options that are None are left out."""
-    parts = []
-    for key, value in options.items():
-        if value is None:
-            continue
-        values = value if isinstance(value, tuple | list) else (value,)
-        for v in values:
-            if not isinstance(v, int | str):  # what pass options can hold (bool is an int)
-                raise XtirPassError(f"{name}: {key} takes integers, booleans or strings, got {v!r}")
-        parts.append(f"{key}={','.join(_spec_value(v) for v in values)}")
-    return f"{name}{{{' '.join(parts)}}}"
-
-
-def _build_pass(spec: str) -> ModulePass:
-    """The registered pass a spec names, built from the spec text as xtir-opt builds it."""
-    try:
-        (built,) = PassPipeline.parse_spec(XTIR_PASSES, spec).passes
-    except (ArgSpecParseError, ValueError) as e:
-        raise XtirPassError(f"bad options for {spec}: {e}") from None
-    return built
 
 
 class Schedule:
@@ -190,11 +146,11 @@ class Schedule:
         if isinstance(factors, str | bytes) or not isinstance(factors, Sequence):
             raise XtirPassError(f"split: factors must be a list such as [None, 16], got {type(factors).__name__}")
         factors = tuple(-1 if f is None else f for f in factors)
-        loops = self._apply("split", {"loop": self._loop_handle(loop), "factors": factors}, produces=True)
+        loops = self._apply("split", {"loop": self._loop_handle(loop), "factors": factors})
         return [self._loop_rv(lp) for lp in loops]
 
     def fuse(self, *loops: LoopRV) -> LoopRV:
-        fused = self._apply("fuse", {"loops": self._loop_handles("fuse", loops)}, produces=True)
+        fused = self._apply("fuse", {"loops": self._loop_handles("fuse", loops)})
         return self._loop_rv(fused)
 
     def reorder(self, *ordered_loops: LoopRV) -> None:
@@ -222,7 +178,7 @@ class Schedule:
     # block transformations -----------------------------------------------------------------
     def blockize(self, loop: LoopRV) -> BlockRV:
         """Make the subtree at `loop` a new outer block; return it."""
-        outer = self._apply("blockize", {"loop": self._loop_handle(loop)}, produces=True)
+        outer = self._apply("blockize", {"loop": self._loop_handle(loop)})
         return BlockRV(outer.label)
 
     def cache_read(self, block: BlockRV, read_buffer_index: int, storage_scope: str,
@@ -234,12 +190,12 @@ class Schedule:
                                    "scope": storage_scope}
         if consumer_blocks:
             options["consumers"] = tuple(self._block_handle(b) for b in consumer_blocks)
-        return BlockRV(self._apply("cache-read", options, produces=True).label)
+        return BlockRV(self._apply("cache-read", options).label)
 
     def cache_write(self, block: BlockRV, write_buffer_index: int, storage_scope: str) -> BlockRV:
         """Write the block's write_buffer_index-th written buffer through a cache; return the write-back block."""
         options = {"block": self._block_handle(block), "index": write_buffer_index, "scope": storage_scope}
-        return BlockRV(self._apply("cache-write", options, produces=True).label)
+        return BlockRV(self._apply("cache-write", options).label)
 
     def decompose_reduction(self, block: BlockRV, loop: LoopRV) -> BlockRV:
         """Split the block's init into a block before `loop`; return the init block.
@@ -247,7 +203,7 @@ class Schedule:
         The block becomes `<name>_update`; `block` (and other handles of it) keep naming it.
         """
         old = self._block_handle(block)
-        init, update = self._apply("decompose-reduction", {"block": old, "loop": self._loop_handle(loop)}, produces=True)
+        init, update = self._apply("decompose-reduction", {"block": old, "loop": self._loop_handle(loop)})
         self._renamed[old] = update.label
         return BlockRV(init.label)
 
@@ -262,7 +218,7 @@ class Schedule:
 
         mode="per-iteration" also folds non-linear epilogues as TVM does, which changes the numbers."""
         options = {"block": self._block_handle(reduction), "epilogue": self._block_handle(epilogue), "mode": mode}
-        return BlockRV(self._apply("fuse-reduction-epilogue", options, produces=True).label)
+        return BlockRV(self._apply("fuse-reduction-epilogue", options).label)
 
     def compute_inline(self, block: BlockRV) -> None:
         self._apply("compute-inline", {"block": self._block_handle(block)})
@@ -271,23 +227,15 @@ class Schedule:
         self._apply("reverse-compute-inline", {"block": self._block_handle(block)})
 
     # internals -----------------------------------------------------------------------------
-    def _apply(self, pass_name: str, options: dict[str, Any], produces: bool = False) -> Any:
+    def _apply(self, pass_name: str, options: dict[str, Any]) -> Any:
         """Run one primitive on a copy; adopt the copy only if the pass succeeds and it verifies.
-
-        With `produces`, the pass's `run` gives the ops the primitive made (in the new state).
-        """
-        spec = pass_spec(pass_name, {**options, "func": self._func_name})
-        primitive = _build_pass(spec)
+        Return what the primitive made (in the new state)."""
+        primitive = build_pass(pass_name, {**options, "func": self._func_name})
         module = self._mod.clone()
-        result = primitive.run(module) if produces else primitive.apply(self._ctx, module)  # type: ignore[attr-defined]
-        try:
-            verify(module)
-        except XtirVerifyError as e:
-            raise XtirPassError(f"{e}\nnote: the IR no longer verifies after {spec}") from None
-        if self._numerics is not None:
-            self._numerics.check(module, spec, f"primitive {len(self._steps) + 1} of the schedule")
+        (result,) = run_passes(module, [primitive], ctx=self._ctx, numerics=self._numerics,
+                               where="primitive {k} of the schedule", first=len(self._steps) + 1)
         self._mod = module
-        self._steps.append(spec)
+        self._steps.append(spec_text(primitive))
         return result
 
     def _at_options(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool) -> dict[str, Any]:

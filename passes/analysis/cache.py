@@ -16,7 +16,7 @@ from xdsl.ir import Operation, SSAValue
 from xtir.dialects.block import SPATIAL, AccessOp, AllocOp, BlockOp, ForOp, LoadOp, StoreOp, buffer_name
 from xtir.dialects.expr import Expr
 from xtir.passes.analysis.regions import BufferRegion
-from xtir.passes.utils import fail
+from xtir.support.errors import ScheduleError
 
 
 def cache_names(buffer: SSAValue, scope: str) -> tuple[str, str]:
@@ -73,16 +73,16 @@ def redirect_accesses(root: Operation, old: SSAValue, new: SSAValue, reads: bool
                 op.operands = [new if v is old else v for v in op.operands]
 
 
-def select_buffer(pass_name: str, block: BlockOp, regions: list[BufferRegion], index: int, what: str) -> SSAValue:
+def select_buffer(block: BlockOp, regions: list[BufferRegion], index: int, what: str) -> SSAValue:
     """The buffer of `block`'s index-th read or written region, checked for the cache passes."""
     if not 0 <= index < len(regions):
         listing = ", ".join(buffer_name(r.buffer) for r in regions) or "none"
-        raise fail(pass_name, block, f'block "{block.label}" has {len(regions)} {what} buffers ({listing}); '
+        raise ScheduleError(block, f'block "{block.label}" has {len(regions)} {what} buffers ({listing}); '
                    f"index {index} is out of range")
     buffer = regions[index].buffer
     if any(isinstance(op, AccessOp) and not isinstance(op, LoadOp | StoreOp) and buffer in op.operands
            for op in block.walk()):
-        raise fail(pass_name, block, f'{buffer_name(buffer)} is accessed by accel ops in block "{block.label}"; '
+        raise ScheduleError(block, f'{buffer_name(buffer)} is accessed by accel ops in block "{block.label}"; '
                    "cache before tensorize")
     return buffer
 

@@ -55,7 +55,8 @@ from xtir.passes.analysis.regions import (
     write_regions,
 )
 from xtir.passes.analysis.rewrite import erase_empty_loops, rebuild_block
-from xtir.passes.utils import fail, function_of
+from xtir.passes.utils import function_of
+from xtir.support.errors import ScheduleError
 
 RegionsOf = Callable[[BlockOp], list[BufferRegion]]
 
@@ -89,32 +90,32 @@ def blocks_touching(scope: Operation, buffer: SSAValue, writes: bool, exclude: B
     return [b for b in child_blocks(scope) if b is not exclude and buffer in buffers_touched(b, writes)]
 
 
-def check_target(pass_name: str, block: BlockOp, loop: ForOp) -> Operation:
+def check_target(block: BlockOp, loop: ForOp) -> Operation:
     """TVM's rule: block and loop in one block scope, loop not around the block. Returns the scope."""
     scope = scope_root(block)
     if loop.is_ancestor(block) or scope_root(loop) is not scope:
-        raise fail(pass_name, loop, f'block "{block.label}" and loop "{loop.label}" must be under the same block '
+        raise ScheduleError(loop, f'block "{block.label}" and loop "{loop.label}" must be under the same block '
                    f'scope, and the loop must not enclose the block')
     return scope
 
 
-def check_no_update_in_place(pass_name: str, block: BlockOp) -> None:
+def check_no_update_in_place(block: BlockOp) -> None:
     """TVM's complete-or-reduction rule: the block reads no buffer it writes, other than those its init
     resets. A moved block may run several times for one instance (recomputed per iteration, or per
     step of a reduction it follows); only then does each run leave the same result."""
     written = {r.buffer for r in write_regions(block)}
     for region in read_regions(block):
         if region.buffer in written:
-            raise fail(pass_name, block, f'block "{block.label}" updates {buffer_name(region.buffer)} in place (it '
+            raise ScheduleError(block, f'block "{block.label}" updates {buffer_name(region.buffer)} in place (it '
                        "reads the buffer it writes, and no init resets it); moved, it may run more than once for "
                        "an instance, and each run would apply the update again")
 
 
-def single_written_buffer(pass_name: str, block: BlockOp) -> SSAValue:
+def single_written_buffer(block: BlockOp) -> SSAValue:
     written = buffers_touched(block, writes=True)
     if len(written) != 1:
         names = ", ".join(buffer_name(b) for b in written) or "none"
-        raise fail(pass_name, block, f'block "{block.label}" writes {len(written)} buffers ({names}); '
+        raise ScheduleError(block, f'block "{block.label}" writes {len(written)} buffers ({names}); '
                    "it must write exactly one")
     return written[0]
 
@@ -176,7 +177,7 @@ def _relax_range(buffer: SSAValue, dim: int, r: Range, mapping: dict[SSAValue, E
     return Range(relaxed_start.start, relaxed_start.extent + r.extent - 1)
 
 
-def invert_region(pass_name: str, block: BlockOp, own: BufferRegion, needed: tuple[Range, ...],
+def invert_region(block: BlockOp, own: BufferRegion, needed: tuple[Range, ...],
                   provides: bool) -> list[VarRange]:
     """The ranges of `block`'s iteration variables for the part `needed` of a buffer: with `provides`
     (`own` is what an instance writes), every instance that may write into `needed`; otherwise (`own`
@@ -186,14 +187,14 @@ def invert_region(pass_name: str, block: BlockOp, own: BufferRegion, needed: tup
     for dim, (mine, want) in enumerate(zip(own.ranges, needed)):
         if mine.start.is_const:
             continue
-        var, stride, offset = _strided_var(pass_name, block, own, dim)
+        var, stride, offset = _strided_var(block, own, dim)
         if var in constrained:
-            raise fail(pass_name, block, f'block "{block.label}" indexes {buffer_name(own.buffer)} with '
+            raise ScheduleError(block, f'block "{block.label}" indexes {buffer_name(own.buffer)} with '
                        f"%{var.name_hint} in more than one dimension; its iteration range cannot be inferred")
         constrained.add(var)
         start = want.start - offset
         if any(coef % stride for _, coef in start.terms) or start.const % stride:
-            raise fail(pass_name, block, f"the region {buffer_name(own.buffer)} needs along dimension {dim} does not "
+            raise ScheduleError(block, f"the region {buffer_name(own.buffer)} needs along dimension {dim} does not "
                        f"start at a multiple of the stride {stride} of %{var.name_hint}")
         first = Expr._make({a: c // stride for a, c in start.terms}, start.const // stride)
         ranges[var] = _var_range(first, stride, mine.extent, want.extent, provides)
@@ -213,7 +214,7 @@ def _var_range(first: Expr, stride: int, own: int, want: int, provides: bool) ->
     return VarRange(first - before, -(-want // stride) + before)
 
 
-def _strided_var(pass_name: str, block: BlockOp, own: BufferRegion, dim: int) -> tuple[SSAValue, int, int]:
+def _strided_var(block: BlockOp, own: BufferRegion, dim: int) -> tuple[SSAValue, int, int]:
     """`block`'s index of dimension `dim` as (variable, stride, offset): index = var * stride + offset."""
     start = own.ranges[dim].start
     own_vars = {it.var for it in block.iters()}
@@ -221,17 +222,17 @@ def _strided_var(pass_name: str, block: BlockOp, own: BufferRegion, dim: int) ->
         atom, coef = start.terms[0]
         if isinstance(atom, Var) and atom.value in own_vars and coef > 0:
             return atom.value, coef, start.const
-    raise fail(pass_name, block, f'block "{block.label}" indexes dimension {dim} of {buffer_name(own.buffer)} with '
+    raise ScheduleError(block, f'block "{block.label}" indexes dimension {dim} of {buffer_name(own.buffer)} with '
                "an expression that is not one iteration variable times a stride plus a constant; "
                "its iteration range cannot be inferred")
 
 
-def instance_box(pass_name: str, block: BlockOp) -> Box:
+def instance_box(block: BlockOp) -> Box:
     """The instances `block` runs now, [lo, hi) per iteration variable: its loops' reach, cut by
     its predicate. Moved, it must run the same ones, from new loops: so they must form a box."""
     box, why = box_of_instances(block)
     if box is None:
-        raise fail(pass_name, block, f"{why}; new loops could not run the same ones")
+        raise ScheduleError(block, f"{why}; new loops could not run the same ones")
     return box
 
 
@@ -239,7 +240,7 @@ Overflow = list[tuple[int, int, int]]
 """Conjuncts `sign * binding of variable index < bound` that new loops need: (index, sign, bound)."""
 
 
-def clip(pass_name: str, block: BlockOp, ranges: list[VarRange], box: Box) -> tuple[list[VarRange], Overflow]:
+def clip(block: BlockOp, ranges: list[VarRange], box: Box) -> tuple[list[VarRange], Overflow]:
     """Keep each range within its variable's [lo, hi) of `box`. Returns the ranges and the conjuncts
     for the ranges that may still leave it."""
     clipped: list[VarRange] = []

@@ -22,7 +22,8 @@ from xtir.passes.analysis.cache import top_level_ancestor
 from xtir.passes.analysis.navigation import child_blocks
 from xtir.passes.analysis.regions import format_expr, loop_bounds
 from xtir.passes.analysis.rewrite import erase_empty_loops
-from xtir.passes.utils import fail, function_of
+from xtir.passes.utils import function_of
+from xtir.support.errors import ScheduleError
 
 
 def owner_label(op: Operation) -> str:
@@ -35,38 +36,35 @@ def format_access(buffer: SSAValue, indices: Sequence[Expr]) -> str:
     return f"{buffer_name(buffer)}[{', '.join(format_expr(e) for e in indices)}]"
 
 
-def check_complete(pass_name: str, block: BlockOp, what: str) -> None:
+def check_complete(block: BlockOp, what: str) -> None:
     """TVM's complete block: spatial iteration variables only (so no init either)."""
     if block.reduce_vars:
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f"{what} is a reduction block (reduce variable %{block.reduce_vars[0].name_hint}); "
-            f"{pass_name} needs a complete block: spatial iteration variables only, no init",
+            f"the primitive needs a complete block: spatial iteration variables only, no init",
         )
 
 
-def check_no_predicate(pass_name: str, block: BlockOp) -> None:
+def check_no_predicate(block: BlockOp) -> None:
     if pred := block.predicate():
         conds = ", ".join(f"{format_expr(e)} < {n}" for e, n in pred)
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
-            f'block "{block.label}" has a predicate (where {conds}); {pass_name} needs a block that runs over its whole domain',
+            f'block "{block.label}" has a predicate (where {conds}); the primitive needs a block that runs over its whole domain',
         )
 
 
-def single_store(pass_name: str, block: BlockOp, what: str) -> StoreOp:
+def single_store(block: BlockOp, what: str) -> StoreOp:
     """The store ending `block`'s body, after checking the body is in inlinable form."""
     ops = list(block.body.block.ops)
     stores = [op for op in ops if isinstance(op, StoreOp)]
     if len(stores) != 1 or ops[-1] is not stores[0]:
         found = f"it has {len(stores)} stores" if len(stores) != 1 else f"{ops[-1].name} follows its store"
-        raise fail(pass_name, block, f"the body of {what} must end in its only block.store, `X[...] = f(...)`; {found}")
+        raise ScheduleError(block, f"the body of {what} must end in its only block.store, `X[...] = f(...)`; {found}")
     for op in ops[:-1]:
         if not is_plain_statement(op):
-            raise fail(
-                pass_name,
+            raise ScheduleError(
                 op,
                 f"{what} contains {op.name}; an inlinable body holds only block.load, side-effect-free "
                 "arithmetic and one final block.store",
@@ -74,8 +72,7 @@ def single_store(pass_name: str, block: BlockOp, what: str) -> StoreOp:
     for op in ops:
         for value in op.operands:
             if not visible_in_copy(value, block):
-                raise fail(
-                    pass_name,
+                raise ScheduleError(
                     op,
                     f"{what} uses %{value.name_hint or '?'}, defined outside the block; an inlinable body may "
                     "use only its own iteration variables, buffers and the values it computes",
@@ -111,13 +108,12 @@ def body_loads(block: BlockOp, buffer: SSAValue) -> list[LoadOp]:
     return [op for op in block.body.block.ops if isinstance(op, LoadOp) and op.buffer is buffer]
 
 
-def check_only_leaf(pass_name: str, block: BlockOp) -> None:
+def check_only_leaf(block: BlockOp) -> None:
     """Refuse to remove the only block of a scope (TVM's OnlyLeafError): the scope would be empty."""
     scope = enclosing_block(block) or function_of(block)
     if child_blocks(scope) == [block]:
         where = f'block "{scope.label}"' if isinstance(scope, BlockOp) else "its function"
-        raise fail(
-            pass_name,
+        raise ScheduleError(
             block,
             f'block "{block.label}" is the only block in the scope of {where}; removing it would leave the scope empty',
         )

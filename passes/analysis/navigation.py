@@ -13,9 +13,10 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
-from xtir.diagnostics import format_op_error, op_location
 from xtir.dialects.block import BlockOp, ForOp
 from xtir.errors import LocatedText, XtirPassError
+from xtir.support.errors import ScheduleError
+from xtir.support.locations import format_op_error, op_location
 
 
 def loops_around(op: Operation) -> list[ForOp]:
@@ -68,27 +69,27 @@ def _listing(names: Iterable[str]) -> str:
     return ", ".join(unique) if unique else "none"
 
 
-def _handle_error(root: Operation, pass_name: str | None, message: str) -> XtirPassError:
-    """A bad loop/block handle, reported at `root` (the function) and naming the pass."""
-    return XtirPassError(format_op_error(root, f"{pass_name}: {message}" if pass_name else message))
+def _handle_error(root: Operation, message: str) -> ScheduleError:
+    """A bad loop/block handle, reported at `root` (the function)."""
+    return ScheduleError(root, message)
 
 
-def get_block(root: Operation, name: str, pass_name: str | None = None) -> BlockOp:
+def get_block(root: Operation, name: str) -> BlockOp:
     matches = [b for b in all_blocks(root) if b.label == name]
     if len(matches) == 1:
         return matches[0]
     if not matches:
         raise _handle_error(
-            root, pass_name, f'no block named "{name}"; blocks: {_listing(b.label for b in all_blocks(root))}'
+            root, f'no block named "{name}"; blocks: {_listing(b.label for b in all_blocks(root))}'
         )
-    raise _handle_error(root, pass_name, f'block name "{name}" is ambiguous: {len(matches)} blocks have it')
+    raise _handle_error(root, f'block name "{name}" is ambiguous: {len(matches)} blocks have it')
 
 
 def blocks_under(loop: Operation) -> list[BlockOp]:
     return [op for op in loop.walk() if isinstance(op, BlockOp)]
 
 
-def get_loop(root: Operation, handle: str, pass_name: str | None = None) -> ForOp:
+def get_loop(root: Operation, handle: str) -> ForOp:
     """A loop by name, or by `BLOCK/LOOP` when several loops share the name."""
     block_name, _, loop_name = handle.rpartition("/")
     loops = all_loops(root)
@@ -98,12 +99,10 @@ def get_loop(root: Operation, handle: str, pass_name: str | None = None) -> ForO
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise _handle_error(root, pass_name, f'no loop named "{handle}"; loops: {_listing(lp.label for lp in loops)}')
+        raise _handle_error(root, f'no loop named "{handle}"; loops: {_listing(lp.label for lp in loops)}')
     hints = [f"{blocks_under(lp)[0].label}/{loop_name}" for lp in matches if blocks_under(lp)]
     raise _handle_error(
-        root,
-        pass_name,
-        f'loop name "{handle}" is ambiguous: {len(matches)} loops have it; '
+        root, f'loop name "{handle}" is ambiguous: {len(matches)} loops have it; '
         f"name one by a block it encloses: {_listing(hints)}",
     )
 

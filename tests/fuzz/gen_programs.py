@@ -106,7 +106,7 @@ def _ix(value: Ix | int) -> Ix:
 @dataclass(frozen=True)
 class Val:
     """A scalar: `load` (buffer, indices over iteration variables), `const` (value) or a binary
-    op (add, sub, mul, max, min) of two values."""
+    op (add, sub, mul, max, min, div; and, or, xor and the DIVISIONS on integers) of two values."""
 
     op: str
     args: tuple
@@ -177,23 +177,33 @@ class Stage:
         return {s.buffer for s in self.init + self.body}
 
 
-DTYPES = {"f32": np.float32, "f16": np.float16, "i8": np.int8, "i32": np.int32, "i64": np.int64, "f64": np.float64}
+DTYPES = {"f32": np.float32, "f16": np.float16, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+          "f64": np.float64}
 FLOAT_OPS = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf", "max": "arith.maximumf",
-             "min": "arith.minimumf"}
-INT_OPS = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli", "max": "arith.maxsi", "min": "arith.minsi"}
+             "min": "arith.minimumf", "div": "arith.divf"}
+DIVISIONS = {"div": "arith.divsi", "rem": "arith.remsi", "floordiv": "arith.floordivsi", "ceildiv": "arith.ceildivsi",
+             "udiv": "arith.divui", "urem": "arith.remui", "uceildiv": "arith.ceildivui"}
+BITWISE = {"and": "arith.andi", "or": "arith.ori", "xor": "arith.xori"}
+INT_OPS = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli", "max": "arith.maxsi", "min": "arith.minsi",
+           **DIVISIONS, **BITWISE}
+
+
+# Element types xtir parses but neither numpy nor the CPU backend has: the build must refuse them.
+ODD_DTYPES = ("bf16", "f80", "f128", "complex<f32>")
 
 
 def is_float(dtype: str) -> bool:
-    return dtype in ("f16", "bf16", "f32", "f64")
+    return dtype in ("f16", "bf16", "f32", "f64", "f80", "f128")
 
 
 @dataclass(frozen=True)
 class Buffer:
     name: str  # SSA name without %
     shape: tuple[int, ...]
-    dtype: str  # f32, f16, bf16, i8, i32, i64
+    dtype: str  # a key of DTYPES, or one of ODD_DTYPES
     role: str  # in, out (NaN- or sentinel-filled before a call), inout (data), scratch
     layout: str | None = None  # a memref layout such as `strided<[2]>`
+    divisor: str = ""  # inputs that divide: "nonzero" (no 0, no -1: every division defined) or "zero" (all 0)
 
     def type(self) -> str:
         dims = "x".join(map(str, self.shape))
@@ -351,15 +361,40 @@ def _check_bounds(name: str, shape: tuple[int, ...], index: tuple) -> None:
             raise Undefined(f"access to {name}{list(shape)} at index {index}")
 
 
+def _divide(op: str, a: object, b: object) -> object:
+    """An integer division of DIVISIONS on scalars or arrays of one dtype, as arith defines it
+    (signed ops truncate, floor or ceil; unsigned ops read the bits unsigned); Undefined where the
+    divisor is 0, or -1 under the smallest value (the compiled code raises, the evaluator refuses)."""
+    x, y = np.asarray(a), np.asarray(b)
+    dtype = np.result_type(x, y)
+    bits = dtype.itemsize * 8
+    if np.any(y == 0):
+        raise Undefined(f"{op}: division by zero")
+    if not op.startswith("u") and np.any((x == np.iinfo(dtype).min) & (y == -1)):
+        raise Undefined(f"{op}: a signed division that overflows")
+    xs, ys = np.broadcast_arrays(x.astype(object), y.astype(object))
+    if op.startswith("u"):
+        xs, ys = xs % (1 << bits), ys % (1 << bits)
+    exact = {"div": lambda p, q: abs(p) // abs(q) * (1 if (p < 0) == (q < 0) else -1),
+             "rem": lambda p, q: p - abs(p) // abs(q) * (1 if (p < 0) == (q < 0) else -1) * q,
+             "floordiv": lambda p, q: p // q, "ceildiv": lambda p, q: -(-p // q),
+             "udiv": lambda p, q: p // q, "urem": lambda p, q: p % q, "uceildiv": lambda p, q: -(-p // q)}[op]
+    wrapped = [(exact(p, q) + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1)) for p, q in zip(xs.ravel(), ys.ravel())]
+    result = np.array(wrapped, dtype=dtype).reshape(xs.shape)
+    return result[()] if result.ndim == 0 else result
+
+
 def _value_py(v: Val, dtype: str) -> str:
     if v.op == "load":
         return f"ld({v.args[0]!r}, {_index_py(v.args[1])})"
     if v.op == "const":
         return f"CT({v.args[0]!r})"
     a, b = (_value_py(x, dtype) for x in v.args)
+    if v.op in DIVISIONS and not is_float(dtype):
+        return f"_divide({v.op!r}, {a}, {b})"
     if v.op in ("max", "min"):
         return f"np.{'maximum' if v.op == 'max' else 'minimum'}({a}, {b})"
-    return f"({a} {dict(add='+', sub='-', mul='*')[v.op]} {b})"
+    return f"({a} {dict(add='+', sub='-', mul='*', div='/', xor='^', **{'and': '&', 'or': '|'})[v.op]} {b})"
 
 
 def _index_py(index: Sequence[Ix]) -> str:
@@ -447,7 +482,8 @@ def _vectorizable(st: Stage) -> bool:
 
 @functools.cache
 def _compiled(source: str) -> Callable:
-    scope = {"np": np, "Undefined": Undefined, "_Sequential": _Sequential, "_full": _full, "_duplicates": _duplicates}
+    scope = {"np": np, "Undefined": Undefined, "_Sequential": _Sequential, "_full": _full, "_duplicates": _duplicates,
+             "_divide": _divide}
     exec(compile(source, "<fuzz reference>", "exec"), scope)
     return scope["run"]
 
@@ -471,7 +507,7 @@ def run_reference(f: Function, arrays: Sequence[np.ndarray], track: bool = False
                     pass
             _compiled(_stage_scalar_source(st, f.dtype))(mem.ld, mem.st, ctype)
         if f.returns is not None:
-            return eval(_value_py(f.returns, f.dtype), {"np": np, "CT": ctype, "ld": mem.ld})  # noqa: S307
+            return eval(_value_py(f.returns, f.dtype), {"np": np, "CT": ctype, "ld": mem.ld, "_divide": _divide})  # noqa: S307
     return None
 
 
@@ -502,6 +538,7 @@ class Family:
     loop_kinds: float = 0.0  # probability that a stage's outer loop is written parallel / vectorized
     stack: bool = False  # a long chain of large scratch buffers
     big: float = 0.0  # probability that a function starts with a map into a scratch buffer past 256 KiB (heap)
+    odd_scratch: float = 0.0  # probability that a function allocates a scratch buffer of one of ODD_DTYPES
     primitive_weights: dict[str, float] = field(default_factory=dict)  # schedule primitives made more likely
     sizes: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16)
 
@@ -516,40 +553,58 @@ _PLAIN = {"identity": 8.0, "backward": 0.5, "split": 1.0, "fused": 0.5, "overhan
 _ALL_BINDINGS = {"identity": 4.0, "backward": 2.0, "split": 2.0, "fused": 1.5, "strided": 1.0, "shifted": 0.7,
                  "modular": 1.0, "cut": 1.0, "overhang": 1.0, "bad": 0.4}
 _PIPELINE_TEMPLATES = {"map": 2.0, "bias": 2.0, "relu": 2.0, "matmul": 3.0, "rowsum": 1.0, "copy_t": 0.5,
-                       "window": 0.5, "inplace": 0.5, "reduce_update": 0.5, "guarded_pair": 0.5}
+                       "window": 0.5, "inplace": 0.5, "reduce_update": 0.5, "guarded_pair": 0.5, "divide": 0.7,
+                       "gather": 0.5}
+# The schedule families run on integers too (wrapping values, divisions by data that may be 0) and f16.
+_SCHEDULE_DTYPES = ("f32", "f32", "f32", "f32", "i8", "i32", "i64", "f16")
 
 FAMILIES: dict[str, Family] = {
     # matmul -> bias -> ReLU and friends through intermediates, for caches, compute-at and inlining
-    "pipeline": Family(_PIPELINE_TEMPLATES, _PLAIN, {"identity": 1.0}, stages=(2, 4), primitive_weights={
+    "pipeline": Family(_PIPELINE_TEMPLATES, _PLAIN, {"identity": 1.0}, stages=(2, 4), dtypes=_SCHEDULE_DTYPES,
+                       primitive_weights={
         "cache_read": 2.0, "cache_write": 2.0, "compute_at": 1.5, "reverse_compute_at": 1.5, "compute_inline": 3.0,
         "reverse_compute_inline": 3.0, "fuse_reduction_epilogue": 3.0, "decompose_reduction": 2.0}),
     # backward, strided, modular, split and fused bindings of spatial and reduce variables
-    "bindings": Family({"map": 2.0, "matmul": 3.0, "rowsum": 2.0, "bias": 1.0, "relu": 1.0, "window": 1.0},
+    "bindings": Family({"map": 2.0, "matmul": 3.0, "rowsum": 2.0, "bias": 1.0, "relu": 1.0, "window": 1.0,
+                        "divide": 1.0, "gather": 1.0},
                        {**_ALL_BINDINGS, "bad": 0.0}, {"identity": 1.0, "backward": 2.0, "split": 1.0,
-                                                        "strided": 1.0, "modular": 1.0}, stages=(1, 3)),
+                                                        "strided": 1.0, "modular": 1.0}, stages=(1, 3),
+                       dtypes=_SCHEDULE_DTYPES),
     # in-place updates and loop-carried dependences next to producers
     "inplace": Family({"inplace": 3.0, "carried": 3.0, "reduce_update": 2.0, "matmul": 1.5, "map": 1.0, "rowsum": 1.0,
-                       "window": 0.5},
-                      _PLAIN, {"identity": 3.0, "backward": 1.0}, stages=(2, 4), loop_kinds=0.1, primitive_weights={
+                       "window": 0.5, "divide": 0.5},
+                      _PLAIN, {"identity": 3.0, "backward": 1.0}, stages=(2, 4), loop_kinds=0.1, dtypes=_SCHEDULE_DTYPES,
+                      primitive_weights={
                           "reverse_compute_at": 3.0, "compute_at": 2.0, "parallel": 2.0, "vectorize": 2.0}),
     # predicates, partial writers and two writers of one buffer (some predicates undefined)
     "partial": Family({"column": 3.0, "map": 2.0, "matmul": 1.5, "bias": 1.0, "inplace": 1.0, "relu": 1.0,
-                       "guarded_pair": 2.0},
+                       "guarded_pair": 2.0, "divide": 1.0},
                       {"identity": 3.0, "cut": 3.0, "strided": 1.5, "shifted": 1.0, "split": 2.0, "overhang": 2.0,
-                       "bad": 0.8, "modular": 0.5}, {"identity": 3.0, "split": 1.0}, stages=(2, 4), primitive_weights={
+                       "bad": 0.8, "modular": 0.5}, {"identity": 3.0, "split": 1.0}, stages=(2, 4),
+                      dtypes=_SCHEDULE_DTYPES, primitive_weights={
                           "cache_write": 3.0, "reverse_compute_inline": 6.0, "compute_inline": 3.0}),
     # several functions per module; the entry is any of them
     "functions": Family(_PIPELINE_TEMPLATES, _PLAIN, {"identity": 1.0}, stages=(1, 3), functions=(2, 4)),
     # odd names of functions, loops and blocks
     "names": Family({"map": 2.0, "matmul": 1.0, "relu": 1.0, "bias": 1.0}, _PLAIN, {"identity": 1.0},
                     stages=(1, 3), functions=(1, 2), odd_functions=0.6, odd_labels=0.05, loop_kinds=0.3, big=0.3),
-    # integer (overflowing) and half element types
-    "types": Family({"map": 2.0, "matmul": 2.0, "rowsum": 1.0, "bias": 1.0, "relu": 1.0, "inplace": 1.0},
+    # integer (overflowing, divided) and half element types, and types without lowering (f80, complex)
+    "types": Family({"map": 2.0, "matmul": 2.0, "rowsum": 1.0, "bias": 1.0, "relu": 1.0, "inplace": 1.0,
+                     "divide": 1.5},
                     _PLAIN, {"identity": 2.0, "backward": 1.0}, stages=(1, 3),
-                    dtypes=("i8", "i32", "i64", "f16", "bf16", "i32", "f16")),
+                    dtypes=("i8", "i16", "i32", "i64", "f16", "bf16", "i32", "f16", "f80", "f128"), odd_scratch=0.15),
     # parameters with non-identity memref layouts
     "layouts": Family({"map": 2.0, "matmul": 1.0, "bias": 1.0, "copy_t": 1.0}, _PLAIN, {"identity": 1.0},
                       stages=(1, 2), layouts=0.6),
+    # multi-stage programs of every element type under compute-at, caches and loop kinds (the
+    # generator that hunted LLVM's crashes of issue 17 item 13, /work/notes/jitwork/hunt2.py)
+    "hunt": Family({"map": 2.0, "bias": 1.0, "rowsum": 1.0, "inplace": 1.0, "gather": 1.0, "divide": 0.5,
+                    "matmul": 1.0, "window": 0.5},
+                   {"identity": 4.0, "backward": 1.5, "overhang": 0.5}, {"identity": 2.0, "backward": 0.5},
+                   stages=(2, 4), dtypes=("f32", "f64", "f16", "i8", "i16", "i32", "i64"),
+                   sizes=(1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 24, 31, 32, 33), primitive_weights={
+                       "compute_at": 6.0, "reverse_compute_at": 6.0, "cache_read": 2.0, "cache_write": 2.0,
+                       "vectorize": 3.0, "parallel": 1.5, "unroll": 1.5, "blockize": 0.3}),
     # dozens of scratch buffers of up to 256 KiB each
     "stack": Family({"map": 1.0}, {"identity": 1.0}, {"identity": 1.0}, stack=True),
     # functions returning a value, with and without arguments
@@ -569,7 +624,12 @@ class Generated:
 
     @functools.cached_property
     def defined(self) -> bool:
-        """Whether the entry's reference semantics are defined (no access or binding outside)."""
+        """Whether the entry's reference semantics are defined (no access or binding outside, no
+        parameter with a layout of its own, no buffer of an element type numpy lacks: xtir refuses
+        those, issue 17.8 and 17.17)."""
+        buffers = self.entry.params + self.entry.scratch
+        if any(b.layout for b in buffers) or any(b.dtype not in DTYPES for b in buffers):
+            return False
         try:
             self.expected(self.arguments(np.random.default_rng(0)))
         except Undefined:
@@ -592,8 +652,8 @@ SENTINEL_BYTE = 0x5A
 def argument_data(b: Buffer, rng: np.random.Generator) -> np.ndarray:
     """Inputs: floats from N(0, 1) (f16: U(-1, 1)), integers over the whole range of the type
     (i8) or a mix of small and near-extreme values; outputs: NaN, or the 0x5A.. sentinel."""
-    if b.dtype == "bf16":
-        return np.zeros(b.shape, np.uint16)  # numpy has no bf16: the call must refuse it
+    if b.dtype not in DTYPES:
+        return np.zeros(b.shape, np.uint16)  # numpy has no such dtype: the build or the call must refuse it
     dtype = np.dtype(DTYPES[b.dtype])
     if b.role == "out":
         if is_float(b.dtype):
@@ -603,12 +663,18 @@ def argument_data(b: Buffer, rng: np.random.Generator) -> np.ndarray:
         return rng.uniform(-1, 1, b.shape).astype(dtype)
     if is_float(b.dtype):
         return rng.standard_normal(b.shape).astype(dtype)
+    if b.divisor == "zero":
+        return np.zeros(b.shape, dtype)
     info = np.iinfo(dtype)
     if b.dtype == "i8":
-        return rng.integers(info.min, info.max, b.shape, endpoint=True).astype(dtype)
-    small = rng.integers(-100, 100, b.shape)
-    big = rng.integers(info.max - 1000, info.max, b.shape, endpoint=True)
-    return np.where(rng.random(b.shape) < 0.3, big, small).astype(dtype)
+        data = rng.integers(info.min, info.max, b.shape, endpoint=True).astype(dtype)
+    else:
+        small = rng.integers(-100, 100, b.shape)
+        big = rng.integers(info.max - 1000, info.max, b.shape, endpoint=True)
+        data = np.where(rng.random(b.shape) < 0.3, big, small).astype(dtype)
+    if b.divisor == "nonzero":  # whatever the seed: the program's definedness is the template's
+        data[(data == 0) | (data == -1)] = 3
+    return data
 
 
 class _FunctionGen:
@@ -641,12 +707,13 @@ class _FunctionGen:
         self.n_buf += 1
         return f"{prefix}{self.n_buf}"
 
-    def param(self, shape: tuple[int, ...], role: str) -> str:
+    def param(self, shape: tuple[int, ...], role: str, divisor: str = "") -> str:
         layout = None
         if self.r.random() < self.fam.layouts:
             layout = self._layout(shape)
             self.tags.add("layout")
-        b = Buffer(self._buffer_name({"in": "A", "out": "O", "inout": "U"}[role]), shape, self.dtype, role, layout)
+        prefix = "D" if divisor else {"in": "A", "out": "O", "inout": "U"}[role]
+        b = Buffer(self._buffer_name(prefix), shape, self.dtype, role, layout, divisor)
         self.params.append(b)
         if role != "out":
             self.full[b.name] = shape
@@ -821,8 +888,10 @@ class _FunctionGen:
     def combine(self, values: list[Val]) -> Val:
         r = self.r
         value = values[0]
+        # hunt2's operators too: float division, and the bitwise ones on integers
+        ops = ("add", "add", "mul", "sub", "max", "min") + (("div",) if is_float(self.dtype) else ("and", "or", "xor"))
         for v in values[1:]:
-            value = binop(r.choice(("add", "add", "mul", "sub", "max", "min")), value, v)
+            value = binop(r.choice(ops), value, v)
         if r.random() < 0.3:
             value = binop(r.choice(("mul", "add")), value, self.constant())
         return value
@@ -883,6 +952,42 @@ class _FunctionGen:
         out = self.target(shape, last)
         self._elementwise("bias", shape, [src], out, lambda loads: binop("add", loads[0], load(bias, self._iv(1))),
                           )
+
+    def t_divide(self, last: bool) -> None:
+        """`O[v] = A[v] / D[v]` (an integer division of DIVISIONS), D an input that is nonzero, or all
+        zero (the program is then undefined: the build raises after the call), or a constant divisor
+        (0 now and then); float programs get a map instead."""
+        if is_float(self.dtype):
+            self.t_map(last)
+            return
+        r = self.r
+        shape = self._nd()
+        src = self.source(shape)
+        op = r.choice(list(DIVISIONS))
+        self.tags.add(f"int-{op}")
+        if r.random() < 0.25:
+            divisor = const(r.choice((0, 3, 7, 100)))
+            self.tags.add("div-by-constant-zero" if divisor.args[0] == 0 else "div-by-constant")
+            values: Callable[[list[Val]], Val] = lambda loads: binop(op, loads[0], divisor)  # noqa: E731
+            ins = [src]
+        else:
+            zero = r.random() < 0.25
+            self.tags.add("div-by-zero" if zero else "div")
+            ins = [src, self.param(shape, "in", "zero" if zero else "nonzero")]
+            values = lambda loads: binop(op, loads[0], loads[1])  # noqa: E731
+        self._elementwise("divide", shape, ins, self.target(shape, last), values)
+
+    def t_gather(self, last: bool) -> None:
+        """`O[i, j] = A[i floordiv 2, j] op A[(i + 1) mod n, m - 1 - j]`: reads through floordiv, mod
+        and reversed indices (hunt2's `shift` stage, which met LLVM's crashes of issue 17 item 13)."""
+        n, m = self.shape(2)
+        src = self.source((n, m))
+        out = self.target((n, m), last)
+        loops, ivars, preds, covers = self.spatial((n, m), ("i", "j"), self._observable(out))
+        i, j = (var(iv.name) for iv in ivars)
+        value = self.combine([load(src, i.floordiv(2), j), load(src, (i + 1).mod(n), Ix("cst", (m - 1,)) - j)])
+        st = Stage("gather", self._block("gather"), loops, ivars, [Store(out, (i, j), value)], predicate=preds)
+        self._add(st, out, covers)
 
     def t_copy_t(self, last: bool) -> None:
         n = self.shape(2)[0]
@@ -1067,6 +1172,10 @@ def _function(r: random.Random, fam: Family, name: str, returns: bool) -> tuple[
     gen = _FunctionGen(r, fam, dtype, name, fam.odd_labels)
     templates = fam.templates
     count = 0 if returns and r.random() < 0.5 else r.randint(*fam.stages)
+    if r.random() < fam.odd_scratch:
+        odd = r.choice(ODD_DTYPES)
+        gen.scratch.append(Buffer(gen._buffer_name("X"), (gen.size(),), odd, "scratch"))
+        gen.tags.add(f"odd-scratch-{odd}")
     if r.random() < fam.big:
         gen.n_stage += 1
         n = 70000

@@ -32,6 +32,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 from collections.abc import Sequence
@@ -50,6 +51,16 @@ from tests.fuzz.schedules import Call, Failure, Stats  # noqa: E402
 
 CANARY_FAMILIES = frozenset({"names", "types", "layouts", "returns", "stack"})
 CASE_TIMEOUT_S = 240.0
+
+
+def in_child(code: str, timeout: float = 300) -> None:
+    """Run `code` in a fresh Python (in the repository); it must exit 0. A dead child fails the test
+    (for regression tests of what took the process down)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=env, capture_output=True,
+                       timeout=timeout, text=True)
+    how = signal.Signals(-p.returncode).name if p.returncode < 0 else f"exit status {p.returncode}"
+    assert p.returncode == 0, f"the child ended with {how}\n{p.stderr[-3000:]}"
 
 
 # Framing ---------------------------------------------------------------------------------------
@@ -294,7 +305,8 @@ def _serve_replay(name: str, calls: list[Call]) -> str:
 
 
 def _serve_threads(names: list[str], seed: int, threads: int) -> Stats:
-    """Build and call `names` from `threads` threads at once; each program is built by two threads."""
+    """Build `names` from `threads` threads at once (each program by two threads), then call each
+    built function from `threads` threads at once, each on its own arguments."""
     import numpy as np
 
     import xtir
@@ -312,12 +324,13 @@ def _serve_threads(names: list[str], seed: int, threads: int) -> Stats:
     work = [p for p in progs for _ in range(2)]
     random.Random(seed).shuffle(work)
     lock = threading.Lock()
+    built: dict[str, tuple[Any, Any]] = {}
 
     def fail(prog: Any, kind: str, message: str) -> None:
         with lock:
             stats.failures.append(Failure(kind, prog.name, seed, [], "", f"threads mode: {message}", mode="threads"))
 
-    def build_and_call(prog: Any) -> None:
+    def build(prog: Any) -> None:
         try:
             compiled = xtir.build(prog.module, entry=prog.entry) if prog.entry else xtir.build(prog.module)
         except XtirError:
@@ -325,26 +338,35 @@ def _serve_threads(names: list[str], seed: int, threads: int) -> Stats:
         except Exception as e:
             fail(prog, "crash-build", schedules._exception_text(e))
             return
-        for k in range(3):
-            arrays = prog.arguments(np.random.default_rng(seed + k))
-            before = [a.copy() for a in arrays]
-            try:
-                compiled(*arrays)
-            except XtirError:
-                return
-            except Exception as e:
-                fail(prog, "crash-run", schedules._exception_text(e))
-                return
-            if violations := arrays.violations():
-                fail(prog, "memory-unsafe", "; ".join(violations))
-            elif prog.defined and prog.runnable:
-                diff = compare(arrays, before, prog.outputs, prog.expected(before), *prog.tolerance)
-                if diff is not None:
-                    fail(prog, "mismatch-jit", diff)
+        with lock:
+            built[prog.name] = (prog, compiled)
+        call(prog, compiled, 0)
+
+    def call(prog: Any, compiled: Any, k: int) -> None:
+        arrays = prog.arguments(np.random.default_rng(seed + k))
+        before = [a.copy() for a in arrays]
+        try:
+            compiled(*arrays)
+        except XtirError:
+            return
+        except Exception as e:
+            fail(prog, "crash-run", schedules._exception_text(e))
+            return
+        with lock:
+            stats.thread_calls += 1
+        if violations := arrays.violations():
+            fail(prog, "memory-unsafe", "; ".join(violations))
+        elif prog.defined and prog.runnable:
+            diff = compare(arrays, before, prog.outputs, prog.expected(before), *prog.tolerance)
+            if diff is not None:
+                fail(prog, "mismatch-jit", diff)
 
     schedules.progress("threads", [])
     with ThreadPoolExecutor(threads) as pool:
-        list(pool.map(build_and_call, work))
+        list(pool.map(build, work))
+        # one compiled function called by every thread at once
+        calls = [(prog, compiled, k) for prog, compiled in built.values() for k in range(1, threads + 1)]
+        list(pool.map(lambda c: call(*c), calls))
     schedules.progress("canary", [])
     for k in range(3):  # a freed TargetMachine may survive one build
         _canary(seed * 3 + k)

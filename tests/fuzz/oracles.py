@@ -27,6 +27,7 @@ from xdsl.interpreter import Interpreter, PythonValues, impl, register_impls
 import xtir
 from xtir.dialects import block
 from xtir.interpreters.block import BlockFunctions
+from xtir.passes.loop_kind import check_marked_loops
 
 GUARD_MIN_BYTES = 256
 _NAN_PATTERNS = {2: b"\xa5\x7d", 4: b"\xa5\xa5\xa5\x7f", 8: b"\xa5\xa5\xa5\xa5\xa5\xa5\xf4\x7f"}
@@ -112,6 +113,19 @@ class _ReversedParallelLoops(BlockFunctions):
 
 def has_parallel_loops(module: Any) -> bool:
     return any(isinstance(op, block.ForOp) and op.kind in ("parallel", "vectorized") for op in module.walk())
+
+
+def marked_loops_independent(module: Any) -> bool:
+    """Whether xtir's own check (the build's for parallel loops, vectorize's for vectorized ones)
+    finds the iterations of every marked loop independent. Where it does not, the build refuses
+    the parallel loop and a vectorized one runs in order (LLVM keeps its dependences), so running
+    the loop backwards tells nothing about compiled code: a loop marked by hand in the input."""
+    try:
+        for f in module.ops:
+            check_marked_loops("fuzz", f)
+    except xtir.XtirError:
+        return False
+    return True
 
 
 @contextlib.contextmanager

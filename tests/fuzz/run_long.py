@@ -22,12 +22,16 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.fuzz import gen_programs, ir_mutation, isolation, schedules  # noqa: E402
+
+# threads rounds build and call programs of these families: pipelines, odd names (non-ASCII, runtime
+# symbols), several functions per module, every element type
+THREAD_FAMILIES = ("pipeline", "names", "functions", "types", "hunt")
 
 
 class FirstSeen:
@@ -71,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     schedule_deadline = start + args.seconds * (1 - args.malformed_share)
     stats = schedules.Stats()
+    per_family: dict[str, schedules.Stats] = defaultdict(schedules.Stats)
     seen = FirstSeen(start)
     worker = isolation.Worker()
     seed = args.seed
@@ -82,10 +87,13 @@ def main(argv: list[str] | None = None) -> int:
             for name in targets:
                 if time.monotonic() > schedule_deadline:
                     break
-                seen.add(isolation.run_case(worker, name, seed, stats, args.max_steps, evaluate,
+                case = schedules.Stats()
+                seen.add(isolation.run_case(worker, name, seed, case, args.max_steps, evaluate,
                                             minimize=not args.no_minimize))
+                stats.merge(case)
+                per_family[schedules.find_program(name).family].merge(case)
             if args.threads_every and (seed - args.seed) % args.threads_every == 0 and time.monotonic() < schedule_deadline:
-                programs = [f"gen.pipeline.{1_000_000 + seed * 4 + k}" for k in range(4)]
+                programs = [f"gen.{fam}.{1_000_000 + seed}" for fam in THREAD_FAMILIES]
                 seen.add(isolation.run_threads(worker, programs, seed, stats))
             seed += 1
             if time.monotonic() - last_note > 30:
@@ -108,12 +116,31 @@ def main(argv: list[str] | None = None) -> int:
           f"malformed seeds {args.seed}..{mseed - 1}, {worker.started} child processes\n")
     print(stats.report())
     print()
+    print(family_table(per_family))
+    print()
     print(malformed.report())
     print()
     print(seen.report())
     for bug_id in sorted({b for b, _ in ir_mutation.KNOWN_MALFORMED}):
         print(f"  {bug_id:36s} (malformed input) {malformed.known} known hits in {malformed.cases} inputs")
     return _show_new(stats, malformed, args)
+
+
+def family_table(per_family: dict[str, schedules.Stats]) -> str:
+    """Per program family: cases, primitive calls, builds, numerical comparisons and failures."""
+    head = ("family", "cases", "parse-refused", "prims ok/refused", "built", "build-refused", "compared",
+            "evaluated", "race-checked", "mismatches", "crashes", "other", "known")
+    rows = [head]
+    for fam, st in sorted(per_family.items()):
+        new = st.new_failures
+        mismatches = sum(1 for f in new if f.kind.startswith("mismatch") or f.kind in ("race", "memory-unsafe"))
+        crashes = sum(1 for f in new if f.kind.startswith("crash") or f.kind == "hang")
+        rows.append((fam, st.schedules, sum(st.parse_rejected.values()),
+                     f"{sum(st.accepted.values())}/{sum(st.rejected.values())}", st.built, st.build_rejected,
+                     st.compared, st.evaluated, st.race_checked, mismatches, crashes, len(new) - mismatches - crashes,
+                     len(st.failures) - len(new)))
+    widths = [max(len(str(r[k])) for r in rows) for k in range(len(head))]
+    return "per family:\n" + "\n".join("  " + "  ".join(str(v).rjust(w) for v, w in zip(r, widths)) for r in rows)
 
 
 def _choose(option: str | None, known: list[str], what: str, parser: argparse.ArgumentParser) -> list[str]:

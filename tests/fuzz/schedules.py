@@ -53,7 +53,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 import xtir
 from tests.fuzz import gen_programs
-from tests.fuzz.oracles import GuardedArguments, compare, evaluate_reordered, has_parallel_loops
+from tests.fuzz.oracles import GuardedArguments, compare, evaluate_reordered, has_parallel_loops, marked_loops_independent
 from xtir import BlockRV, LoopRV, Schedule, XtirError, XtirPassError
 from xtir.dialects.block import REDUCE, BlockOp, ForOp
 from xtir.passes.analysis.navigation import all_blocks, all_loops
@@ -226,8 +226,8 @@ def generated(name: str) -> Program:
         entry=g.entry.name,
         make_arguments=g.arguments,
         defined=g.defined,
-        # bf16 has no numpy dtype; parameters with their own layout are refused by build and evaluate alike
-        runnable="bf16" not in dtypes and "layout" not in g.tags,
+        # bf16, f80, ... have no numpy dtype; parameters with their own layout are refused by build and evaluate alike
+        runnable=dtypes <= set(gen_programs.DTYPES) and "layout" not in g.tags,
         returns=returns,
         tags=g.tags,
         tolerance=(2e-2, 1e-1) if half else (1e-4, 1e-3),
@@ -308,7 +308,7 @@ FAILURE_KINDS = (
     "trace-replay-names",  # ... is the same IR as sch.mod but prints other SSA value names
     "print-roundtrip",  # str(sch.mod) does not parse back to the same IR
     "name-growth",  # a loop or block name grew past NAME_LIMIT characters
-    "build-invalid-llvm",  # xtir.build refused the schedule because LLVM rejected the IR it generated
+    "build-invalid-llvm",  # xtir.build refused the schedule because LLVM rejected, crashed on or broke the IR it generated
     "crash-build",  # xtir.build raised something other than XtirError
     "crash-run",  # calling the compiled function raised something other than XtirError
     "crash-eval",  # the reference evaluator raised something other than XtirError
@@ -410,38 +410,11 @@ xtir.build(find_program('gen.pipeline.1').module)  # an unrelated build afterwar
 KnownBug = tuple[str, Callable[[Failure], bool]]
 
 
-def _tags(f: Failure) -> frozenset[str]:
-    return find_program(f.program).tags
-
-
-def _methods(f: Failure) -> set[str]:
-    return {c.method for c in f.calls}
-
-
-def _printed(f: Failure) -> str:
-    """The scheduled module of a failure, printed (its calls replayed)."""
-    sch = new_schedule(find_program(f.program))
-    for call in f.calls:
-        call.apply(sch)
-    return str(sch.mod)
-
-
-def _mismatch(f: Failure) -> bool:
-    return f.kind in ("mismatch-jit", "mismatch-eval")
-
-
-_NON_MONOTONE_REDUCE = frozenset({"reduce-backward", "reduce-modular"})
-_PROCESS_KILLERS = ("crash-process", "crash-build", "crash-run", "memory-unsafe")
-
-# Open bugs, each with a strict xfail reproducer in test_fuzz_quick.py (it turns XPASS, a test
-# failure, when the bug is fixed: then drop the mark and the entry). Ids `17.N` are the items of
-# issue 17; `new:...` are classes these fuzzers found that the issue does not list. Judged on the
-# minimized failure, first match wins.
-KNOWN_BUGS: list[KnownBug] = [
-    # new: compute-at (and the other passes that rebuild a reduction's loops) rebinds a backward or
-    # modular reduce variable in increasing order, so its init no longer runs where it did
-    ("new:reduce-order", lambda f: _mismatch(f) and bool(_NON_MONOTONE_REDUCE & _tags(f))),
-]
+# Open bugs, each with a strict xfail reproducer in test_known_bugs.py (it turns XPASS, a test
+# failure, when the bug is fixed: then drop the mark and the entry), as (id, matcher of a Failure).
+# Ids `17.N` are the items of issue 17; `new:...` are classes these fuzzers found that the issue does
+# not list. Judged on the minimized failure, first match wins. None is open.
+KNOWN_BUGS: list[KnownBug] = []
 
 
 def classify(failure: Failure, minimized: bool = True) -> Failure:
@@ -488,6 +461,7 @@ class Stats:
     eval_rejected: int = 0  # evaluator refusals (XtirError) of undefined programs
     race_checked: int = 0  # evaluations with parallel / vectorized loops reversed
     thread_rounds: int = 0  # threads mode: rounds of concurrent builds and calls
+    thread_calls: int = 0  # threads mode: calls of built functions made while other threads built or called
     failures: list[Failure] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -513,7 +487,7 @@ class Stats:
             f"guard zones checked: {self.memory_checked}",
             f"compared with numpy: {self.compared}   also through the reference evaluator: {self.evaluated}   "
             f"with parallel loops reversed: {self.race_checked}   evaluator refusals of undefined programs: "
-            f"{self.eval_rejected}   thread rounds: {self.thread_rounds}",
+            f"{self.eval_rejected}   thread rounds: {self.thread_rounds} ({self.thread_calls} calls)",
         ]
         if self.programs:
             lines.append("cases per program family (xtir.parse refusals in brackets): " + ", ".join(
@@ -1019,12 +993,18 @@ def _long_name(module: ModuleOp) -> str | None:
     return None
 
 
+# xtir.build's messages for IR that LLVM refused, crashed on (issue 17 item 13: the worker process
+# turns an abort into an XtirError) or optimized into invalid IR, and for IR xtir could not write
+LLVM_FAILURES = ("LLVM rejected", "LLVM crashed", "LLVM's optimizer produced invalid IR", "cannot write the program as LLVM IR",
+                 "is missing from the machine code", "which is defined nowhere in this process")
+
+
 def _build(module: ModuleOp, stats: Stats, fail: Callable[[str, str], None], entry: str | None = None) -> Any:
     progress("build")
     try:
         return xtir.build(module, entry=entry) if entry else xtir.build(module)
     except XtirError as e:
-        if "LLVM rejected" in str(e):  # the compiler made invalid LLVM IR: its bug, not the user's
+        if any(m in str(e) for m in LLVM_FAILURES):  # the compiler's bug (or LLVM's), not the user's
             fail("build-invalid-llvm", str(e))
             return None
         stats.build_rejected += 1
@@ -1151,7 +1131,7 @@ def _check_evaluation(prog: Program, sch: Schedule, seed: int, stats: Stats, fai
     """The reference evaluator on the scheduled IR, and again with parallel loops reversed."""
     func = prog.entry or "main"
     runs = [("evaluate", lambda a: xtir.evaluate(sch.mod, *a, func=func))]
-    if has_parallel_loops(sch.mod):
+    if has_parallel_loops(sch.mod) and marked_loops_independent(sch.mod):
         runs.append(("reversed", lambda a: evaluate_reordered(sch.mod, a, func)))
     results = []
     for stage, run in runs:

@@ -9,11 +9,13 @@ the reference evaluator (and again with parallel loops run backwards), every exc
 not an XtirError a crash. All of it runs in a child process (tests/fuzz/isolation.py), so a case
 that kills the process is a `crash-process` failure, followed by one threads round. Failures
 matching schedules.KNOWN_BUGS are counted, not failed on (their reproducers are strict xfails in
-test_known_bugs.py). The long profile is `python tests/fuzz/run_long.py --seconds N --seed S`.
+test_known_bugs.py). The long profile is `python tests/fuzz/run_long.py --seconds N --seed S`, or
+`XTIR_FUZZ_SECONDS=N pytest tests/fuzz/test_fuzz_generated.py -k long -s` (XTIR_FUZZ_SEED: the first seed).
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from pathlib import Path
@@ -24,7 +26,7 @@ import pytest
 import xtir
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tests.fuzz import gen_programs, isolation, schedules  # noqa: E402
+from tests.fuzz import gen_programs, isolation, run_long, schedules  # noqa: E402
 from tests.fuzz.oracles import GuardedArguments, compare, evaluate_reordered  # noqa: E402
 from tests.fuzz.schedules import Failure, Stats  # noqa: E402
 
@@ -33,8 +35,8 @@ from tests.fuzz.schedules import Failure, Stats  # noqa: E402
 # seconds per build: the long profile and test_known_bugs.py::test_17_12 cover it.
 QUICK_CASES = ("gen.pipeline.2", "gen.bindings.1", "gen.inplace.4", "gen.partial.1", "gen.partial.5", "gen.functions.2",
                "gen.names.1", "gen.types.0", "gen.types.1", "gen.types.2", "gen.types.3", "gen.layouts.0",
-               "gen.returns.4")
-THREAD_PROGRAMS = [f"gen.pipeline.{1_000_000 + k}" for k in range(3)]
+               "gen.returns.4", "gen.hunt.0", "gen.hunt.1")
+THREAD_PROGRAMS = ["gen.pipeline.1000000", "gen.pipeline.1000001", "gen.names.1000000", "gen.functions.1000000"]
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +80,7 @@ def test_every_family_is_generated_and_checked(generated_stats: Stats) -> None:
     assert set(generated_stats.programs) == set(gen_programs.FAMILIES) - {"stack"}
     assert generated_stats.schedules == len(QUICK_CASES)
     assert generated_stats.thread_rounds == 1
+    assert generated_stats.thread_calls >= 2 * len(THREAD_PROGRAMS)
     assert generated_stats.memory_checked > 0
     assert generated_stats.compared > 0
     assert generated_stats.evaluated > 0
@@ -209,3 +212,10 @@ def test_a_child_past_its_time_is_a_hang() -> None:
         assert not ok and death.how == "hang"
     finally:
         worker.close()
+
+
+@pytest.mark.skipif("XTIR_FUZZ_SECONDS" not in os.environ, reason="the long profile: set XTIR_FUZZ_SECONDS")
+def test_long_fuzz_run() -> None:
+    """Every fuzzer for XTIR_FUZZ_SECONDS seconds (tests/fuzz/run_long.py); no new failure."""
+    seconds, seed = os.environ["XTIR_FUZZ_SECONDS"], os.environ.get("XTIR_FUZZ_SEED", "0")
+    assert run_long.main(["--seconds", seconds, "--seed", seed]) == 0

@@ -11,6 +11,13 @@ from xtir.interpreters.block import check_in_bounds
 from xtir.interpreters.compiled_expr import CompiledCache, compile_exprs
 
 
+def _tile_plan(op: accel.RegionOp):
+    """The op's tile offsets as one compiled function, and each tile's buffer name and sizes."""
+    regions = op.regions_()
+    offsets = compile_exprs([e for _, offs, _ in regions for e in offs], op.index_vars)
+    return offsets, [(buffer_name(buffer), tuple(sizes)) for buffer, _, sizes in regions]
+
+
 @register_impls
 class AccelFunctions(InterpreterFunctions):
     def __init__(self) -> None:
@@ -19,16 +26,13 @@ class AccelFunctions(InterpreterFunctions):
     def _tiles(self, op: accel.RegionOp, args: PythonValues) -> list[np.ndarray]:
         n = len(op.buffers)
         arrays, index_args = args[:n], args[n:]
-        regions = op.regions_()
-        offsets_fn = self.compiled.get(
-            op, "offsets", lambda: compile_exprs([e for _, offs, _ in regions for e in offs], op.index_vars)
-        )
+        offsets_fn, regions = self.compiled.get(op, "tiles", lambda: _tile_plan(op))
         offsets = offsets_fn(*index_args)
         tiles, pos = [], 0
-        for array, (buffer, offs, sizes) in zip(arrays, regions):
-            start = tuple(offsets[pos : pos + len(offs)])
-            pos += len(offs)
-            check_in_bounds(f"{op.name} on {buffer_name(buffer)}", array, start, tuple(sizes))
+        for array, (name, sizes) in zip(arrays, regions):
+            start = tuple(offsets[pos : pos + len(sizes)])
+            pos += len(sizes)
+            check_in_bounds(f"{op.name} on {name}", array, start, sizes)
             tiles.append(array[tuple(slice(s, s + n) for s, n in zip(start, sizes))])
         return tiles
 

@@ -7,6 +7,7 @@ domain and every access inside its buffer, else the run stops naming the block.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from xtir.errors import XtirEvaluationError
 from xtir.interpreters.compiled_expr import CompiledCache, compile_exprs
 
 
+@functools.cache  # printing the type takes ~10 µs: it was most of a compiled function's call overhead
 def numpy_dtype(element_type: Any) -> np.dtype:
     text = str(element_type)
     table = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_,
@@ -41,8 +43,11 @@ def check_in_bounds(op_desc: str, array: np.ndarray, index: tuple[int, ...], siz
 
 @register_impls
 class BlockFunctions(InterpreterFunctions):
-    def __init__(self) -> None:
+    def __init__(self, vectorize: bool = True) -> None:
+        from xtir.interpreters.vectorized import NestRunner  # here: it imports numpy_dtype from this module
+
         self.compiled = CompiledCache()
+        self.nests = NestRunner() if vectorize else None
 
     def _index(self, op: block.LoadOp | block.StoreOp, index_args: PythonValues) -> tuple[int, ...]:
         f = self.compiled.get(op, "map", lambda: compile_exprs(from_affine_map(op.map, op.index_vars), op.index_vars))
@@ -50,9 +55,17 @@ class BlockFunctions(InterpreterFunctions):
 
     @impl(block.ForOp)
     def run_for(self, interpreter: Interpreter, op: block.ForOp, args: PythonValues) -> PythonValues:
+        """A nest of loops around a block runs as numpy array operations where that keeps the
+        sequential results (xtir/interpreters/vectorized.py), else an iteration at a time."""
+        if self.nests is None:
+            self.run_sequentially(interpreter, op)
+        else:
+            self.nests.run(interpreter, op, lambda: self.run_sequentially(interpreter, op))
+        return ()
+
+    def run_sequentially(self, interpreter: Interpreter, op: block.ForOp) -> None:
         for i in range(op.extent):
             interpreter.run_ssacfg_region(op.body, (i,), op.label)
-        return ()
 
     @impl(block.BlockOp)
     def run_block(self, interpreter: Interpreter, op: block.BlockOp, args: PythonValues) -> PythonValues:

@@ -56,11 +56,31 @@ def integer_constant(op: arith.ConstantOp) -> int:
     return signed(op.value.value.data, width(op.result.type))
 
 
+def undefined_message(block: str | None, op_name: str, what: str, *operands: int) -> str:
+    """How the evaluator, and compiled code (lowering/arith_guards.py), report an undefined op."""
+    where = f'block "{block}": ' if block is not None else ""
+    values = ", ".join(map(str, operands))
+    return f"{where}'{op_name}' on {values}: {what}, which is undefined in compiled code"
+
+
 def _undefined(op: Operation, what: str, *operands: int) -> XtirEvaluationError:
     owner = enclosing_block(op)
-    where = f'block "{owner.label}": ' if owner is not None else ""
-    values = ", ".join(map(str, operands))
-    return XtirEvaluationError(f"{where}'{op.name}' on {values}: {what}, which is undefined in compiled code")
+    return XtirEvaluationError(undefined_message(owner.label if owner is not None else None, op.name, what, *operands))
+
+
+def division_problem(lhs: int, rhs: int, bits: int, is_signed: bool) -> str | None:
+    """Why `lhs / rhs` (operands as the op reads them) is undefined, if it is: the divisor must not
+    be 0, nor -1 under the smallest signed value (the quotient overflows; x86 traps on both)."""
+    if rhs == 0:
+        return "division by zero"
+    if is_signed and rhs == -1 and lhs == -(1 << (bits - 1)):
+        return "a signed division that overflows"
+    return None
+
+
+def shift_problem(amount: int, bits: int) -> str | None:
+    """Why a shift by `amount` (unsigned) is undefined, if it is (LLVM gives poison)."""
+    return f"a shift by {amount} (not less than the width, {bits})" if amount >= bits else None
 
 
 def _operands(op: Operation, args: PythonValues) -> tuple[int, int, int]:
@@ -105,40 +125,36 @@ def _ceil_div(a: int, b: int) -> int:
     return -((-a) // b)
 
 
-def _signed_division(exact: Callable[[int, int], int]):
-    """sdiv-based ops: the divisor must not be 0, nor -1 under the smallest value (the
-    quotient overflows; x86 traps on both)."""
+def _division(exact: Callable[[int, int], int], is_signed: bool):
+    """A division or remainder, refused where `division_problem` says it is undefined."""
 
     def run(self: IntegerFunctions, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
         bits, lhs, rhs = _operands(op, args)
-        if rhs == 0:
-            raise _undefined(op, "division by zero", lhs, rhs)
-        if rhs == -1 and lhs == -(1 << (bits - 1)):
-            raise _undefined(op, "a signed division that overflows", lhs, rhs)
+        if not is_signed:
+            lhs, rhs = unsigned(lhs, bits), unsigned(rhs, bits)
+        if (problem := division_problem(lhs, rhs, bits, is_signed)) is not None:
+            raise _undefined(op, problem, lhs, rhs)
         return (signed(exact(lhs, rhs), bits),)
 
     return run
+
+
+def _signed_division(exact: Callable[[int, int], int]):
+    return _division(exact, is_signed=True)
 
 
 def _unsigned_division(exact: Callable[[int, int], int]):
-    def run(self: IntegerFunctions, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
-        bits, lhs, rhs = _operands(op, args)
-        lhs, rhs = unsigned(lhs, bits), unsigned(rhs, bits)
-        if rhs == 0:
-            raise _undefined(op, "division by zero", lhs, rhs)
-        return (signed(exact(lhs, rhs), bits),)
-
-    return run
+    return _division(exact, is_signed=False)
 
 
 def _shift(exact: Callable[[int, int, int], int]):
-    """A shift by `rhs` (read as unsigned): by the width or more, LLVM gives poison."""
+    """A shift by `rhs` (read as unsigned), refused by the width or more."""
 
     def run(self: IntegerFunctions, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
         bits, lhs, rhs = _operands(op, args)
         amount = unsigned(rhs, bits)
-        if amount >= bits:
-            raise _undefined(op, f"a shift by {amount} (not less than the width, {bits})", lhs, rhs)
+        if (problem := shift_problem(amount, bits)) is not None:
+            raise _undefined(op, problem, lhs, rhs)
         _check_overflow_flags(op, bits, lhs, amount, lambda a, s: a << s)
         return (signed(exact(lhs, amount, bits), bits),)
 

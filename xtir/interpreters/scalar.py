@@ -2,19 +2,21 @@
 
 Upstream `arith.constant` yields Python floats (doubles); the oracle must compute in
 the IR's precision, so float constants become numpy scalars of their type. Integer
-constants are wrapped into their type's signed range (xtir/interpreters/integer.py).
+constants are wrapped into their type's signed range (xtir/interpreters/integer.py);
+dense tensor constants (graph weights) become numpy arrays.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, TensorType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.interpreters.arith import ArithFunctions
 
 from xtir.interpreters.block import numpy_dtype
 from xtir.interpreters.integer import integer_constant
+from xtir.interpreters.tensor import dense_to_numpy
 
 
 @register_impls
@@ -25,6 +27,8 @@ class ScalarFunctions(InterpreterFunctions):
             return (numpy_dtype(op.result.type).type(op.value.value.data),)
         if isinstance(op.value, IntegerAttr):
             return (integer_constant(op),)
+        if isinstance(op.value, DenseIntOrFPElementsAttr) and isinstance(op.result.type, TensorType):
+            return (dense_to_numpy(op.value),)
         return ArithFunctions().run_constant(interpreter, op, args).values  # @impl wraps the result
 
     @impl(arith.DivfOp)

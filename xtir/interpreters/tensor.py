@@ -1,11 +1,57 @@
-"""Interpreter implementations of the graph-level tensor ops, on numpy arrays."""
+"""Interpreter implementations of the graph-level tensor ops, on numpy arrays.
+
+These are the numpy semantics of the ops (the reference for every lowering of them).
+Results keep the operands' dtype: numpy would promote a float32 array divided by a
+Python int, or softmax's sums, to float64.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.ir import Attribute
 
 from xtir.dialects import tensor
+from xtir.interpreters.block import numpy_dtype
+
+
+def dense_to_numpy(value: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The array a dense tensor constant holds (read-only: constants are values)."""
+    t = value.type
+    assert isinstance(t, TensorType)
+    dtype = numpy_dtype(t.element_type).newbyteorder("<")
+    return np.frombuffer(value.data.data, dtype=dtype).reshape(tuple(t.get_shape()))
+
+
+def dense_from_numpy(array: np.ndarray, element_type: Attribute) -> DenseIntOrFPElementsAttr:
+    """A dense tensor attribute holding `array` as `element_type` (raw little-endian bytes)."""
+    dtype = numpy_dtype(element_type).newbyteorder("<")
+    data = np.ascontiguousarray(array, dtype=dtype).tobytes()
+    return DenseIntOrFPElementsAttr(TensorType(element_type, array.shape), BytesAttr(data))
+
+
+def _ints(array) -> tuple[int, ...]:
+    return tuple(array.iter_values())
+
+
+def _like(op, array: np.ndarray) -> np.ndarray:
+    """`array` in the op's result element type."""
+    return np.asarray(array).astype(numpy_dtype(op.result.type.element_type), copy=False)
+
+
+def sliding_windows(x: np.ndarray, kernel, strides, padding, dilation, fill) -> np.ndarray:
+    """[N, C, OH, OW, KH, KW]: every (dilated) window of the NCHW input padded with `fill`."""
+    top, left, bottom, right = padding
+    padded = np.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right)), constant_values=fill)
+    dh, dw = dilation
+    span = (dh * (kernel[0] - 1) + 1, dw * (kernel[1] - 1) + 1)
+    windows = np.lib.stride_tricks.sliding_window_view(padded, span, axis=(2, 3))
+    return windows[:, :, :: strides[0], :: strides[1], ::dh, ::dw]
+
+
+def _lowest(dtype: np.dtype):
+    return -np.inf if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).min
 
 
 @register_impls
@@ -20,16 +66,61 @@ class TensorGraphFunctions(InterpreterFunctions):
 
     @impl(tensor.AddOp)
     def run_add(self, interpreter: Interpreter, op: tensor.AddOp, args: PythonValues) -> PythonValues:
-        return (np.add(args[0], args[1]),)
+        return (_like(op, np.add(args[0], args[1])),)
+
+    @impl(tensor.SubtractOp)
+    def run_subtract(self, interpreter: Interpreter, op: tensor.SubtractOp, args: PythonValues) -> PythonValues:
+        return (_like(op, np.subtract(args[0], args[1])),)
 
     @impl(tensor.MultiplyOp)
     def run_multiply(self, interpreter: Interpreter, op: tensor.MultiplyOp, args: PythonValues) -> PythonValues:
-        return (np.multiply(args[0], args[1]),)
+        return (_like(op, np.multiply(args[0], args[1])),)
+
+    @impl(tensor.DivideOp)
+    def run_divide(self, interpreter: Interpreter, op: tensor.DivideOp, args: PythonValues) -> PythonValues:
+        return (_like(op, np.divide(args[0], args[1])),)
 
     @impl(tensor.ReluOp)
     def run_relu(self, interpreter: Interpreter, op: tensor.ReluOp, args: PythonValues) -> PythonValues:
-        return (np.maximum(args[0], 0).astype(np.asarray(args[0]).dtype),)
+        return (_like(op, np.maximum(args[0], 0)),)
 
     @impl(tensor.EwiseFmaOp)
     def run_ewise_fma(self, interpreter: Interpreter, op: tensor.EwiseFmaOp, args: PythonValues) -> PythonValues:
-        return (np.asarray(args[0]) * args[1] + args[2],)
+        return (_like(op, np.asarray(args[0]) * args[1] + args[2]),)
+
+    @impl(tensor.BiasAddOp)
+    def run_bias_add(self, interpreter: Interpreter, op: tensor.BiasAddOp, args: PythonValues) -> PythonValues:
+        x = np.asarray(args[0])
+        trailing = x.ndim - 1 - op.axis.value.data
+        return (_like(op, x + np.asarray(args[1]).reshape(-1, *(1,) * trailing)),)
+
+    @impl(tensor.ReshapeOp)
+    def run_reshape(self, interpreter: Interpreter, op: tensor.ReshapeOp, args: PythonValues) -> PythonValues:
+        return (np.asarray(args[0]).reshape(_ints(op.shape)),)
+
+    @impl(tensor.FlattenOp)
+    def run_flatten(self, interpreter: Interpreter, op: tensor.FlattenOp, args: PythonValues) -> PythonValues:
+        return (np.asarray(args[0]).reshape(tuple(op.result.type.get_shape())),)
+
+    @impl(tensor.TransposeOp)
+    def run_transpose(self, interpreter: Interpreter, op: tensor.TransposeOp, args: PythonValues) -> PythonValues:
+        return (np.transpose(args[0], _ints(op.permutation)),)
+
+    @impl(tensor.Conv2dOp)
+    def run_conv2d(self, interpreter: Interpreter, op: tensor.Conv2dOp, args: PythonValues) -> PythonValues:
+        x, w = np.asarray(args[0]), np.asarray(args[1])
+        windows = sliding_windows(x, w.shape[2:], _ints(op.strides), _ints(op.padding), _ints(op.dilation), 0)
+        return (_like(op, np.einsum("nchwkl,ockl->nohw", windows, w)),)
+
+    @impl(tensor.MaxPool2dOp)
+    def run_max_pool2d(self, interpreter: Interpreter, op: tensor.MaxPool2dOp, args: PythonValues) -> PythonValues:
+        x = np.asarray(args[0])
+        windows = sliding_windows(x, _ints(op.kernel), _ints(op.strides), _ints(op.padding), (1, 1), _lowest(x.dtype))
+        return (windows.max(axis=(4, 5)),)
+
+    @impl(tensor.SoftmaxOp)
+    def run_softmax(self, interpreter: Interpreter, op: tensor.SoftmaxOp, args: PythonValues) -> PythonValues:
+        x = np.asarray(args[0])
+        axis = op.axis.value.data
+        e = np.exp(x - x.max(axis=axis, keepdims=True))
+        return (_like(op, e / e.sum(axis=axis, keepdims=True)),)

@@ -1,7 +1,7 @@
 // RUN: xtir-opt %s -p "check-bounds{runtime=true}" | filecheck %s
 // check-bounds{runtime=true} (xtir.build(..., bounds_check=True)) puts every access it
 // cannot show in bounds under scf.if (each index in range), reporting each index to
-// @xtir_bounds_error otherwise, instead of refusing it (check_bounds_invalid.mlir);
+// the run-time error channel (@xtir_runtime_error) otherwise, instead of refusing it (check_bounds_invalid.mlir);
 // lower_blocks_bounds_check.mlir shows it through lower-blocks.
 
 // CHECK-LABEL: func.func @unknown
@@ -12,8 +12,8 @@
 // CHECK-NEXT:          %[[V:.*]] = block.load %A[%t] {xtir.block = "g"} : memref<10xf32>
 // CHECK-NEXT:          scf.yield %[[V]] : f32
 // CHECK-NEXT:        } else {
-// CHECK-NEXT:          func.call @xtir_bounds_error(%{{.*}}, %{{.*}}, %t) {xtir.bounds_error} : (index, index, index) -> ()
-// CHECK:       func.func private @xtir_bounds_error(index, index, index) -> () attributes {xtir.bounds_error}
+// CHECK-NEXT:          func.call @xtir_runtime_error(%{{.*}}, %{{.*}}, %t) {xtir.runtime_error} : (index, index, index) -> ()
+// CHECK:       func.func private @xtir_runtime_error(index, index, index) -> () attributes {xtir.runtime_error}
 func.func @unknown(%A: memref<10xf32>, %B: memref<16xf32>, %N: memref<1xindex>) {
   %n = block.load %N[0] : memref<1xindex>
   block.for %t = 0 to 16 "t" {

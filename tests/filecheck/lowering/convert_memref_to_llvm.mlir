@@ -6,6 +6,9 @@
 // function once, not once per access: the stride 32 of three accesses is one %c32. The
 // memrefs keep their types (unrealized_conversion_cast to the pointer and the i64 index)
 // until convert-types-to-llvm, after which reconcile-unrealized-casts removes the casts.
+// A scratch buffer over the stack budget comes from aligned_alloc; a NULL from it is reported
+// on the run-time error channel and the function returns zero at once (a function with a
+// result used to make an llvm.mlir.zero of i64, which does not verify).
 
 // CHECK-LABEL: func.func @two_rows(%A: memref<16x32xf32>, %B: memref<16x32xf32>, %i: index, %j: index) {
 // CHECK-NEXT:    %[[N:.*]] = llvm.mlir.constant(8) : i64
@@ -46,4 +49,31 @@ func.func @two_rows(%A: memref<16x32xf32>, %B: memref<16x32xf32>, %i: index, %j:
   memref.store %s, %T[%c2] : memref<8xf32, "local">
   memref.store %s, %A[%j, %c2] : memref<16x32xf32>
   func.return
+}
+
+// CHECK-LABEL: func.func @heap_result(%i: index) -> index {
+// CHECK:         %T = llvm.call @aligned_alloc(%{{.*}}, %[[BYTES:.*]]) : (i64, i64) -> !llvm.ptr
+// CHECK-NEXT:    %[[NULL:.*]] = llvm.mlir.constant(0) : i64
+// CHECK-NEXT:    %[[ADDRESS:.*]] = llvm.ptrtoint %T : !llvm.ptr to i64
+// CHECK-NEXT:    %[[FAILED:.*]] = llvm.icmp "eq" %[[ADDRESS]], %[[NULL]] : i64
+// CHECK-NEXT:    llvm.cond_br %[[FAILED]], ^[[FAIL:bb[0-9]+]], ^[[BODY:bb[0-9]+]]
+// CHECK-NEXT:  ^[[FAIL]]:
+// CHECK-NEXT:    %[[SITE:.*]] = llvm.mlir.constant({{[0-9]+}}) : i64
+// CHECK-NEXT:    llvm.call @xtir_runtime_error(%[[SITE]], %[[BYTES]], %[[ADDRESS]]) : (i64, i64, i64) -> ()
+// CHECK-NEXT:    llvm.call @free(%T) : (!llvm.ptr) -> ()
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    func.return %[[ZERO]] : index
+// CHECK-NEXT:  ^[[BODY]]:
+// CHECK:         llvm.call @free(%T) : (!llvm.ptr) -> ()
+// CHECK-NEXT:    func.return %i : index
+
+// TYPES-LABEL: func.func @heap_result(%i: i64) -> i64 {
+// TYPES:         %[[ZERO:.*]] = arith.constant 0 : i64
+// TYPES-NEXT:    func.return %[[ZERO]] : i64
+// TYPES-NOT:     unrealized_conversion_cast
+func.func @heap_result(%i: index) -> index {
+  %T = memref.alloca() : memref<70000xf32>
+  %x = arith.constant 1.0 : f32
+  memref.store %x, %T[%i] : memref<70000xf32>
+  func.return %i : index
 }

@@ -453,3 +453,17 @@ func.func @floor_mod(%A: memref<4xf32>, %B: memref<4xf32>) {
   }
   func.return
 }
+
+// A host function (what legalize-tensor makes of a graph function) calls the module's block
+// functions: the call stays as it is.
+// CHECK-LABEL: func.func @kernel(%A: memref<4xf32>) {
+// CHECK-LABEL: func.func @host(%A: memref<4xf32>) {
+// CHECK-NEXT:    func.call @kernel(%A) : (memref<4xf32>) -> ()
+// CHECK-NEXT:    func.return
+func.func @kernel(%A: memref<4xf32>) {
+  func.return
+}
+func.func @host(%A: memref<4xf32>) {
+  func.call @kernel(%A) : (memref<4xf32>) -> ()
+  func.return
+}

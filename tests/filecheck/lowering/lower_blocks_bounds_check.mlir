@@ -2,7 +2,7 @@
 // lower-blocks{bounds_check=true} (xtir.build(..., bounds_check=True)) checks every access at
 // run time instead of refusing the ones it cannot show inside their buffers: the access runs
 // under scf.if (each index in [0, size - 1]); otherwise each index goes to
-// @xtir_bounds_error(site, dimension, index), which records the first one out of range, and
+// @xtir_runtime_error(site, dimension, index), the run-time error channel, which records the first one out of range, and
 // a load yields 0. The built function raises it after the call (tests/test_memory_safety.py).
 
 // CHECK-LABEL: func.func @unknown_guard
@@ -15,16 +15,16 @@
 // CHECK-NEXT:          %[[V:.*]] = memref.load %A[%t] : memref<10xf32>
 // CHECK-NEXT:          scf.yield %[[V]] : f32
 // CHECK-NEXT:        } else {
-// CHECK-NEXT:          func.call @xtir_bounds_error(%{{.*}}, %c0, %t) {xtir.bounds_error} : (index, index, index) -> ()
+// CHECK-NEXT:          func.call @xtir_runtime_error(%{{.*}}, %c0, %t) {xtir.runtime_error} : (index, index, index) -> ()
 // CHECK-NEXT:          %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:          scf.yield %[[ZERO]] : f32
 // CHECK-NEXT:        }
 // CHECK:             scf.if %{{.*}} {
 // CHECK-NEXT:          memref.store %[[A]], %B[%t] : memref<10xf32>
 // CHECK-NEXT:        } else {
-// CHECK-NEXT:          func.call @xtir_bounds_error(%{{.*}}, %c0, %t) {xtir.bounds_error} : (index, index, index) -> ()
+// CHECK-NEXT:          func.call @xtir_runtime_error(%{{.*}}, %c0, %t) {xtir.runtime_error} : (index, index, index) -> ()
 // CHECK-NEXT:        }
-// CHECK:       func.func private @xtir_bounds_error(index, index, index) -> () attributes {xtir.bounds_error}
+// CHECK:       func.func private @xtir_runtime_error(index, index, index) -> () attributes {xtir.runtime_error}
 func.func @unknown_guard(%A: memref<10xf32>, %B: memref<10xf32>, %N: memref<1xindex>) {
   %n = block.load %N[0] : memref<1xindex>
   block.for %t = 0 to 16 "t" {

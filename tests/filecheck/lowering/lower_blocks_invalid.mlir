@@ -14,17 +14,6 @@ func.func @graph(%A: memref<4xf32>, %B: memref<4xf32>) {
   func.return
 }
 
-// -----
-
-func.func @kernel(%A: memref<4xf32>) {
-  func.return
-}
-
-func.func @caller(%A: memref<4xf32>) {
-  // CHECK: {{.*}}lower_blocks_invalid.mlir:[[# @LINE + 1]]:3: error: 'func.call' op inline-blocks: unexpected op func.call; it lowers the block, accel, arith, math, scf and memref dialects only
-  func.call @kernel(%A) : (memref<4xf32>) -> ()
-  func.return
-}
 
 // -----
 

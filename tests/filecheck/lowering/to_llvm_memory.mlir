@@ -1,7 +1,8 @@
 // RUN: xtir-opt %s --split-input-file -p convert-to-llvm | filecheck %s
 // Scratch buffers of one function share 256 KiB of stack, the smallest first (here small
 // and mid, 160064 bytes); the others (big, 200000 bytes) come from aligned_alloc in the
-// entry block and are freed before every return.
+// entry block and are freed before every return. A NULL from aligned_alloc is reported on the
+// run-time error channel (site, bytes, address) and the function returns before its body.
 
 // CHECK-LABEL: llvm.func @xtir.budget(%A: !llvm.ptr {llvm.noalias}) {
 // CHECK-DAG:     %[[SMALL:.*]] = llvm.mlir.constant(16) : i64
@@ -11,10 +12,22 @@
 // CHECK-DAG:     %[[BYTES:.*]] = llvm.mlir.constant(200000) : i64
 // CHECK-DAG:     %big = llvm.call @aligned_alloc(%{{.*}}, %[[BYTES]]) : (i64, i64) -> !llvm.ptr
 // CHECK-NOT:     llvm.alloca
+// CHECK:         %[[ZERO:.*]] = llvm.mlir.constant(0) : i64
+// CHECK-NEXT:    %[[ADDRESS:.*]] = llvm.ptrtoint %big : !llvm.ptr to i64
+// CHECK-NEXT:    %[[NULL:.*]] = llvm.icmp "eq" %[[ADDRESS]], %[[ZERO]] : i64
+// CHECK-NEXT:    llvm.cond_br %[[NULL]], ^[[FAIL:.*]], ^[[BODY:.*]]
+// CHECK-NEXT:  ^[[FAIL]]:
+// CHECK-NEXT:    %[[SITE:.*]] = llvm.mlir.constant({{[0-9]+}}) : i64
+// CHECK-NEXT:    llvm.call @xtir_runtime_error(%[[SITE]], %[[BYTES]], %[[ADDRESS]]) : (i64, i64, i64) -> ()
+// CHECK-NEXT:    llvm.call @free(%big) : (!llvm.ptr) -> ()
+// CHECK-NEXT:    llvm.return
+// CHECK-NEXT:  ^[[BODY]]:
+// CHECK-NOT:     llvm.alloca
 // CHECK:         llvm.call @free(%big) : (!llvm.ptr) -> ()
 // CHECK-NEXT:    llvm.return
 // CHECK:       llvm.func @aligned_alloc(i64, i64) -> !llvm.ptr
 // CHECK:       llvm.func @free(!llvm.ptr)
+// CHECK:       llvm.func @xtir_runtime_error(i64, i64, i64)
 func.func @budget(%A: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %x = memref.load %A[%c0] : memref<4xf32>

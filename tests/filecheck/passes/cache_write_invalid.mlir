@@ -10,6 +10,7 @@ builtin.module {
         block.store %a, %B[%vi] : memref<8xf32>
       }
       block.block "second"(%vi = spatial(8, %i)) {
+        // expected-note @+1 {{this access of B}}
         %b = block.load %B[%vi] : memref<8xf32>
         block.store %b, %C[%vi] : memref<8xf32>
       }

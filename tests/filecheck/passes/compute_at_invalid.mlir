@@ -79,6 +79,7 @@ func.func @two_writers(%A: memref<8xf32>, %C: memref<8xf32>) {
     }
   }
   block.for %k = 0 to 8 "k" {
+    // expected-note @+1 {{block "B2" writes B}}
     block.block "B2"(%vi = spatial(8, %k)) {
       %b = block.load %B[%vi] : memref<8xf32>
       %s = arith.addf %b, %b : f32
@@ -134,6 +135,7 @@ func.func @consumer_outside_loop(%A: memref<8xf32>, %C: memref<8xf32>, %D: memre
     }
   }
   block.for %k = 0 to 8 "k" {
+    // expected-note @+1 {{block "D" reads B outside loop "i"}}
     block.block "D"(%vi = spatial(8, %k)) {
       %b = block.load %B[%vi] : memref<8xf32>
       block.store %b, %D[%vi] : memref<8xf32>
@@ -169,6 +171,7 @@ func.func @block_after_consumer(%A: memref<8xf32>, %C: memref<8xf32>) {
 func.func @input_written_later(%X: memref<8xf32>, %C: memref<8xf32>) {
   %B = block.alloc : memref<8xf32>
   block.for %j = 0 to 8 "j" {
+    // expected-note @+1 {{block "B" reads X}}
     block.block "B"(%vi = spatial(8, %j)) {
       %x = block.load %X[%vi] : memref<8xf32>
       block.store %x, %B[%vi] : memref<8xf32>

@@ -27,7 +27,7 @@ func.func @main(%A: memref<8x4xf32>, %C: memref<8xf32>) {
   %X = block.alloc : memref<8xf32>
   block.for %i = 0 to 8 "i" {
     block.for %k = 0 to 4 "k" {
-      // expected-error @+1 {{'block.block' op compute-inline: block "B" is a reduction block (reduce variable %vk); compute-inline needs a complete block: spatial iteration variables only, no init}}
+      // expected-error @+1 {{'block.block' op compute-inline: block "B" is a reduction block (reduce variable %vk); the primitive needs a complete block: spatial iteration variables only, no init}}
       block.block "B"(%vi = spatial(8, %i), %vk = reduce(4, %k)) {
         block.init {
           %zero = arith.constant 0.000000e+00 : f32
@@ -56,7 +56,7 @@ func.func @main(%A: memref<10xf32>, %C: memref<10xf32>) {
   %X = block.alloc : memref<10xf32>
   block.for %i0 = 0 to 3 "i_0" {
     block.for %i1 = 0 to 4 "i_1" {
-      // expected-error @+1 {{'block.block' op compute-inline: block "B" has a predicate (where i0 * 4 + i1 < 10); compute-inline needs a block that runs over its whole domain}}
+      // expected-error @+1 {{'block.block' op compute-inline: block "B" has a predicate (where i0 * 4 + i1 < 10); the primitive needs a block that runs over its whole domain}}
       block.block "B"(%vi = spatial(10, %i0 * 4 + %i1)) where(%i0 * 4 + %i1 < 10) {
         %a = block.load %A[%vi] : memref<10xf32>
         block.store %a, %X[%vi] : memref<10xf32>

@@ -509,7 +509,7 @@ func.func @main(%A: memref<4x4xf32>, %B: memref<4x4xf32>, %C: memref<4x4xf32>, %
   }
   block.for %i = 0 to 4 "i" {
     block.for %j = 0 to 4 "j" {
-      // expected-error @+1 {{'block.block' op fuse-reduction-epilogue: the epilogue block "add" is a reduction block (reduce variable %vj); fuse-reduction-epilogue needs a complete block: spatial iteration variables only, no init}}
+      // expected-error @+1 {{'block.block' op fuse-reduction-epilogue: the epilogue block "add" is a reduction block (reduce variable %vj); the primitive needs a complete block: spatial iteration variables only, no init}}
       block.block "add"(%vi = spatial(4, %i), %vj = reduce(4, %j)) {
         block.init {
           %c = block.load %C[%vi, 0] : memref<4x4xf32>
@@ -550,7 +550,7 @@ func.func @main(%A: memref<4x4xf32>, %B: memref<4x4xf32>, %C: memref<4x4xf32>, %
   }
   block.for %i = 0 to 4 "i" {
     block.for %j = 0 to 4 "j" {
-      // expected-error @+1 {{'block.block' op fuse-reduction-epilogue: block "add" has a predicate (where j < 3); fuse-reduction-epilogue needs a block that runs over its whole domain}}
+      // expected-error @+1 {{'block.block' op fuse-reduction-epilogue: block "add" has a predicate (where j < 3); the primitive needs a block that runs over its whole domain}}
       block.block "add"(%vi = spatial(4, %i), %vj = spatial(4, %j)) where(%j < 3) {
         %t = block.load %temp[%vi, %vj] : memref<4x4xf32>
         %c = block.load %C[%vi, %vj] : memref<4x4xf32>

@@ -14,7 +14,7 @@ func.func @reduction_consumer(%A: memref<8x4xf32>, %S: memref<8xf32>) {
   }
   block.for %x = 0 to 8 "x" {
     block.for %k = 0 to 4 "k" {
-      // expected-error @+1 {{'block.block' op reverse-compute-at: block "C" is a reduction block (reduce variable %vk); reverse-compute-at needs a complete block: spatial iteration variables only, no init}}
+      // expected-error @+1 {{'block.block' op reverse-compute-at: block "C" is a reduction block (reduce variable %vk); the primitive needs a complete block: spatial iteration variables only, no init}}
       block.block "C"(%vx = spatial(8, %x), %vk = reduce(4, %k)) {
         block.init {
           %zero = arith.constant 0.000000e+00 : f32
@@ -91,6 +91,7 @@ func.func @producer_outside_loop(%A: memref<8xf32>, %C: memref<8xf32>) {
     }
   }
   block.for %q = 0 to 8 "q" {
+    // expected-note @+1 {{block "Q" writes P outside loop "i"}}
     block.block "Q"(%vq = spatial(8, %q)) {
       %a = block.load %A[%vq] : memref<8xf32>
       %p = arith.mulf %a, %a : f32
@@ -197,6 +198,7 @@ func.func @reader_before(%A: memref<8xf32>, %C: memref<8xf32>, %D: memref<8xf32>
     }
   }
   block.for %x = 0 to 8 "x" {
+    // expected-note @+1 {{block "C" writes C}}
     block.block "C"(%vx = spatial(8, %x)) {
       %b = block.load %B[%vx] : memref<8xf32>
       block.store %b, %C[%vx] : memref<8xf32>

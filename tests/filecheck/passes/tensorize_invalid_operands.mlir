@@ -26,7 +26,7 @@
 
 // NEITHER: {{.*}}tensorize_invalid_operands.mlir:[[# @LINE + 8]]:1: error: 'func.func' op tensorize: got neither block= nor loop=; give one
 // BOTH: {{.*}}tensorize_invalid_operands.mlir:[[# @LINE + 7]]:1: error: 'func.func' op tensorize: got both block= and loop=; give one
-// NO_INTRIN: xtir-opt: error: tensorize requires argument "intrin"
+// NO_INTRIN: xtir-opt: error: tensorize requires argument "intrin" (pass 1 of 1 in the pipeline)
 // NO_PAIRS: xtir-opt: error: no tensor intrinsics found: define them as @NAME_desc and @NAME_impl functions
 // NO_FILE: xtir-opt: error: [Errno 2] No such file or directory: '{{.*}}Inputs/does_not_exist.mlir'
 

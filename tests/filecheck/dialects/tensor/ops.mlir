@@ -43,3 +43,50 @@ func.func @with_upstream() -> tensor<4x8xf32> {
   %r = tensor.relu %e : tensor<4x8xf32> -> tensor<4x8xf32>
   func.return %r : tensor<4x8xf32>
 }
+
+// The remaining graph ops of an MLP and a small CNN; attributes at their defaults are elided.
+// CHECK-LABEL: func.func @cnn
+// CHECK-NEXT:  %c = tensor.conv2d %x, %w padding [1, 1, 1, 1] : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<2x4x8x8xf32>
+// CHECK-NEXT:  %c2 = tensor.conv2d %x, %w strides [2, 1] dilation [2, 2] : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<2x4x2x4xf32>
+// CHECK-NEXT:  %cb = tensor.bias_add %c, %b : tensor<2x4x8x8xf32>, tensor<4xf32> -> tensor<2x4x8x8xf32>
+// CHECK-NEXT:  %cb3 = tensor.bias_add %c, %b8 axis 3 : tensor<2x4x8x8xf32>, tensor<8xf32> -> tensor<2x4x8x8xf32>
+// CHECK-NEXT:  %r = tensor.relu %cb : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+// CHECK-NEXT:  %p = tensor.max_pool2d %r kernel [2, 2] strides [2, 2] : tensor<2x4x8x8xf32> -> tensor<2x4x4x4xf32>
+// CHECK-NEXT:  %pp = tensor.max_pool2d %r kernel [3, 3] strides [1, 1] padding [1, 1, 1, 1] : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+// CHECK-NEXT:  %f = tensor.flatten %p : tensor<2x4x4x4xf32> -> tensor<2x64xf32>
+// CHECK-NEXT:  %f0 = tensor.flatten %p start_dim 0 : tensor<2x4x4x4xf32> -> tensor<128xf32>
+// CHECK-NEXT:  %y = tensor.dense %f, %fc : tensor<2x64xf32>, tensor<10x64xf32> -> tensor<2x10xf32>
+// CHECK-NEXT:  %s = tensor.softmax %y axis 1 : tensor<2x10xf32> -> tensor<2x10xf32>
+// CHECK-NEXT:  %t = tensor.transpose %s permutation [1, 0] : tensor<2x10xf32> -> tensor<10x2xf32>
+// CHECK-NEXT:  %u = tensor.reshape %t shape [2, 10] : tensor<10x2xf32> -> tensor<2x10xf32>
+// CHECK-NEXT:  %d = tensor.divide %u, %s : tensor<2x10xf32>, tensor<2x10xf32> -> tensor<2x10xf32>
+// CHECK-NEXT:  %e = tensor.subtract %d, %s : tensor<2x10xf32>, tensor<2x10xf32> -> tensor<2x10xf32>
+// CHECK-NEXT:  func.return %e : tensor<2x10xf32>
+func.func @cnn(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>, %b8: tensor<8xf32>, %fc: tensor<10x64xf32>) -> tensor<2x10xf32> {
+  %c = tensor.conv2d %x, %w padding [1, 1, 1, 1] : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<2x4x8x8xf32>
+  %c2 = tensor.conv2d %x, %w strides [2, 1] padding [0, 0, 0, 0] dilation [2, 2] : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<2x4x2x4xf32>
+  %cb = tensor.bias_add %c, %b axis 1 : tensor<2x4x8x8xf32>, tensor<4xf32> -> tensor<2x4x8x8xf32>
+  %cb3 = tensor.bias_add %c, %b8 axis 3 : tensor<2x4x8x8xf32>, tensor<8xf32> -> tensor<2x4x8x8xf32>
+  %r = tensor.relu %cb : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %p = tensor.max_pool2d %r kernel [2, 2] strides [2, 2] : tensor<2x4x8x8xf32> -> tensor<2x4x4x4xf32>
+  %pp = tensor.max_pool2d %r kernel [3, 3] strides [1, 1] padding [1, 1, 1, 1] : tensor<2x4x8x8xf32> -> tensor<2x4x8x8xf32>
+  %f = tensor.flatten %p : tensor<2x4x4x4xf32> -> tensor<2x64xf32>
+  %f0 = tensor.flatten %p start_dim 0 : tensor<2x4x4x4xf32> -> tensor<128xf32>
+  %y = tensor.dense %f, %fc : tensor<2x64xf32>, tensor<10x64xf32> -> tensor<2x10xf32>
+  %s = tensor.softmax %y axis 1 : tensor<2x10xf32> -> tensor<2x10xf32>
+  %t = tensor.transpose %s permutation [1, 0] : tensor<2x10xf32> -> tensor<10x2xf32>
+  %u = tensor.reshape %t shape [2, 10] : tensor<10x2xf32> -> tensor<2x10xf32>
+  %d = tensor.divide %u, %s : tensor<2x10xf32>, tensor<2x10xf32> -> tensor<2x10xf32>
+  %e = tensor.subtract %d, %s : tensor<2x10xf32>, tensor<2x10xf32> -> tensor<2x10xf32>
+  func.return %e : tensor<2x10xf32>
+}
+
+// Weights as dense constants next to the graph ops.
+// CHECK-LABEL: func.func @weights
+// CHECK-NEXT:  %w = arith.constant dense<{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+// CHECK-NEXT:  %y = tensor.matmul %x, %w : tensor<3x2xf32>, tensor<2x2xf32> -> tensor<3x2xf32>
+func.func @weights(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %w = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %y = tensor.matmul %x, %w : tensor<3x2xf32>, tensor<2x2xf32> -> tensor<3x2xf32>
+  func.return %y : tensor<3x2xf32>
+}

@@ -22,7 +22,7 @@ func.func @matmul_result_shape(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> ten
 
 // matmul takes 2-d tensors.
 func.func @matmul_rank(%x: tensor<2x4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
-  // expected-error @+1 {{'tensor.matmul' op tensor.matmul takes 2-d tensors}}
+  // expected-error @+1 {{'tensor.matmul' op tensor.matmul takes 2-d tensors, got 2x4x8 and 8x16}}
   %y = tensor.matmul %x, %w : tensor<2x4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
   func.return %y : tensor<4x16xf32>
 }
@@ -97,4 +97,238 @@ func.func @dynamic_shape(%a: tensor<?x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x8
   // expected-error @+1 {{'tensor.add' op tensor<?x8xf32> has a dynamic shape; graph ops take statically shaped tensors}}
   %y = tensor.add %a, %b : tensor<?x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   func.return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// divide takes floats only (integer division would need a rounding rule).
+func.func @divide_integers(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'tensor.divide' op tensor.divide takes floating-point tensors, got i32}}
+  %y = tensor.divide %a, %b : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  func.return %y : tensor<4xi32>
+}
+
+// -----
+
+// subtract broadcasts like add.
+func.func @subtract_not_broadcastable(%a: tensor<4x8xf32>, %b: tensor<2x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'tensor.subtract' op tensor.subtract: shapes 4x8 and 2x8 do not broadcast}}
+  %y = tensor.subtract %a, %b : tensor<4x8xf32>, tensor<2x8xf32> -> tensor<4x8xf32>
+  func.return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// bias_add: axis is a dimension of the input.
+func.func @bias_add_axis(%x: tensor<4x16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{'tensor.bias_add' op tensor.bias_add: axis 2 is not a dimension of 4x16 (0..1)}}
+  %y = tensor.bias_add %x, %b axis 2 : tensor<4x16xf32>, tensor<16xf32> -> tensor<4x16xf32>
+  func.return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// bias_add: the bias has the size of that dimension.
+func.func @bias_add_size(%x: tensor<4x16xf32>, %b: tensor<4xf32>) -> tensor<4x16xf32> {
+  // expected-error @+1 {{'tensor.bias_add' op tensor.bias_add: bias 4 does not match dimension 1 (of size 16) of input 4x16}}
+  %y = tensor.bias_add %x, %b : tensor<4x16xf32>, tensor<4xf32> -> tensor<4x16xf32>
+  func.return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// reshape keeps the number of elements.
+func.func @reshape_size(%x: tensor<4x4xf32>) -> tensor<2x7xf32> {
+  // expected-error @+1 {{'tensor.reshape' op tensor.reshape: cannot reshape 4x4 (16 elements) to [2, 7] (14 elements)}}
+  %y = tensor.reshape %x shape [2, 7] : tensor<4x4xf32> -> tensor<2x7xf32>
+  func.return %y : tensor<2x7xf32>
+}
+
+// -----
+
+// reshape: the target shape is static (no -1 to infer).
+func.func @reshape_negative(%x: tensor<4x4xf32>) -> tensor<16xf32> {
+  // expected-error @+1 {{'tensor.reshape' op tensor.reshape: cannot reshape 4x4 (16 elements) to [-1]}}
+  %y = tensor.reshape %x shape [-1] : tensor<4x4xf32> -> tensor<16xf32>
+  func.return %y : tensor<16xf32>
+}
+
+// -----
+
+// reshape: the result type is the target shape.
+func.func @reshape_result(%x: tensor<4x4xf32>) -> tensor<8x2xf32> {
+  // expected-error @+1 {{'tensor.reshape' op tensor.reshape: result shape 8x2 differs from the target shape 2x8}}
+  %y = tensor.reshape %x shape [2, 8] : tensor<4x4xf32> -> tensor<8x2xf32>
+  func.return %y : tensor<8x2xf32>
+}
+
+// -----
+
+// flatten: start_dim is a dimension of the input.
+func.func @flatten_start(%x: tensor<2x3x4xf32>) -> tensor<24xf32> {
+  // expected-error @+1 {{'tensor.flatten' op tensor.flatten: start_dim 3 is not a dimension of 2x3x4 (0..2)}}
+  %y = tensor.flatten %x start_dim 3 : tensor<2x3x4xf32> -> tensor<24xf32>
+  func.return %y : tensor<24xf32>
+}
+
+// -----
+
+// flatten merges start_dim.. into one dimension.
+func.func @flatten_result(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
+  // expected-error @+1 {{'tensor.flatten' op tensor.flatten: result shape 6x4 differs from the flattened shape 2x12}}
+  %y = tensor.flatten %x : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  func.return %y : tensor<6x4xf32>
+}
+
+// -----
+
+// transpose: the permutation names every dimension once.
+func.func @transpose_not_permutation(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'tensor.transpose' op tensor.transpose: [0, 0] is not a permutation of the 2 dimensions of 4x8}}
+  %y = tensor.transpose %x permutation [0, 0] : tensor<4x8xf32> -> tensor<4x4xf32>
+  func.return %y : tensor<4x4xf32>
+}
+
+// -----
+
+// transpose: the result has the permuted shape.
+func.func @transpose_result(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'tensor.transpose' op tensor.transpose: result shape 4x8 differs from the permuted shape 8x4}}
+  %y = tensor.transpose %x permutation [1, 0] : tensor<4x8xf32> -> tensor<4x8xf32>
+  func.return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// conv2d takes NCHW input and OIHW weight.
+func.func @conv_rank(%x: tensor<3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<4x6x6xf32> {
+  // expected-error @+1 {{'tensor.conv2d' op tensor.conv2d takes a 4-d NCHW input and a 4-d OIHW weight, got 3x8x8 and 4x3x3x3}}
+  %y = tensor.conv2d %x, %w : tensor<3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<4x6x6xf32>
+  func.return %y : tensor<4x6x6xf32>
+}
+
+// -----
+
+// conv2d: input channels and weight channels agree.
+func.func @conv_channels(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error @+1 {{'tensor.conv2d' op tensor.conv2d: input 1x3x8x8 has 3 channels, weight 4x2x3x3 expects 2}}
+  %y = tensor.conv2d %x, %w : tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32> -> tensor<1x4x6x6xf32>
+  func.return %y : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// conv2d: strides are positive.
+func.func @conv_strides(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error @+1 {{'tensor.conv2d' op tensor.conv2d: strides must be 2 positive integers, got [0, 1]}}
+  %y = tensor.conv2d %x, %w strides [0, 1] : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x6x6xf32>
+  func.return %y : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// conv2d: dilation has one positive value per spatial dimension.
+func.func @conv_dilation(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error @+1 {{'tensor.conv2d' op tensor.conv2d: dilation must be 2 positive integers, got [1]}}
+  %y = tensor.conv2d %x, %w dilation [1] : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x6x6xf32>
+  func.return %y : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// conv2d: padding is [top, left, bottom, right].
+func.func @conv_padding(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> {
+  // expected-error @+1 {{'tensor.conv2d' op tensor.conv2d: padding must be 4 non-negative integers [top, left, bottom, right], got [1, 1]}}
+  %y = tensor.conv2d %x, %w padding [1, 1] : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x8x8xf32>
+  func.return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// conv2d: the dilated kernel fits the padded input.
+func.func @conv_window(%x: tensor<1x3x2x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x1x6xf32> {
+  // expected-error @+1 {{'tensor.conv2d' op tensor.conv2d: the 5x3 window does not fit the padded 2x8 input of 1x3x2x8}}
+  %y = tensor.conv2d %x, %w dilation [2, 1] : tensor<1x3x2x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x1x6xf32>
+  func.return %y : tensor<1x4x1x6xf32>
+}
+
+// -----
+
+// conv2d: the result has the convolved shape.
+func.func @conv_result(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> {
+  // expected-error @+1 {{'tensor.conv2d' op tensor.conv2d: result shape 1x4x8x8 differs from the convolved shape 1x4x6x6}}
+  %y = tensor.conv2d %x, %w : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x8x8xf32>
+  func.return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// conv2d: one element type.
+func.func @conv_elements(%x: tensor<1x3x8x8xf16>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error @+1 {{'tensor.conv2d' op tensor.conv2d mixes element types f16, f32}}
+  %y = tensor.conv2d %x, %w : tensor<1x3x8x8xf16>, tensor<4x3x3x3xf32> -> tensor<1x4x6x6xf32>
+  func.return %y : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// max_pool2d takes an NCHW input.
+func.func @pool_rank(%x: tensor<4x8x8xf32>) -> tensor<4x4x4xf32> {
+  // expected-error @+1 {{'tensor.max_pool2d' op tensor.max_pool2d takes a 4-d NCHW input, got 4x8x8}}
+  %y = tensor.max_pool2d %x kernel [2, 2] strides [2, 2] : tensor<4x8x8xf32> -> tensor<4x4x4xf32>
+  func.return %y : tensor<4x4x4xf32>
+}
+
+// -----
+
+// max_pool2d: kernel extents are positive.
+func.func @pool_kernel(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{'tensor.max_pool2d' op tensor.max_pool2d: kernel must be 2 positive integers, got [2, 0]}}
+  %y = tensor.max_pool2d %x kernel [2, 0] strides [2, 2] : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
+  func.return %y : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// max_pool2d: every window must hold an input element, so padding is smaller than the kernel.
+func.func @pool_padding(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x5x4xf32> {
+  // expected-error @+1 {{'tensor.max_pool2d' op tensor.max_pool2d: padding [2, 0, 0, 0] must be smaller than the 2x2 kernel on every side}}
+  %y = tensor.max_pool2d %x kernel [2, 2] strides [2, 2] padding [2, 0, 0, 0] : tensor<1x4x8x8xf32> -> tensor<1x4x5x4xf32>
+  func.return %y : tensor<1x4x5x4xf32>
+}
+
+// -----
+
+// max_pool2d: the kernel fits the padded input.
+func.func @pool_window(%x: tensor<1x4x2x2xf32>) -> tensor<1x4x1x1xf32> {
+  // expected-error @+1 {{'tensor.max_pool2d' op tensor.max_pool2d: the 3x3 window does not fit the padded 2x2 input of 1x4x2x2}}
+  %y = tensor.max_pool2d %x kernel [3, 3] strides [1, 1] : tensor<1x4x2x2xf32> -> tensor<1x4x1x1xf32>
+  func.return %y : tensor<1x4x1x1xf32>
+}
+
+// -----
+
+// max_pool2d: the result has the pooled shape.
+func.func @pool_result(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  // expected-error @+1 {{'tensor.max_pool2d' op tensor.max_pool2d: result shape 1x4x8x8 differs from the pooled shape 1x4x4x4}}
+  %y = tensor.max_pool2d %x kernel [2, 2] strides [2, 2] : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  func.return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// softmax: the axis is a dimension of the input (non-negative).
+func.func @softmax_axis(%x: tensor<2x10xf32>) -> tensor<2x10xf32> {
+  // expected-error @+1 {{'tensor.softmax' op tensor.softmax: axis -1 is not a dimension of 2x10 (0..1)}}
+  %y = tensor.softmax %x axis -1 : tensor<2x10xf32> -> tensor<2x10xf32>
+  func.return %y : tensor<2x10xf32>
+}
+
+// -----
+
+// softmax takes floats.
+func.func @softmax_integers(%x: tensor<2x10xi32>) -> tensor<2x10xi32> {
+  // expected-error @+1 {{'tensor.softmax' op tensor.softmax takes floating-point tensors, got i32}}
+  %y = tensor.softmax %x axis 1 : tensor<2x10xi32> -> tensor<2x10xi32>
+  func.return %y : tensor<2x10xi32>
 }

@@ -1,0 +1,204 @@
+"""When a vectorized loop of 4 may become one `float4` load and store in CUDA C.
+
+A `float4` access needs its address 16-byte aligned. The CUDA emitter turns a vectorized
+`scf.for %v = 0 to 4` whose body copies one f32 element (`memref.load` then `memref.store`
+of the loaded value, indices computed by index arithmetic) into
+`*(float4*)(dst + d) = *(const float4*)(src + s)` only when both linear offsets are
+provably `base + v` with `base` a multiple of 4: the buffers themselves start 16-byte
+aligned (cudaMalloc gives 256 bytes; `__shared__`/local arrays are declared
+`__align__(16)`; device arrays passed by the caller are checked at the call).
+
+The proof is a small abstract interpretation of the index ops in the loop body: every
+index value is `base + coef * v` with `base` known divisible by `div` (0: base is 0) and,
+where needed, known non-negative. Floor division and remainder by a multiple of 4 keep
+the form when the base is a multiple of 4, since `base + v` for v < 4 never crosses a
+multiple of 4 (a remainder also needs a non-negative base: C's `%` truncates).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, gpu, memref, scf
+from xdsl.dialects.builtin import Float32Type, IntegerAttr, MemRefType
+from xdsl.ir import Block, BlockArgument, SSAValue
+
+from xtir.lowering.loops import LOOP_KIND, VECTORIZED, constant_int
+
+WIDTH = 4
+
+
+@dataclass(frozen=True)
+class Lane:
+    """An index value `base + coef * v`, base divisible by `div` (0: base == 0)."""
+
+    div: int
+    coef: int
+    nonneg: bool
+
+
+@dataclass(frozen=True)
+class Float4Copy:
+    """A vectorized loop that is one aligned float4 copy."""
+
+    loop: scf.ForOp
+    load: memref.LoadOp
+    store: memref.StoreOp
+
+
+def _loop_of(arg: BlockArgument) -> scf.ForOp | None:
+    owner = arg.block.parent_op()
+    return owner if isinstance(owner, scf.ForOp) and arg.index == 0 else None
+
+
+def divisor(value: SSAValue, depth: int = 0) -> int:
+    """A number known to divide `value` (0: the value is 0)."""
+    if depth > 32:
+        return 1
+    if (c := constant_int(value)) is not None:
+        return abs(c)
+    if isinstance(value, BlockArgument):
+        loop = _loop_of(value)
+        if loop is None or (lb := constant_int(loop.lb)) is None or (step := constant_int(loop.step)) is None:
+            return 1
+        return math.gcd(lb, step)
+    op = value.owner
+    match op:
+        case arith.MuliOp():
+            return divisor(op.lhs, depth + 1) * divisor(op.rhs, depth + 1)
+        case arith.AddiOp() | arith.SubiOp():
+            return math.gcd(divisor(op.lhs, depth + 1), divisor(op.rhs, depth + 1))
+        case arith.RemSIOp() if (c := constant_int(op.rhs)) is not None and c > 0:
+            return math.gcd(divisor(op.lhs, depth + 1), c)
+    return 1
+
+
+def nonnegative(value: SSAValue, depth: int = 0) -> bool:
+    """Whether `value` is known to be >= 0."""
+    if depth > 32:
+        return False
+    if (c := constant_int(value)) is not None:
+        return c >= 0
+    if isinstance(value, BlockArgument):
+        loop = _loop_of(value)
+        return loop is not None and nonnegative(loop.lb, depth + 1) and (constant_int(loop.step) or 0) > 0
+    op = value.owner
+    match op:
+        case gpu.ThreadIdOp() | gpu.BlockIdOp() | gpu.BlockDimOp() | gpu.GridDimOp():
+            return True
+        case arith.AddiOp() | arith.MuliOp():
+            return nonnegative(op.lhs, depth + 1) and nonnegative(op.rhs, depth + 1)
+        case arith.FloorDivSIOp() | arith.DivSIOp() | arith.RemSIOp():
+            return nonnegative(op.lhs, depth + 1) and (constant_int(op.rhs) or 0) > 0
+    return False
+
+
+def _depends_on(value: SSAValue, body: Block) -> bool:
+    return not isinstance(value, BlockArgument) and value.owner.parent_block() is body
+
+
+def lane(value: SSAValue, v: SSAValue, body: Block) -> Lane | None:
+    """`value` as `base + coef * v`, or None when it is not of that form (or not provably)."""
+    if value is v:
+        return Lane(0, 1, True)
+    if not _depends_on(value, body):
+        return Lane(divisor(value), 0, nonnegative(value))
+    op = value.owner
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return Lane(abs(op.value.value.data), 0, op.value.value.data >= 0)
+    if not isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp | arith.FloorDivSIOp | arith.RemSIOp):
+        return None
+    lhs, rhs = lane(op.lhs, v, body), lane(op.rhs, v, body)
+    if lhs is None or rhs is None:
+        return None
+    match op:
+        case arith.AddiOp():
+            return Lane(math.gcd(lhs.div, rhs.div), lhs.coef + rhs.coef, lhs.nonneg and rhs.nonneg)
+        case arith.SubiOp():
+            return Lane(math.gcd(lhs.div, rhs.div), lhs.coef - rhs.coef, False)
+        case arith.MuliOp():
+            return _times(lhs, rhs)
+    c = constant_int(op.rhs)
+    if c is None or c <= 0 or rhs.coef:
+        return None
+    return _divided(lhs, c, isinstance(op, arith.FloorDivSIOp))
+
+
+def _times(lhs: Lane, rhs: Lane) -> Lane | None:
+    if lhs.coef and rhs.coef:
+        return None
+    if rhs.coef:
+        lhs, rhs = rhs, lhs
+    if lhs.coef and rhs.div == 0:
+        return Lane(0, 0, True)
+    if lhs.coef:
+        return None  # v times a value that is not a constant
+    return Lane(lhs.div * rhs.div, 0, lhs.nonneg and rhs.nonneg)
+
+
+def _divided(x: Lane, c: int, floor: bool) -> Lane | None:
+    """`x floordiv c` or `x rem c` (C's truncating %) as a lane, c a positive constant."""
+    if x.coef == 0:
+        return Lane(1, 0, x.nonneg) if floor else Lane(math.gcd(x.div, c), 0, x.nonneg)
+    aligned = x.coef == 1 and x.div % WIDTH == 0 and c % WIDTH == 0
+    if not aligned:
+        return None
+    if floor:
+        return Lane(1, 0, x.nonneg)
+    return Lane(math.gcd(x.div, c), 1, True) if x.nonneg else None
+
+
+def linear_lane(access: memref.LoadOp | memref.StoreOp, v: SSAValue, body: Block) -> Lane | None:
+    """The access's linear element offset (row-major) as a lane."""
+    ty = access.memref.type
+    assert isinstance(ty, MemRefType)
+    shape = ty.get_shape()
+    strides = [math.prod(shape[k + 1:]) for k in range(len(shape))]
+    div, coef = 0, 0
+    for index, stride in zip(access.indices, strides):
+        part = lane(index, v, body)
+        if part is None:
+            return None
+        div, coef = math.gcd(div, part.div * stride), coef + part.coef * stride
+    return Lane(div, coef, True)
+
+
+def _aligned(access: memref.LoadOp | memref.StoreOp, v: SSAValue, body: Block) -> bool:
+    ty = access.memref.type
+    if not isinstance(ty, MemRefType) or not isinstance(ty.element_type, Float32Type):
+        return False
+    if any(d < 0 for d in ty.get_shape()) or not _identity_layout(ty):
+        return False
+    offset = linear_lane(access, v, body)
+    return offset is not None and offset.coef == 1 and offset.div % WIDTH == 0
+
+
+def _identity_layout(ty: MemRefType) -> bool:
+    from xdsl.dialects.builtin import NoneAttr
+
+    return isinstance(ty.layout, NoneAttr)
+
+
+def float4_copy(loop: scf.ForOp) -> Float4Copy | None:
+    """`loop` as an aligned float4 copy, or None."""
+    kind = loop.attributes.get(LOOP_KIND)
+    if kind is None or getattr(kind, "data", None) != VECTORIZED or loop.iter_args:
+        return None
+    if (constant_int(loop.lb), constant_int(loop.ub), constant_int(loop.step)) != (0, WIDTH, 1):
+        return None
+    body = loop.body.block
+    v = body.args[0]
+    effects = [op for op in body.ops if not isinstance(op, scf.YieldOp) and not _index_op(op)]
+    if len(effects) != 2 or not isinstance(load := effects[0], memref.LoadOp):
+        return None
+    store = effects[1]
+    if not isinstance(store, memref.StoreOp) or store.value is not load.res or load.res.uses.get_length() != 1:
+        return None
+    if not (_aligned(load, v, body) and _aligned(store, v, body)):
+        return None
+    return Float4Copy(loop, load, store)
+
+
+def _index_op(op: object) -> bool:
+    return isinstance(op, arith.ConstantOp | arith.AddiOp | arith.SubiOp | arith.MuliOp | arith.FloorDivSIOp | arith.RemSIOp)

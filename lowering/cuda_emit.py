@@ -1,0 +1,609 @@
+"""The CUDA C emitter: a gpu-dialect module (after lower-to-gpu) to CUDA C and a launch plan.
+
+Input (the contract in the GPU notes): a host `func.func` holding only index constants and
+`gpu.launch_func` ops with constant grid and block sizes and the function's buffers as
+kernel operands, and `gpu.module`s of `gpu.func ... kernel` functions whose bodies use
+scf.for / scf.if, arith, math, memref.load / store / alloca, gpu.thread_id / block_id /
+block_dim / grid_dim and gpu.barrier.
+
+Output: one `extern "C" __global__ void __launch_bounds__(N)` function per kernel:
+- buffer parameters are `float* __restrict__ A` (buffers of one call never alias; a buffer
+  the kernel only reads is `const`);
+- `memref.alloca` in memory space "shared" (or 3) is a `__shared__` array, any other a
+  per-thread array; multi-dimensional buffers are indexed row-major on a flat array;
+- loops keep their names (`xtir.loop_name`): `for (int k_0 = 0; k_0 < 128; ++k_0)`;
+  unrolled ones get `#pragma unroll`; a vectorized loop of 4 that is a provably aligned f32
+  copy is one `float4` load and store (lowering/cuda_align.py), other vectorized loops are
+  unrolled scalar code;
+- values used once are inlined into the expression using them (a load only when no store,
+  barrier or nested statement lies between it and that use), others become `const` locals
+  named after their IR name; thread ids named after their loop are locals too;
+- `gpu.barrier` is `__syncthreads()`.
+The source needs no headers, so NVRTC, nvcc and the host compiler (with the emulation
+header of lowering/cuda_emulation.py) compile the same text. A comment at its end gives
+the host side: grid, block and argument order of each launch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+from xdsl.dialects import arith, func, gpu, memref, scf
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+
+from xtir.errors import XtirError
+from xtir.lowering import cuda_c as c
+from xtir.lowering.cuda_align import float4_copy, nonnegative
+from xtir.lowering.cuda_c import Expr
+from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, UNROLLED, VECTORIZED, constant_int, loop_name, trip_count
+
+SHARED_SPACES = ("shared", 3)
+LOOP_NAMES = "xtir.loop_names"
+
+HELPERS = {
+    "xtir_floordiv": "template <typename T> __device__ __forceinline__ T xtir_floordiv(T a, T b) {\n"
+    "  T q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}",
+    "xtir_ceildiv": "template <typename T> __device__ __forceinline__ T xtir_ceildiv(T a, T b) {\n"
+    "  T q = a / b;\n  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;\n}",
+    "xtir_maximum": "template <typename T> __device__ __forceinline__ T xtir_maximum(T a, T b) {\n"
+    "  return a != a ? a : b != b ? b : (a > b || (a == b && !signbit(a))) ? a : b;\n}",
+    "xtir_minimum": "template <typename T> __device__ __forceinline__ T xtir_minimum(T a, T b) {\n"
+    "  return a != a ? a : b != b ? b : (a < b || (a == b && signbit(a))) ? a : b;\n}",
+}
+
+_BINARY = {
+    arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*", arith.DivSIOp: "/", arith.RemSIOp: "%",
+    arith.AndIOp: "&", arith.OrIOp: "|", arith.XOrIOp: "^", arith.ShLIOp: "<<", arith.ShRSIOp: ">>",
+    arith.AddfOp: "+", arith.SubfOp: "-", arith.MulfOp: "*", arith.DivfOp: "/",
+}
+_UNSIGNED_BINARY = {arith.DivUIOp: "/", arith.RemUIOp: "%", arith.ShRUIOp: ">>"}
+_CMPI = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
+         "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}
+_CMPF_ORDERED = {"oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<=", "une": "!="}
+_CMPF_UNORDERED = {"ueq": "!=", "ugt": "<=", "uge": "<", "ult": ">=", "ule": ">"}  # negated ordered test
+_MATH = {
+    "math.sqrt": "sqrt", "math.rsqrt": "rsqrt", "math.exp": "exp", "math.exp2": "exp2", "math.expm1": "expm1",
+    "math.log": "log", "math.log2": "log2", "math.log10": "log10", "math.log1p": "log1p",
+    "math.sin": "sin", "math.cos": "cos", "math.tan": "tan", "math.asin": "asin", "math.acos": "acos",
+    "math.atan": "atan", "math.sinh": "sinh", "math.cosh": "cosh", "math.tanh": "tanh", "math.asinh": "asinh",
+    "math.acosh": "acosh", "math.atanh": "atanh", "math.erf": "erf", "math.cbrt": "cbrt", "math.absf": "fabs",
+    "math.floor": "floor", "math.ceil": "ceil", "math.round": "round", "math.roundeven": "rint",
+    "math.trunc": "trunc", "math.powf": "pow", "math.atan2": "atan2", "math.copysign": "copysign", "math.fma": "fma",
+}
+_MIN_MAX = {arith.MaxSIOp: ">", arith.MinSIOp: "<", arith.MaxUIOp: ">", arith.MinUIOp: "<"}
+_IDS = {gpu.ThreadIdOp: "threadIdx", gpu.BlockIdOp: "blockIdx", gpu.BlockDimOp: "blockDim", gpu.GridDimOp: "gridDim"}
+
+
+@dataclass(frozen=True)
+class KernelLaunch:
+    """One `kernel<<<grid, block, shared_bytes>>>(args)` of the host function; `args[k]` is
+    the index of the host parameter passed as the kernel's k-th argument."""
+
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    args: tuple[int, ...]
+    shared_bytes: int
+
+    @property
+    def threads(self) -> int:
+        return math.prod(self.block)
+
+
+@dataclass(frozen=True)
+class CudaProgram:
+    """CUDA C of a host function's kernels and how the host launches them, in order."""
+
+    source: str
+    function: str
+    params: tuple[str, ...]
+    launches: tuple[KernelLaunch, ...]
+    aligned_params: frozenset[int] = frozenset()
+    """Host parameters read or written as float4: a device array passed for one must be 16-byte aligned."""
+    written_params: frozenset[int] = frozenset()
+    """Host parameters some kernel stores to (copied back after a call on host arrays)."""
+
+    def describe(self) -> str:
+        """The host side in CUDA syntax, one launch a line."""
+        lines = []
+        for launch in self.launches:
+            args = ", ".join(self.params[k] for k in launch.args)
+            lines.append(f"{launch.kernel}<<<dim3{launch.grid}, dim3{launch.block}>>>({args});"
+                         f"  // {launch.threads} threads/block, {launch.shared_bytes} bytes __shared__")
+        return "\n".join(lines)
+
+
+def _dims(launch: gpu.LaunchFuncOp) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    sizes = []
+    for v in (launch.gridSizeX, launch.gridSizeY, launch.gridSizeZ, launch.blockSizeX, launch.blockSizeY,
+              launch.blockSizeZ):
+        n = constant_int(v)
+        if n is None or n <= 0:
+            raise XtirError(f"gpu.launch_func of {launch.kernel}: grid and block sizes must be positive constants")
+        sizes.append(n)
+    return (sizes[0], sizes[1], sizes[2]), (sizes[3], sizes[4], sizes[5])
+
+
+def _find_kernel(module: ModuleOp, ref: Attribute) -> gpu.FuncOp:
+    text = str(ref)
+    for op in module.walk():
+        if isinstance(op, gpu.FuncOp):
+            parent = op.parent_op()
+            if isinstance(parent, gpu.ModuleOp) and f"@{parent.sym_name.data}::@{op.sym_name.data}" == text:
+                return op
+    raise XtirError(f"gpu.launch_func names {text}, which is not a gpu.func of the module")
+
+
+def _host_launches(host: func.FuncOp) -> list[gpu.LaunchFuncOp]:
+    launches = []
+    for op in host.body.block.ops:
+        if isinstance(op, gpu.LaunchFuncOp):
+            launches.append(op)
+        elif isinstance(op, scf.ForOp):
+            raise XtirError(f"function '{host.sym_name.data}': loop '{loop_name(op)}' is not bound to a GPU thread "
+                            "axis, so it would run on the host; the cuda targets run functions whose loop nests are all "
+                            "bound to blockIdx/threadIdx (bind, then lower-to-gpu outlines them as kernels)")
+        elif not isinstance(op, arith.ConstantOp | func.ReturnOp):
+            raise XtirError(f"function '{host.sym_name.data}': '{op.name}' runs on the host between kernel launches; "
+                            "the cuda target runs functions made only of kernel launches (lower-to-gpu makes them)")
+    if not launches:
+        raise XtirError(f"function '{host.sym_name.data}' launches no kernel (bind loops to blockIdx/threadIdx and "
+                        "run lower-to-gpu)")
+    return launches
+
+
+def _launch_args(launch: gpu.LaunchFuncOp, host: func.FuncOp) -> tuple[int, ...]:
+    args = []
+    for operand in launch.kernelOperands:
+        if not isinstance(operand, BlockArgument) or operand.block is not host.body.block:
+            raise XtirError(f"gpu.launch_func of {launch.kernel}: kernel operands must be the arguments of "
+                            f"'{host.sym_name.data}'")
+        args.append(operand.index)
+    return tuple(args)
+
+
+def emit_cuda(module: ModuleOp, host: func.FuncOp) -> CudaProgram:
+    """CUDA C for the kernels `host` launches, and its launch plan."""
+    helpers: set[str] = set()
+    kernels: dict[gpu.FuncOp, _Kernel] = {}
+    launches, aligned, written = [], set(), set()
+    for op in _host_launches(host):
+        kernel = _find_kernel(module, op.kernel)
+        grid, block = _dims(op)
+        args = _launch_args(op, host)
+        if len(args) != len(kernel.function_type.inputs.data):
+            raise XtirError(f"gpu.launch_func of {op.kernel} passes {len(args)} operands to a kernel of "
+                            f"{len(kernel.function_type.inputs.data)} parameters")
+        if kernel not in kernels:
+            kernels[kernel] = _KernelEmitter(kernel, math.prod(block), helpers).emit()
+        emitted = kernels[kernel]
+        aligned |= {args[k] for k in emitted.float4_args}
+        written |= {args[k] for k in emitted.written_args}
+        launches.append(KernelLaunch(kernel.sym_name.data, grid, block, args, _shared_bytes(kernel)))
+    params = tuple(c.c_name(a.name_hint, f"arg{k}") for k, a in enumerate(host.body.block.args))
+    program = CudaProgram("", host.sym_name.data, params, tuple(launches), frozenset(aligned), frozenset(written))
+    header = f"// CUDA C generated by xtir for @{host.sym_name.data}: {len(kernels)} kernel(s)."
+    parts = [header, *(HELPERS[h] for h in sorted(helpers)), *(k.text for k in kernels.values())]
+    host_side = "\n".join("//   " + line for line in program.describe().splitlines())
+    source = "\n\n".join(parts) + f"\n\n// Host side of @{host.sym_name.data}({', '.join(params)}):\n{host_side}\n"
+    return replace(program, source=source)
+
+
+def _identity(op: Operation, lhs: Expr, rhs: Expr) -> Expr | None:
+    """x + 0, 0 + x, x - 0, x * 1, 1 * x as x and x * 0 as 0 (integer ops only: a constant loop
+    index or a float4 loop's lane 0 make such terms)."""
+    if isinstance(op, arith.MuliOp):
+        if "0" in (lhs.text, rhs.text):
+            return Expr("0")
+        return rhs if lhs.text == "1" else lhs if rhs.text == "1" else None
+    if rhs.text == "0":
+        return lhs
+    return rhs if lhs.text == "0" and isinstance(op, arith.AddiOp) else None
+
+
+@dataclass(frozen=True)
+class _Kernel:
+    text: str
+    float4_args: frozenset[int]
+    written_args: frozenset[int]
+
+
+def _shared_bytes(kernel: gpu.FuncOp) -> int:
+    total = 0
+    for op in kernel.walk():
+        if isinstance(op, memref.AllocaOp) and _is_shared(op.memref.type):
+            ty = op.memref.type
+            total += math.prod(ty.get_shape()) * _element_bytes(ty.element_type)
+    return total
+
+
+def _element_bytes(ty: Attribute) -> int:
+    width = getattr(ty, "bitwidth", None) or getattr(getattr(ty, "width", None), "data", 32)
+    return max(1, int(width) // 8)
+
+
+def _is_shared(ty: Attribute) -> bool:
+    if not isinstance(ty, MemRefType):
+        return False
+    space = ty.memory_space
+    if isinstance(space, StringAttr):
+        return space.data in SHARED_SPACES
+    return isinstance(space, IntegerAttr) and space.value.data in SHARED_SPACES
+
+
+def _static_shape(op: Operation, ty: Attribute) -> list[int]:
+    if not isinstance(ty, MemRefType) or any(d < 0 for d in ty.get_shape()):
+        raise XtirError(f"'{op.name}': the CUDA emitter needs buffers of static shape, got {ty}")
+    return list(ty.get_shape())
+
+
+def _loop_name(op: Operation) -> str | None:
+    name = op.attributes.get(LOOP_NAME)
+    return name.data if isinstance(name, StringAttr) else None
+
+
+def _id_name(op: Operation) -> str | None:
+    """The name of the (first) loop a thread or block id replaces: `xtir.loop_names` (lower-to-gpu)
+    or `xtir.loop_name`, before the name hint, which loses a `_0` suffix in a print/parse round trip."""
+    names = op.attributes.get(LOOP_NAMES)
+    if isinstance(names, ArrayAttr) and names.data and isinstance(names.data[0], StringAttr):
+        return names.data[0].data
+    return _loop_name(op) or op.results[0].name_hint
+
+
+def _is_pure(op: Operation) -> bool:
+    return (op.name.startswith("arith.") or op.name.startswith("math.")) and not isinstance(op, arith.ConstantOp) \
+        or type(op) in _IDS
+
+
+def _side_effect_free(op: Operation) -> bool:
+    return _is_pure(op) or isinstance(op, arith.ConstantOp | memref.LoadOp)
+
+
+@dataclass
+class _KernelEmitter:
+    kernel: gpu.FuncOp
+    threads: int
+    helpers: set[str]
+    names: dict[SSAValue, str] = field(default_factory=dict)
+    taken: set[str] = field(default_factory=set)
+    lines: list[str] = field(default_factory=list)
+    depth: int = 1
+    fixed: dict[SSAValue, int] = field(default_factory=dict)
+    """Loop indices printed as constants: a loop of one iteration, a float4 loop's index at lane 0."""
+
+    def __post_init__(self) -> None:
+        sizes = [math.prod(_static_shape(op, op.memref.type)) for op in self.kernel.walk() if isinstance(op, memref.AllocaOp)]
+        sizes += [math.prod(_static_shape(self.kernel, t)) for t in self.kernel.function_type.inputs.data]
+        self.index_type = "int" if max(sizes, default=0) < 2**31 else "long long"
+
+    # ---- names -------------------------------------------------------------------------
+    def unique(self, name: str) -> str:
+        candidate, k = name, 0
+        while candidate in self.taken:
+            k += 1
+            candidate = f"{name}_{k}"
+        self.taken.add(candidate)
+        return candidate
+
+    def declare(self, value: SSAValue, hint: str | None, fallback: str) -> str:
+        self.names[value] = self.unique(c.c_name(hint, fallback))
+        return self.names[value]
+
+    # ---- the kernel ----------------------------------------------------------------------
+    def emit(self) -> _Kernel:
+        name = self.kernel.sym_name.data
+        if self.kernel.kernel is None:
+            raise XtirError(f"gpu.func @{name} is launched but not marked as a kernel")
+        params = []
+        written = {op.memref for op in self.kernel.walk() if isinstance(op, memref.StoreOp)}
+        for k, arg in enumerate(self.kernel.body.block.args):
+            ty = arg.type
+            _static_shape(self.kernel, ty)
+            assert isinstance(ty, MemRefType)
+            const = "" if arg in written else "const "
+            params.append(f"{const}{c.c_type(ty.element_type, self.index_type)}* __restrict__ "
+                          f"{self.declare(arg, arg.name_hint, f'arg{k}')}")
+        if len(self.kernel.body.blocks) != 1:
+            raise XtirError(f"gpu.func @{name}: the CUDA emitter needs a kernel body of one block (structured control flow)")
+        self.block_ops(self.kernel.body.block.ops)
+        while self.lines and self.lines[-1].strip() == "return;":
+            self.lines.pop()
+        head = f'extern "C" __global__ void __launch_bounds__({self.threads}) {name}({", ".join(params)}) {{'
+        index = {arg: k for k, arg in enumerate(self.kernel.body.block.args)}
+        return _Kernel("\n".join([head, *self.lines, "}"]), frozenset(index[a] for a in self._float4_buffers if a in index),
+                       frozenset(index[a] for a in written if a in index))
+
+    @property
+    def _float4_buffers(self) -> set[SSAValue]:
+        return {v for op in self.kernel.walk() if isinstance(op, scf.ForOp) and (copy := float4_copy(op))
+                for v in (copy.load.memref, copy.store.memref)}
+
+    def line(self, text: str) -> None:
+        self.lines.append("  " * self.depth + text)
+
+    def block_ops(self, ops) -> None:
+        for op in ops:
+            self.statement(op)
+
+    def statement(self, op: Operation) -> None:
+        match op:
+            case arith.ConstantOp() | scf.YieldOp():
+                pass
+            case memref.LoadOp():
+                self.value_statement(op)
+            case _ if _is_pure(op):
+                self.value_statement(op)
+            case memref.StoreOp():
+                self.line(f"{self.access(op)} = {self.expr(op.value).text};")
+            case memref.AllocaOp():
+                self.alloca(op)
+            case scf.ForOp():
+                self.loop(op)
+            case scf.IfOp():
+                self.branch(op)
+            case gpu.BarrierOp():
+                self.line("__syncthreads();")
+            case gpu.ReturnOp():
+                self.line("return;")
+            case _:
+                raise XtirError(f"'{op.name}' in gpu.func @{self.kernel.sym_name.data} has no CUDA C form in the emitter")
+
+    # ---- values ----------------------------------------------------------------------------
+    def value_statement(self, op: Operation) -> None:
+        if len(op.results) != 1:
+            raise XtirError(f"'{op.name}' in gpu.func @{self.kernel.sym_name.data} has no CUDA C form in the emitter")
+        result = op.results[0]
+        if not result.uses or self.inlined(op):
+            return
+        text = self.load(op) if isinstance(op, memref.LoadOp) else self.render(op).text
+        ty = c.c_type(result.type, self.index_type)
+        hint = _id_name(op) if type(op) in _IDS else result.name_hint
+        self.line(f"const {ty} {self.declare(result, hint, 'v')} = {text};")
+
+    def inlined(self, op: Operation) -> bool:
+        """Whether `op`'s value is printed inside the expression using it rather than as a local."""
+        result = op.results[0]
+        if result.uses.get_length() != 1:
+            return False
+        if type(op) in _IDS:
+            return _id_name(op) is None
+        if not isinstance(op, memref.LoadOp):
+            return True
+        anchor = next(iter(result.uses)).operation
+        while _is_pure(anchor) or isinstance(anchor, memref.LoadOp):
+            if not self.inlined(anchor):
+                break
+            anchor = next(iter(anchor.results[0].uses)).operation
+        block = op.parent_block()
+        if anchor.parent_block() is not block:
+            return False
+        between = block.ops
+        seen = False
+        for other in between:
+            if other is anchor:
+                return seen
+            if seen and not _side_effect_free(other):
+                return False
+            seen = seen or other is op
+        return False
+
+    def expr(self, value: SSAValue) -> Expr:
+        if value in self.fixed:
+            return Expr(str(self.fixed[value]))
+        if value in self.names:
+            return Expr(self.names[value])
+        if isinstance(value, BlockArgument):
+            raise XtirError(f"gpu.func @{self.kernel.sym_name.data}: a block argument the emitter cannot name")
+        op = value.owner
+        if isinstance(op, arith.ConstantOp):
+            return c.literal(op.value, value.type, self.index_type)
+        if isinstance(op, memref.LoadOp):
+            return Expr(self.load(op))
+        return self.render(op)
+
+    def _is_zero(self, value: SSAValue) -> bool:
+        return self.fixed.get(value) == 0 or constant_int(value) == 0
+
+    def render(self, op: Operation) -> Expr:
+        """The C expression of a pure op."""
+        ty = op.results[0].type
+        if type(op) in _IDS:
+            dim = op.dimension.data.value  # type: ignore[attr-defined]
+            return c.cast(self.index_type, Expr(f"{_IDS[type(op)]}.{dim}"))
+        if isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+            if (simple := _identity(op, self.expr(op.lhs), self.expr(op.rhs))) is not None:
+                return simple
+        if (symbol := _BINARY.get(type(op))) is not None:
+            associative = isinstance(op, arith.AddiOp | arith.MuliOp)
+            return c.binary(symbol, self.expr(op.operands[0]), self.expr(op.operands[1]), associative)
+        if (symbol := _UNSIGNED_BINARY.get(type(op))) is not None:
+            return self.unsigned(op, symbol)
+        match op:
+            case arith.FloorDivSIOp() | arith.CeilDivSIOp():
+                return self.division(op)
+            case arith.CmpiOp():
+                return self.compare_int(op)
+            case arith.CmpfOp():
+                return self.compare_float(op)
+            case arith.SelectOp():
+                cond, lhs, rhs = (self.expr(v) for v in op.operands)
+                return Expr(f"{cond.at(c.LOR)} ? {lhs.at(c.LOR)} : {rhs.at(c.COND)}", c.COND)
+            case arith.NegfOp():
+                return Expr(f"-{self.expr(op.operand).at(c.UNARY)}", c.UNARY)
+            case arith.MaxnumfOp() | arith.MinnumfOp():
+                name = "fmax" if isinstance(op, arith.MaxnumfOp) else "fmin"
+                return c.call(self.math_name(name, ty), self.expr(op.lhs), self.expr(op.rhs))
+            case arith.MaximumfOp() | arith.MinimumfOp():
+                helper = "xtir_maximum" if isinstance(op, arith.MaximumfOp) else "xtir_minimum"
+                self.helpers.add(helper)
+                return c.call(helper, self.expr(op.lhs), self.expr(op.rhs))
+            case arith.MaxSIOp() | arith.MinSIOp() | arith.MaxUIOp() | arith.MinUIOp():
+                return self.min_max(op)
+            case arith.IndexCastOp() | arith.ExtSIOp() | arith.TruncIOp() | arith.SIToFPOp() | arith.FPToSIOp() \
+                    | arith.ExtFOp() | arith.TruncFOp():
+                return c.cast(c.c_type(ty, self.index_type), self.expr(op.operands[0]))
+            case arith.ExtUIOp() | arith.UIToFPOp() | arith.FPToUIOp():
+                source = op.operands[0]
+                inner = self.expr(source)
+                if not isinstance(op, arith.FPToUIOp):
+                    inner = c.cast(c.unsigned_type(source.type, self.index_type), inner)
+                else:
+                    return c.cast(c.c_type(ty, self.index_type), c.cast(c.unsigned_type(ty, self.index_type), inner))
+                return c.cast(c.c_type(ty, self.index_type), inner)
+        if (name := _MATH.get(op.name)) is not None:
+            return c.call(self.math_name(name, ty), *(self.expr(v) for v in op.operands))
+        raise XtirError(f"'{op.name}' in gpu.func @{self.kernel.sym_name.data} has no CUDA C form in the emitter")
+
+    def math_name(self, name: str, ty: Attribute) -> str:
+        return name + ("f" if c.c_type(ty, self.index_type) == "float" else "")
+
+    def unsigned(self, op: Operation, symbol: str) -> Expr:
+        ty = op.results[0].type
+        unsigned = c.unsigned_type(ty, self.index_type)
+        lhs, rhs = (c.cast(unsigned, self.expr(v)) for v in op.operands)
+        return c.cast(c.c_type(ty, self.index_type), c.binary(symbol, lhs, rhs))
+
+    def division(self, op: arith.FloorDivSIOp | arith.CeilDivSIOp) -> Expr:
+        lhs, rhs = self.expr(op.lhs), self.expr(op.rhs)
+        positive_divisor = (constant_int(op.rhs) or 0) > 0
+        if isinstance(op, arith.FloorDivSIOp) and positive_divisor and nonnegative(op.lhs):
+            return c.binary("/", lhs, rhs)
+        helper = "xtir_floordiv" if isinstance(op, arith.FloorDivSIOp) else "xtir_ceildiv"
+        self.helpers.add(helper)
+        return c.call(helper, lhs, rhs)
+
+    def compare_int(self, op: arith.CmpiOp) -> Expr:
+        predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+        lhs, rhs = self.expr(op.lhs), self.expr(op.rhs)
+        if predicate.startswith("u"):
+            unsigned = c.unsigned_type(op.lhs.type, self.index_type)
+            lhs, rhs = c.cast(unsigned, lhs), c.cast(unsigned, rhs)
+        return c.binary(_CMPI[predicate], lhs, rhs)
+
+    def compare_float(self, op: arith.CmpfOp) -> Expr:
+        predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+        lhs, rhs = self.expr(op.lhs), self.expr(op.rhs)
+        if predicate in _CMPF_ORDERED:
+            return c.binary(_CMPF_ORDERED[predicate], lhs, rhs)
+        if predicate in _CMPF_UNORDERED:
+            return Expr(f"!{c.binary(_CMPF_UNORDERED[predicate], lhs, rhs).at(c.ATOM)}", c.UNARY)
+        ordered = c.binary("&&", c.binary("==", lhs, lhs), c.binary("==", rhs, rhs))
+        match predicate:
+            case "ord":
+                return ordered
+            case "uno":
+                return Expr(f"!{ordered.at(c.ATOM)}", c.UNARY)
+            case "one":
+                return c.binary("||", c.binary("<", lhs, rhs), c.binary(">", lhs, rhs))
+            case "true" | "false":
+                return Expr(predicate)
+        raise XtirError(f"arith.cmpf predicate '{predicate}' has no CUDA C form in the emitter")
+
+    def min_max(self, op: Operation) -> Expr:
+        ty = op.results[0].type
+        lhs, rhs = (self.expr(v) for v in op.operands)
+        test_l, test_r = lhs, rhs
+        if isinstance(op, arith.MaxUIOp | arith.MinUIOp):
+            unsigned = c.unsigned_type(ty, self.index_type)
+            test_l, test_r = c.cast(unsigned, lhs), c.cast(unsigned, rhs)
+        test = c.binary(_MIN_MAX[type(op)], test_l, test_r)
+        return Expr(f"{test.at(c.LOR)} ? {lhs.at(c.LOR)} : {rhs.at(c.COND)}", c.COND)
+
+    # ---- buffers -----------------------------------------------------------------------------
+    def offset(self, access: memref.LoadOp | memref.StoreOp) -> Expr:
+        ty = access.memref.type
+        shape = _static_shape(access, ty)
+        terms: list[Expr] = []
+        for k, index in enumerate(access.indices):
+            stride = math.prod(shape[k + 1:])
+            if self._is_zero(index) or stride == 0:
+                continue
+            term = self.expr(index)
+            if stride != 1:
+                term = c.binary("*", term, Expr(str(stride)), associative=True)
+            terms.append(term)
+        if not terms:
+            return Expr("0")
+        total = terms[0]
+        for term in terms[1:]:
+            total = c.binary("+", total, term, associative=True)
+        return total
+
+    def buffer(self, value: SSAValue) -> str:
+        if value not in self.names:
+            raise XtirError(f"gpu.func @{self.kernel.sym_name.data}: a buffer that is neither a parameter nor an alloca")
+        return self.names[value]
+
+    def load(self, op: memref.LoadOp) -> str:
+        return f"{self.buffer(op.memref)}[{self.offset(op).text}]"
+
+    def access(self, op: memref.StoreOp) -> str:
+        return f"{self.buffer(op.memref)}[{self.offset(op).text}]"
+
+    def alloca(self, op: memref.AllocaOp) -> None:
+        ty = op.memref.type
+        shape = _static_shape(op, ty)
+        if not op.memref.uses:
+            return
+        assert isinstance(ty, MemRefType)
+        name = self.declare(op.memref, op.memref.name_hint, "buf")
+        storage = "__shared__ __align__(16) " if _is_shared(ty) else "__align__(16) "
+        self.line(f"{storage}{c.c_type(ty.element_type, self.index_type)} {name}[{math.prod(shape)}];")
+
+    # ---- control flow ------------------------------------------------------------------------
+    def loop(self, op: scf.ForOp) -> None:
+        if op.iter_args:
+            raise XtirError(f"scf.for with loop-carried values in gpu.func @{self.kernel.sym_name.data} has no CUDA C "
+                            "form in the emitter")
+        kind = op.attributes.get(LOOP_KIND)
+        kind = kind.data if isinstance(kind, StringAttr) else "serial"
+        if (copy := float4_copy(op)) is not None:
+            self.float4(copy.load, copy.store, op)
+            return
+        iv = op.body.block.args[0]
+        lower, upper = self.expr(op.lb), self.expr(op.ub)
+        step = constant_int(op.step)
+        if step is None or step <= 0:
+            raise XtirError(f"scf.for in gpu.func @{self.kernel.sym_name.data}: the step must be a positive constant")
+        if trip_count(op) == 1 and (start := constant_int(op.lb)) is not None:
+            self.fixed[iv] = start  # `for (x = 0; x < 1; ++x)` says nothing a constant does not
+            self.block_ops(op.body.block.ops)
+            return
+        name = self.declare(iv, _loop_name(op) or iv.name_hint, "i")
+        if kind in (UNROLLED, VECTORIZED):
+            self.line("#pragma unroll")
+        increment = f"++{name}" if step == 1 else f"{name} += {step}"
+        self.line(f"for ({self.index_type} {name} = {lower.text}; {name} < {upper.at(c.REL + 1)}; {increment}) {{")
+        self.nested(op.body.block.ops)
+        self.line("}")
+
+    def float4(self, load: memref.LoadOp, store: memref.StoreOp, loop: scf.ForOp) -> None:
+        label = _loop_name(loop) or "vectorized loop"
+        lane = loop.body.block.args[0]
+        self.fixed[lane] = 0
+        for op in loop.body.block.ops:  # lane 0's index values used twice (floordiv and rem of one offset)
+            if op.results and op.results[0].uses.get_length() > 1 and not isinstance(op, arith.ConstantOp):
+                self.line(f"const {self.index_type} {self.declare(op.results[0], op.results[0].name_hint, 'v')} = "
+                          f"{self.render(op).text};")
+        dst = f"{self.buffer(store.memref)} + {self.offset(store).at(c.ADD + 1)}"
+        src = f"{self.buffer(load.memref)} + {self.offset(load).at(c.ADD + 1)}"
+        del self.fixed[lane]
+        self.line(f"*(float4*)({dst}) = *(const float4*)({src});  // {label}: 4 floats")
+
+    def branch(self, op: scf.IfOp) -> None:
+        if op.results:
+            raise XtirError(f"scf.if with results in gpu.func @{self.kernel.sym_name.data} has no CUDA C form in the emitter")
+        self.line(f"if ({self.expr(op.cond).text}) {{")
+        self.nested(op.true_region.block.ops)
+        if op.false_region.blocks and any(not isinstance(o, scf.YieldOp) for o in op.false_region.block.ops):
+            self.line("} else {")
+            self.nested(op.false_region.block.ops)
+        self.line("}")
+
+    def nested(self, ops) -> None:
+        self.depth += 1
+        self.block_ops(ops)
+        self.depth -= 1

@@ -1,0 +1,894 @@
+"""lower-to-gpu: thread-bound loop nests (after lower-blocks) to kernels of xDSL's gpu dialect.
+
+Input: lower-blocks' output (scf / memref / arith, loops tagged `xtir.loop_kind =
+"thread_binding"` and `xtir.thread = "blockIdx.x"` etc.). Each thread-bound loop at the top
+of a function is a kernel launch:
+
+    builtin.module attributes {gpu.container_module} {
+      func.func @main(%A, %B) {                        // the host function
+        "gpu.launch_func"(grid x,y,z, block x,y,z, %A, %B) <{kernel = @main_kernels::@main_kernel}>
+        func.return
+      }
+      gpu.module @main_kernels {
+        gpu.func @main_kernel(%A, %B) kernel {gpu.known_block_size, gpu.known_grid_size, xtir.shared_bytes}
+      }
+    }
+
+The kernel's parameters are the host function's memref arguments it uses, in argument order.
+Its entry block starts with the buffers (`memref.alloca`, shared first, then local), then one
+`gpu.block_id` / `gpu.thread_id` per axis used (named after the first loop bound to it, every
+such loop listed in `xtir.loop_names`), then the constants; the thread-bound loops are gone
+(their variables are the ids), every other scf.for keeps its name, kind and annotations.
+
+Buffers. xDSL's gpu.func has no workgroup or private attributions and no address-space
+attribute, so the storage scope stays what lower-blocks leaves: the memref memory space string.
+- `memref<130xf32, "shared">`: one array per thread block (CUDA `__shared__`). Its size is the
+  region one thread block uses, computed here (compact-buffers leaves buffers shared between
+  threads alone): the accesses relaxed over the threads and the loops inside the deepest
+  serial loop whose iterations do not pass data through the buffer (GEMM's `k_0`: a 64x8 tile),
+  a predicate on the fetch (`ax0_0 * 128 + tx < 130`) bounding what it writes. Indices are
+  rebased to the region's start.
+- `memref<8x8xf32, "local">`: one array per thread (registers), as compact-buffers sized it;
+  it must be allocated inside every thread-bound loop that uses it.
+
+Barriers (`gpu.barrier`, CUDA `__syncthreads()`) are placed from the shared accesses, at points
+every thread of the block reaches (not under a condition on a thread id): before a statement
+that reads what other threads wrote since the last barrier or writes what they read, as far
+out as possible (before the loop nest holding the access, not inside it), and at the top of a
+serial loop whose next iteration would overwrite what this one read (GEMM's `k_0`).
+
+Refused, at the op: a loop nest at the top of a kernel function that is not bound (it would
+run on the host); more than 1024 threads per block, a block or grid dimension over CUDA's
+limits; one tag bound with different extents in one kernel; vthread; shared memory over
+48 KiB per block; a write to a shared buffer that every thread makes alike (a loop not bound
+to a thread writing it: cooperative fetching binds it), or data exchanged through shared
+memory with no barrier point between writer and reader; a reduction over a thread-bound loop
+(no cross-thread reduction yet) and other writes of one global element by several threads;
+parallel loops inside a kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, gpu, memref, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    FixedBitwidthType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+    i64,
+)
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.transforms.common_subexpression_elimination import cse
+from xdsl.transforms.dead_code_elimination import region_dce
+
+from xtir.dialects.block import Block_
+from xtir.dialects.expr import Div, Expr, Mod, Var
+from xtir.lowering.blocks_to_scf import THREAD
+from xtir.lowering.compact_buffers import INIT_GUARD
+from xtir.lowering.index_expr import IndexEmitter, decode, decode_bounds, index_bounds
+from xtir.lowering.loops import PARALLEL, THREAD_BINDING, loop_kind, loop_name, trip_count
+from xtir.passes.analysis.instances import distinct, gapless, injective, points
+from xtir.passes.analysis.regions import Range, relax
+from xtir.passes.utils import fail
+
+LOOP_NAMES = "xtir.loop_names"
+SHARED_BYTES = "xtir.shared_bytes"
+SHARED, LOCAL = "shared", "local"
+
+MAX_THREADS_PER_BLOCK = 1024
+MAX_BLOCK_DIM = {"x": 1024, "y": 1024, "z": 64}
+MAX_GRID_DIM = {"x": 2**31 - 1, "y": 65535, "z": 65535}
+MAX_SHARED_BYTES = 48 * 1024
+"""Static shared memory per block that CUDA allows without opting in (sm_90 has more, dynamic)."""
+
+_AXES = ("x", "y", "z")
+_NAME = "lower-to-gpu"
+
+
+# Kernels: the thread-bound loops of one launch ------------------------------------------
+
+
+def _thread(op: Operation) -> str | None:
+    attr = op.attributes.get(THREAD)
+    if isinstance(op, scf.ForOp) and isinstance(attr, StringAttr) and loop_kind(op) == THREAD_BINDING:
+        return attr.data
+    return None
+
+
+def _memory_space(value: SSAValue) -> str | None:
+    t = value.type
+    if isinstance(t, MemRefType) and isinstance(t.memory_space, StringAttr):
+        return t.memory_space.data
+    return None
+
+
+@dataclass
+class Kernel:
+    """One launch: its root loop, the loops bound to each tag and the axis sizes."""
+
+    root: scf.ForOp
+    loops: dict[str, list[scf.ForOp]] = field(default_factory=dict)
+
+    def extent(self, tag: str) -> int:
+        loops = self.loops.get(tag)
+        return trip_count(loops[0]) or 1 if loops else 1
+
+    def sizes(self, kind: str) -> list[int]:
+        return [self.extent(f"{kind}.{axis}") for axis in _AXES]
+
+    def canonical(self) -> dict[SSAValue, SSAValue]:
+        """Each thread-bound loop variable → the variable of the first loop bound to its tag."""
+        return {lp.body.block.args[0]: loops[0].body.block.args[0] for loops in self.loops.values() for lp in loops}
+
+    def thread_vars(self) -> dict[SSAValue, int]:
+        """The canonical variable of each threadIdx axis, with its extent."""
+        return {
+            loops[0].body.block.args[0]: self.extent(tag) for tag, loops in self.loops.items() if tag.startswith("threadIdx")
+        }
+
+    def block_vars(self) -> set[SSAValue]:
+        return {loops[0].body.block.args[0] for tag, loops in self.loops.items() if tag.startswith("blockIdx")}
+
+
+def _collect(root: scf.ForOp) -> Kernel:
+    kernel = Kernel(root)
+    for op in root.walk():
+        if (tag := _thread(op)) is not None:
+            assert isinstance(op, scf.ForOp)
+            if tag.startswith("vthread"):
+                raise fail(_NAME, op, f'loop "{loop_name(op)}" is bound to {tag}; virtual threads are not supported yet')
+            loops = kernel.loops.setdefault(tag, [])
+            if loops and trip_count(loops[0]) != trip_count(op):
+                raise fail(_NAME, op, f'loop "{loop_name(op)}" is bound to {tag} with extent {trip_count(op)}, but loop '
+                           f'"{loop_name(loops[0])}" of the same kernel is bound to it with extent '
+                           f"{trip_count(loops[0])}; one thread axis has one extent")
+            loops.append(op)
+        elif isinstance(op, scf.ForOp) and loop_kind(op) == PARALLEL:
+            raise fail(_NAME, op, f'loop "{loop_name(op)}" is parallel inside a GPU kernel; bind it to a thread axis')
+    return kernel
+
+
+def _check_launch(kernel: Kernel) -> None:
+    threads = 1
+    for axis, n in zip(_AXES, kernel.sizes("threadIdx")):
+        threads *= n
+        if n > MAX_BLOCK_DIM[axis]:
+            loop = kernel.loops[f"threadIdx.{axis}"][0]
+            raise fail(_NAME, loop, f'loop "{loop_name(loop)}" makes threadIdx.{axis} {n} threads wide; '
+                       f"a block has at most {MAX_BLOCK_DIM[axis]} along {axis}")
+    if threads > MAX_THREADS_PER_BLOCK:
+        dims = ", ".join(f"{tag} = {kernel.extent(tag)}" for tag in sorted(kernel.loops) if tag.startswith("threadIdx"))
+        raise fail(_NAME, kernel.root, f"the kernel has {threads} threads per block ({dims}); "
+                   f"a block has at most {MAX_THREADS_PER_BLOCK}")
+    for axis, n in zip(_AXES, kernel.sizes("blockIdx")):
+        if n > MAX_GRID_DIM[axis]:
+            loop = kernel.loops[f"blockIdx.{axis}"][0]
+            raise fail(_NAME, loop, f'loop "{loop_name(loop)}" makes blockIdx.{axis} {n} blocks; '
+                       f"the grid has at most {MAX_GRID_DIM[axis]} along {axis}")
+
+
+# Accesses, in the canonical thread variables ----------------------------------------------
+
+
+Access = memref.LoadOp | memref.StoreOp
+
+
+@dataclass(frozen=True)
+class Use:
+    op: Access
+    is_write: bool
+    indices: tuple[Expr, ...] | None
+    guards: tuple[tuple[Expr, int], ...] | None
+    """Conjuncts `e < bound` of the scf.ifs around the access (init guards left out); None
+    when one is not such a condition."""
+
+
+def _ancestors(op: Operation, top: Operation) -> Iterator[Operation]:
+    parent = op.parent_op()
+    while parent is not None and parent is not top:
+        yield parent
+        parent = parent.parent_op()
+
+
+def _buffer(op: Access) -> SSAValue:
+    return op.memref
+
+
+def _use(op: Access, root: Operation, canon: dict[SSAValue, SSAValue]) -> Use:
+    decoded = [decode(i) for i in op.indices]
+    indices = None if any(d is None for d in decoded) else tuple(d.substitute(_as_exprs(canon)) for d in decoded)  # type: ignore[union-attr]
+    guards: list[tuple[Expr, int]] | None = []
+    for parent in _ancestors(op, root):
+        if isinstance(parent, scf.IfOp) and INIT_GUARD not in parent.attributes:
+            conjuncts = decode_bounds(parent.cond)
+            if conjuncts is None or guards is None:
+                guards = None
+                continue
+            guards.extend((e.substitute(_as_exprs(canon)), b) for e, b in conjuncts)
+    return Use(op, isinstance(op, memref.StoreOp), indices, None if guards is None else tuple(guards))
+
+
+def _as_exprs(mapping: dict[SSAValue, SSAValue]) -> dict[SSAValue, Expr]:
+    return {k: Expr.var(v) for k, v in mapping.items() if k is not v}
+
+
+def _accesses(root: Operation, canon: dict[SSAValue, SSAValue]) -> list[Use]:
+    return [_use(op, root, canon) for op in root.walk() if isinstance(op, memref.LoadOp | memref.StoreOp)]
+
+
+def _describe(op: Operation) -> str:
+    """`loop "ax0"` for the innermost loop around `op` not bound to a thread, else the op."""
+    for parent in _ancestors(op, op.get_toplevel_object()):
+        if isinstance(parent, scf.ForOp) and _thread(parent) is None:
+            return f'loop "{loop_name(parent)}"'
+    return f"the {op.name}"
+
+
+def _buffer_name(value: SSAValue) -> str:
+    return value.name_hint or "a buffer"
+
+
+# Races through global memory and redundant shared writes ----------------------------------
+
+
+def _check_writes(kernel: Kernel, uses: list[Use]) -> None:
+    """No two threads (or blocks) write one element with the same store: a thread-bound
+    reduction, or a loop not bound to a thread that every thread runs alike."""
+    threads = kernel.thread_vars()
+    everyone = {**threads, **{v: kernel.extent(t) for t, lps in kernel.loops.items() if t.startswith("blockIdx")
+                              for v in [lps[0].body.block.args[0]]}}
+    for use in sorted(uses, key=lambda u: _under_init(u.op)):  # a reduction is reported at its update
+        space = _memory_space(_buffer(use.op))
+        if not use.is_write or space == LOCAL:
+            continue
+        shared = space == SHARED
+        over = threads if shared else everyone
+        if use.indices is None:
+            raise fail(_NAME, use.op, f"cannot tell which threads write {_buffer_name(_buffer(use.op))}")
+        if over and not _injective(over, list(use.indices)):
+            raise fail(_NAME, use.op, _write_race(kernel, use, over, shared))
+
+
+def _enumerate(over: dict[SSAValue, int], exprs: list[Expr]) -> tuple[int, int] | None:
+    """(distinct values of `exprs` over the box `over`, number of contexts): the other variables
+    that a floordiv or mod mixes in are enumerated too, each context kept apart. None past
+    ENUMERATION_LIMIT points or for a context variable of unknown range."""
+    context: dict[SSAValue, int] = {}
+    for e in exprs:
+        for atom, _ in e.terms:
+            if isinstance(atom, Div | Mod) and any(v in over for v in atom.expr.variables()):
+                for v in atom.expr.variables():
+                    known = index_bounds(v) if v not in over else (0, 0)
+                    if known is None or known[0] != 0:
+                        return None
+                    if v not in over:
+                        context[v] = known[1] + 1
+    found = points([*over.items(), *context.items()], [*exprs, *map(Expr.var, context)])
+    contexts = 1
+    for n in context.values():
+        contexts *= n
+    return None if found is None else (distinct(found), contexts)
+
+
+def _injective(over: dict[SSAValue, int], exprs: list[Expr]) -> bool:
+    """Whether `exprs` take a different value at each point of `over` (other variables fixed)."""
+    if any(n > 1 and not any(e.uses(v) for e in exprs) for v, n in over.items()):
+        return False  # xtir's `injective` looks at the variables the expressions use
+    if injective(over, exprs):
+        return True
+    size = 1
+    for n in over.values():
+        size *= n
+    counted = _enumerate(over, exprs)
+    return counted is not None and counted[0] == size * counted[1]
+
+
+def _write_race(kernel: Kernel, use: Use, over: dict[SSAValue, int], shared: bool) -> str:
+    name = _buffer_name(_buffer(use.op))
+    unused = [v for v in over if not any(i.uses(v) for i in use.indices or ())]
+    tags = [tag for tag, lps in kernel.loops.items() if lps[0].body.block.args[0] in unused] or ["the thread axes"]
+    if _reads_same_element(use) is not None or _under_init(use.op):
+        loops = [loop_name(lp) for tag in tags for lp in kernel.loops.get(tag, []) if lp.is_ancestor(use.op)]
+        where = f'loop "{loops[0]}" bound to {tags[0]}' if loops else f"the threads of {tags[0]}"
+        return (f"the update of {name} reduces over {where}: every thread reads and writes the same element; "
+                "cross-thread reduction is not supported yet (keep the reduction loop serial)")
+    if shared:
+        return (f"{_describe(use.op)} is not bound to a thread (or not to every threadIdx axis), and the threads of the "
+                f"block that run it write the same elements of shared buffer {name} (a race); bind it to a threadIdx "
+                "axis (cooperative fetching)")
+    return f"several threads ({', '.join(tags)}) write the same element of {name} (a race)"
+
+
+def _under_init(op: Operation) -> bool:
+    return any(isinstance(p, scf.IfOp) and INIT_GUARD in p.attributes for p in _ancestors(op, op.get_toplevel_object()))
+
+
+def _reads_same_element(use: Use) -> memref.LoadOp | None:
+    value = use.op.value if isinstance(use.op, memref.StoreOp) else None
+    pending = [value] if value is not None else []
+    seen: set[int] = set()
+    while pending:
+        v = pending.pop()
+        owner = v.owner
+        if not isinstance(owner, Operation) or id(owner) in seen:
+            continue
+        seen.add(id(owner))
+        if isinstance(owner, memref.LoadOp) and owner.memref is use.op.memref and list(owner.indices) == list(use.op.indices):
+            return owner
+        pending.extend(owner.operands)
+    return None
+
+
+# Local buffers: one per thread ---------------------------------------------------------------
+
+
+def _check_local(kernel: Kernel, alloca: memref.AllocaOp) -> None:
+    """A local buffer is one per thread: it must be allocated inside every thread loop using it."""
+    users = [u.operation for u in alloca.memref.uses]
+    threads = kernel.thread_vars()
+    for lp in (lp for lps in kernel.loops.values() if lps[0].body.block.args[0] in threads for lp in lps):
+        if any(lp.is_ancestor(u) for u in users) and not lp.is_ancestor(alloca):
+            raise fail(_NAME, alloca, f'local buffer {_buffer_name(alloca.memref)} is used by every thread of loop '
+                       f'"{loop_name(lp)}" ({_thread(lp)}) but allocated outside it: threads would share it; local '
+                       "buffers are per thread")
+
+
+# Shared buffers: the region of one thread block --------------------------------------------
+
+
+def _bounds(canon_extents: dict[SSAValue, int]):
+    def bounds(value: SSAValue) -> tuple[int, int] | None:
+        if value in canon_extents:
+            return 0, canon_extents[value] - 1
+        return index_bounds(value)
+
+    return bounds
+
+
+def _serial_loops(op: Operation, root: Operation) -> list[scf.ForOp]:
+    """The loops around `op` inside the kernel that are not thread-bound, innermost first."""
+    return [p for p in _ancestors(op, root) if isinstance(p, scf.ForOp) and _thread(p) is None]
+
+
+def _split(index: Expr, relaxed: set[SSAValue]) -> tuple[Expr, Expr]:
+    """index = fixed + free, free holding the terms over relaxed variables (no constant)."""
+    fixed: dict = {}
+    free: dict = {}
+    for atom, coef in index.terms:
+        vars_ = [atom.value] if isinstance(atom, Var) else atom.expr.variables()
+        (free if any(v in relaxed for v in vars_) else fixed)[atom] = coef
+    return Expr._make(fixed, index.const), Expr._make(free, 0)
+
+
+def _range(index: Expr, relaxed: set[SSAValue], guards: Sequence[tuple[Expr, int]], bounds) -> Range | None:
+    """The values `index` takes with `relaxed` free, cut by a guard on exactly its free part."""
+    r = relax(index, relaxed, bounds)
+    if r is None:
+        return None
+    fixed, free = _split(index, relaxed)
+    lo = r.start - fixed
+    assert lo.is_const
+    hi = lo.const + r.extent - 1
+    for e, bound in guards:
+        if e == free:
+            hi = min(hi, bound - 1)
+    return Range(r.start, max(hi - lo.const + 1, 0))
+
+
+def _guards_used(use: Use, relaxed: set[SSAValue]) -> bool:
+    """Every guard of the write is a bound on the free part of one of its indices."""
+    assert use.indices is not None and use.guards is not None
+    frees = [_split(i, relaxed)[1] for i in use.indices]
+    return all(e in frees for e, _ in use.guards)
+
+
+@dataclass
+class SharedPlan:
+    alloca: memref.AllocaOp
+    box: tuple[Range, ...]
+
+
+def _shift(a: Expr, b: Expr, bounds) -> int | None:
+    """b - a when it is one number (variables of one-iteration loops count as constants)."""
+    span = (b - a).bounds(bounds)
+    return span[0] if span is not None and span[0] == span[1] else None
+
+
+def _box(uses: list[Use], relaxed_of, bounds) -> tuple[Range, ...] | None:
+    box: list[Range] | None = None
+    for use in uses:
+        assert use.indices is not None
+        ranges = [_range(i, relaxed_of(use), use.guards or (), bounds) for i in use.indices]
+        if any(r is None for r in ranges):
+            return None
+        if box is None:
+            box = ranges  # type: ignore[assignment]
+            continue
+        merged = []
+        for a, b in zip(box, ranges):
+            assert b is not None
+            shift = _shift(a.start, b.start, bounds)
+            if shift is None:
+                return None
+            lo, hi = min(0, shift), max(a.extent, shift + b.extent)
+            merged.append(Range(a.start + lo, hi - lo))
+        box = merged
+    return tuple(box) if box is not None else None
+
+
+def _within(inner: tuple[Range, ...], outer: tuple[Range, ...], bounds) -> bool:
+    for a, b in zip(outer, inner):
+        shift = _shift(a.start, b.start, bounds)
+        if shift is None or shift < 0 or shift + b.extent > a.extent:
+            return False
+    return True
+
+
+def _fills(use: Use, relaxed: set[SSAValue], extents: dict[SSAValue, int], bounds) -> bool:
+    """Whether the write reaches every element of its box (cut by its guards, which bound the
+    free part of an index: a gapless range stays gapless when cut)."""
+    assert use.indices is not None
+    loops = {v: n for v, n in extents.items() if v in relaxed and any(i.uses(v) for i in use.indices)}
+    if gapless(use.indices, [1] * len(use.indices), loops):
+        return True
+    box = _box([use], lambda _: relaxed, bounds)
+    counted = _enumerate(loops, list(use.indices)) if not use.guards else None
+    if box is None or counted is None:
+        return False
+    volume = 1
+    for r in box:
+        volume *= r.extent
+    return counted[0] == volume * counted[1]
+
+
+def _plan_shared(kernel: Kernel, alloca: memref.AllocaOp, uses: list[Use]) -> SharedPlan:
+    """The box one thread block uses, per iteration of the deepest serial loop whose
+    iterations each write what they read, else over the whole kernel."""
+    name = _buffer_name(alloca.memref)
+    for use in uses:
+        if use.indices is None:
+            raise fail(_NAME, use.op, f"cannot tell which elements of shared buffer {name} this touches")
+    threads = set(kernel.thread_vars())
+    extents = {**kernel.thread_vars(), **_loop_extents(kernel.root)}
+    bounds = _bounds(kernel.thread_vars())
+    common = _serial_loops(uses[0].op, kernel.root)
+    for use in uses[1:]:
+        mine = _serial_loops(use.op, kernel.root)
+        common = [lp for lp in common if any(lp is m for m in mine)]
+    for level in [*common, None]:
+        def relaxed_of(use: Use, level=level) -> set[SSAValue]:
+            inner = _serial_loops(use.op, kernel.root)
+            if level is not None:
+                inner = inner[: next(k for k, lp in enumerate(inner) if lp is level)]
+            return threads | {lp.body.block.args[0] for lp in inner}
+
+        if level is not None and not _private(uses, relaxed_of, extents, bounds):
+            continue
+        box = _box(uses, relaxed_of, bounds)
+        if box is None:
+            raise fail(_NAME, uses[0].op, f"cannot bound the region of shared buffer {name} one thread block uses")
+        shape = alloca.memref.type.get_shape()  # type: ignore[union-attr]
+        box = tuple(Range(Expr(), n) if r.extent >= n else r for r, n in zip(box, shape))
+        return SharedPlan(alloca, box)
+    raise AssertionError("the kernel level always gives a box")
+
+
+def _loop_extents(root: Operation) -> dict[SSAValue, int]:
+    return {op.body.block.args[0]: trip_count(op) or 0 for op in root.walk() if isinstance(op, scf.ForOp)}
+
+
+def _private(uses: list[Use], relaxed_of, extents: dict[SSAValue, int], bounds) -> bool:
+    """Every read is inside the box of a write before it that fills its box (per iteration)."""
+    writes: list[tuple[Use, tuple[Range, ...]]] = []
+    for use in uses:
+        relaxed = relaxed_of(use)
+        box = _box([use], relaxed_of, bounds)
+        if box is None:
+            return False
+        if use.is_write:
+            if use.guards is not None and _guards_used(use, relaxed) and _fills(use, relaxed, extents, bounds):
+                writes.append((use, box))
+        elif not any(_within(box, wbox, bounds) for _, wbox in writes):
+            return False
+    return True
+
+
+def _rebase(plan: SharedPlan, uses: list[Use]) -> int:
+    """Shrink the buffer to the box and shift its indices; the size in bytes."""
+    old = plan.alloca.memref.type
+    assert isinstance(old, MemRefType)
+    new_type = MemRefType(old.element_type, [r.extent for r in plan.box], memory_space=old.memory_space)
+    new = memref.AllocaOp.get(new_type.element_type, shape=new_type.get_shape(), memory_space=new_type.memory_space)
+    new.memref.name_hint = plan.alloca.memref.name_hint
+    Rewriter.insert_op(new, InsertPoint.before(plan.alloca))
+    for use in uses:
+        assert use.indices is not None
+        emitter = IndexEmitter(use.op)
+        shifted = [emitter.expr(i - r.start) for i, r in zip(use.indices, plan.box)]
+        if isinstance(use.op, memref.LoadOp):
+            repl = memref.LoadOp.get(new.memref, shifted)
+            repl.res.name_hint = use.op.res.name_hint
+        else:
+            repl = memref.StoreOp.get(use.op.value, new.memref, shifted)
+        repl.location = use.op.location
+        Rewriter.replace_op(use.op, repl)
+    Rewriter.erase_op(plan.alloca)
+    count = 1
+    for r in plan.box:
+        count *= r.extent
+    element = new_type.element_type
+    return count * (element.size if isinstance(element, FixedBitwidthType) else 8)  # index: 8 bytes
+
+
+# Barriers ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Touch:
+    """A shared access as the barrier planner sees it."""
+
+    buffer: SSAValue
+    is_write: bool
+    indices: tuple[Expr, ...] | None
+    op: Operation
+
+
+class Planner:
+    """Places gpu.barrier ops in one kernel (still in loop form, thread loops included)."""
+
+    def __init__(self, kernel: Kernel):
+        self.kernel = kernel
+        self.canon = kernel.canonical()
+        self.ids = set(kernel.thread_vars()) | kernel.block_vars()
+
+    def touches(self, op: Operation) -> list[Touch]:
+        found = []
+        for inner in op.walk():
+            if isinstance(inner, memref.LoadOp | memref.StoreOp) and _memory_space(inner.memref) == SHARED:
+                use = _use(inner, inner, self.canon)
+                found.append(Touch(inner.memref, use.is_write, use.indices, inner))
+        return found
+
+    def conflict(self, pending: list[Touch], new: list[Touch]) -> tuple[Touch, Touch] | None:
+        for p in pending:
+            for n in new:
+                if p.buffer is n.buffer and (p.is_write or n.is_write) and not self.same_thread(p, n):
+                    return p, n
+        return None
+
+    def same_thread(self, p: Touch, n: Touch) -> bool:
+        """Both touch the element at the same index, a function of the block and thread ids
+        only: the same thread (writes are injective over threads, _check_writes)."""
+        if p.indices is None or p.indices != n.indices:
+            return False
+        return all(v in self.ids for i in p.indices for v in i.variables())
+
+    def uniform(self, op: Operation) -> bool:
+        """Every thread of the block reaches the inside of `op` (an scf.if not on a thread id)."""
+        if isinstance(op, scf.ForOp):
+            return True
+        return isinstance(op, scf.IfOp) and not self.on_threads(op.cond)
+
+    def on_threads(self, value: SSAValue) -> bool:
+        """Whether `value` may differ between the threads of a block (a loaded value may)."""
+        threads = set(self.kernel.thread_vars())
+        pending, seen = [value], set()
+        while pending:
+            v = pending.pop()
+            if isinstance(v, BlockArgument):
+                if self.canon.get(v, v) in threads:
+                    return True
+            elif isinstance(v.owner, memref.LoadOp):
+                return True
+            elif id(v.owner) not in seen:
+                seen.add(id(v.owner))
+                pending.extend(v.owner.operands)
+        return False
+
+    def run(self, block: Block, pending: list[Touch]) -> list[Touch]:
+        """Walk a uniform block with the shared accesses `pending` since the last barrier;
+        returns those pending at its end."""
+        for op in list(block.ops):
+            touches = self.touches(op)
+            if not touches:
+                continue
+            if self.conflict(pending, touches) is not None:
+                _barrier_before(op)
+                pending = []
+            if isinstance(op, scf.ForOp) and _thread(op) is None:
+                pending = self.serial_loop(op, pending)
+            elif isinstance(op, scf.ForOp | scf.IfOp) and self.uniform(op):
+                for region in op.regions:
+                    for inner in region.blocks:
+                        pending = self.run(inner, pending)
+            else:
+                self.check_divergent(op)
+                pending = pending + touches
+        return pending
+
+    def serial_loop(self, loop: scf.ForOp, pending: list[Touch]) -> list[Touch]:
+        body = loop.body.block
+        end = self.run(body, list(pending))
+        carried = self.first_conflict(body, end)
+        if carried is not None:
+            _barrier_at_start(body)
+            end = self.run_dry(body)
+        return end
+
+    def first_conflict(self, block: Block, pending: list[Touch]) -> tuple[Touch, Touch] | None:
+        """A conflict of `pending` (the end of an iteration) with the accesses of the next
+        one before its first barrier; the same write repeated over iterations is none when
+        it is injective over the threads and the loop."""
+        for op in block.ops:
+            if isinstance(op, gpu.BarrierOp):
+                return None
+            touches = self.touches(op)  # all of an op holding a barrier: conservative
+            found = self.conflict([p for p in pending if not self.repeated_write(p, touches, block)], touches)
+            if found is not None:
+                return found
+            if _contains_barrier(op):
+                return None
+        return None
+
+    def repeated_write(self, p: Touch, touches: list[Touch], body: Block) -> bool:
+        if not p.is_write or p.indices is None or not all(t.is_write and t.op is p.op for t in touches if t.buffer is p.buffer):
+            return False
+        loop = body.parent_op()
+        extents = dict(self.kernel.thread_vars())
+        for lp in [*_serial_loops(p.op, loop), loop]:  # type: ignore[arg-type]
+            if isinstance(lp, scf.ForOp):
+                extents[lp.body.block.args[0]] = trip_count(lp) or 0
+        return _injective(extents, list(p.indices))
+
+    def run_dry(self, block: Block) -> list[Touch]:
+        """The accesses pending at the end of `block`: those after its last barrier."""
+        pending: list[Touch] = []
+        for op in block.ops:
+            if isinstance(op, gpu.BarrierOp) or _contains_barrier(op):
+                pending = [] if isinstance(op, gpu.BarrierOp) else self.touches(op)
+                continue
+            pending += self.touches(op)
+        return pending
+
+    def check_divergent(self, op: Operation) -> None:
+        """Inside code only some threads run, no barrier can wait: it must need none."""
+        pending: list[Touch] = []
+        for inner in op.walk():
+            if isinstance(inner, memref.LoadOp | memref.StoreOp) and _memory_space(inner.memref) == SHARED:
+                (touch,) = self.touches(inner)
+                found = self.conflict(pending, [touch])
+                if found is not None:
+                    raise fail(_NAME, touch.op, f"threads exchange data through shared buffer "
+                               f"{_buffer_name(touch.buffer)} (one writes what another reads) with no barrier point "
+                               "between: the code between runs under a condition on the thread index, where "
+                               "__syncthreads() cannot be placed")
+                pending.append(touch)
+
+
+def _contains_barrier(op: Operation) -> bool:
+    return any(isinstance(o, gpu.BarrierOp) for o in op.walk())
+
+
+def _barrier_before(op: Operation) -> None:
+    Rewriter.insert_op(gpu.BarrierOp(), InsertPoint.before(op))
+
+
+def _barrier_at_start(block: Block) -> None:
+    first = block.first_op
+    assert first is not None
+    if not isinstance(first, gpu.BarrierOp):
+        Rewriter.insert_op(gpu.BarrierOp(), InsertPoint.before(first))
+
+
+# Outlining -----------------------------------------------------------------------------------
+
+
+def _clone_into(value: SSAValue, mapping: dict[SSAValue, SSAValue], point: InsertPoint, root: Operation) -> SSAValue:
+    """The kernel's copy of a value defined outside it: a constant or pure arith computed
+    from such values (the host arguments are mapped already)."""
+    if value in mapping:
+        return mapping[value]
+    owner = value.owner
+    if not isinstance(owner, Operation) or not owner.name.startswith("arith."):
+        raise fail(_NAME, root, f"the kernel uses %{value.name_hint or '?'}, computed on the host; "
+                   "only buffers and constants enter a kernel")
+    operands = [_clone_into(v, mapping, point, root) for v in owner.operands]
+    clone = owner.clone(value_mapper=dict(zip(owner.operands, operands)))
+    Rewriter.insert_op(clone, point)
+    for old, new in zip(owner.results, clone.results):
+        mapping[old] = new
+    return mapping[value]
+
+
+def _outline(kernel: Kernel, f: func.FuncOp, name: str, shared_bytes: int, args: list[SSAValue]) -> gpu.FuncOp:
+    """Move the kernel's loop nest into a gpu.func taking the host arguments `args`."""
+    root = kernel.root
+    block = Block(arg_types=[a.type for a in args])
+    for new, old in zip(block.args, args):
+        new.name_hint = old.name_hint
+    kfunc = gpu.FuncOp(name, ([a.type for a in args], []), Region(block), kernel=True,
+                       known_block_size=kernel.sizes("threadIdx"), known_grid_size=kernel.sizes("blockIdx"))
+    kfunc.attributes[SHARED_BYTES] = IntegerAttr(shared_bytes, i64)
+    block.add_op(gpu.ReturnOp([]))
+    end = InsertPoint.before(block.last_op)  # type: ignore[arg-type]
+    # buffers first (shared, then local): the kernel's own and the function-level ones only it uses
+    for alloca in sorted(_allocas(root, f), key=lambda a: _memory_space(a.memref) != SHARED):
+        alloca.detach()
+        Rewriter.insert_op(alloca, end)
+    ids = _ids(kernel, end)
+    root.detach()
+    Rewriter.insert_op(root, end)
+    for var, value in ids.items():
+        var.replace_all_uses_with(value)
+    mapping: dict[SSAValue, SSAValue] = dict(zip(args, block.args))
+    outside_point = InsertPoint.before(root)
+    for op in list(root.walk()):
+        if any(not _defined_inside(o, kfunc) for o in op.operands):
+            op.operands = [o if _defined_inside(o, kfunc) else _clone_into(o, mapping, outside_point, root)
+                           for o in op.operands]
+    _inline_thread_loops(root)
+    return kfunc
+
+
+def _defined_inside(value: SSAValue, op: Operation) -> bool:
+    owner = value.owner
+    holder = owner.parent_op() if isinstance(value, BlockArgument) else owner
+    return holder is not None and (holder is op or op.is_ancestor(holder))  # type: ignore[arg-type]
+
+
+def _allocas(root: scf.ForOp, f: func.FuncOp) -> list[memref.AllocaOp]:
+    inside = [op for op in root.walk() if isinstance(op, memref.AllocaOp)]
+    outside = [
+        op for op in f.body.block.ops
+        if isinstance(op, memref.AllocaOp) and op.memref.uses and all(root.is_ancestor(u.operation) for u in op.memref.uses)
+    ]
+    return [*outside, *inside]
+
+
+def _ids(kernel: Kernel, point: InsertPoint) -> dict[SSAValue, SSAValue]:
+    """One gpu.block_id / gpu.thread_id per axis used, named after its first loop."""
+    ids: dict[SSAValue, SSAValue] = {}
+    for kind, cls in (("blockIdx", gpu.BlockIdOp), ("threadIdx", gpu.ThreadIdOp)):
+        for axis in _AXES:
+            loops = kernel.loops.get(f"{kind}.{axis}")
+            if not loops:
+                continue
+            op = cls(gpu.DimensionAttr(getattr(gpu.DimensionEnum, axis.upper())))
+            op.attributes[LOOP_NAMES] = ArrayAttr([StringAttr(loop_name(lp)) for lp in loops])
+            first = loop_name(loops[0])
+            if first.isidentifier() and first.isascii():
+                op.result.name_hint = first
+            Rewriter.insert_op(op, point)
+            for lp in loops:
+                ids[lp.body.block.args[0]] = op.result
+    return ids
+
+
+def _inline_thread_loops(root: Operation) -> None:
+    """Replace each thread-bound loop (its variable already an id) by its body."""
+    loops = [op for op in root.walk() if _thread(op) is not None]
+    for lp in reversed(loops):  # inner first: their bodies move into their parents' bodies
+        assert isinstance(lp, scf.ForOp)
+        body = lp.body.block
+        assert isinstance(body.last_op, scf.YieldOp)
+        Rewriter.erase_op(body.last_op)
+        Rewriter.inline_block(body, InsertPoint.before(lp), [lp.lb])  # the variable has no uses left
+        Rewriter.erase_op(lp)
+
+
+# The pass ------------------------------------------------------------------------------------
+
+
+def _kernel_roots(f: func.FuncOp) -> list[scf.ForOp]:
+    """The launches of `f`; refuses other loop nests at its top (they would run on the host)."""
+    roots = [op for op in f.body.block.ops if _thread(op) is not None]
+    if not roots and not any(_thread(op) is not None for op in f.walk()):
+        return []
+    for op in f.body.block.ops:
+        if _thread(op) is not None or isinstance(op, memref.AllocaOp | func.ReturnOp) or (
+            op.name.startswith("arith.") and not op.regions
+        ):
+            continue
+        what = f'loop "{loop_name(op)}"' if isinstance(op, scf.ForOp) else op.name
+        raise fail(_NAME, op, f"{what} at the top of kernel function @{f.sym_name.data} is not bound to a GPU "
+                   "thread axis, so it would run on the host; bind it to blockIdx/threadIdx, or move it into a kernel "
+                   "(compute-at)")
+    return roots
+
+
+@dataclass(frozen=True)
+class LowerToGPUPass(ModulePass):
+    """lower-to-gpu: see the module docstring."""
+
+    name = "lower-to-gpu"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for inner in op.walk():
+            if inner.dialect_name() in {d.name for d in (Block_,)}:
+                raise fail(self.name, inner, "block-dialect ops are left; run lower-blocks first")
+        launched = False
+        for f in [o for o in op.ops if isinstance(o, func.FuncOp)]:
+            roots = _kernel_roots(f)
+            if not roots:
+                continue
+            launched = True
+            kernels = [_collect(root) for root in roots]
+            funcs = []
+            for index, kernel in enumerate(kernels):
+                _check_launch(kernel)
+                shared = _prepare_buffers(kernel, f)
+                Planner(kernel).run(kernel.root.body.block, [])
+                name = f"{f.sym_name.data}_kernel" + (str(index) if len(kernels) > 1 else "")
+                launch = _launch(kernel, f, name)
+                funcs.append(_outline(kernel, f, name, shared, list(launch.kernelOperands)))
+            module_name = f"{f.sym_name.data}_kernels"
+            gmod = gpu.ModuleOp(StringAttr(module_name), Region(Block(funcs)))  # type: ignore[arg-type]
+            Rewriter.insert_op(gmod, InsertPoint.after(f))
+            for kfunc in funcs:
+                cse(kfunc)
+                region_dce(kfunc.body)
+            cse(f)
+            region_dce(f.body)
+        if launched:
+            op.attributes["gpu.container_module"] = UnitAttr()
+
+
+def _prepare_buffers(kernel: Kernel, f: func.FuncOp) -> int:
+    """Checks the kernel's writes and buffers, sizes its shared buffers; their total bytes."""
+    canon = kernel.canonical()
+    uses = _accesses(kernel.root, canon)
+    _check_writes(kernel, uses)
+    for alloca in (op for op in f.body.block.ops if isinstance(op, memref.AllocaOp)):
+        users = [u.operation for u in alloca.memref.uses]
+        if any(kernel.root.is_ancestor(u) for u in users) and not all(kernel.root.is_ancestor(u) for u in users):
+            raise fail(_NAME, alloca, f"buffer {_buffer_name(alloca.memref)} is used by a kernel and outside it; a "
+                       "kernel's shared and local buffers live only while it runs (buffers in global memory between "
+                       "kernels are not supported yet)")
+    total = 0
+    largest: tuple[int, str] = (0, "")
+    for alloca in _allocas(kernel.root, f):
+        space = _memory_space(alloca.memref)
+        if space == LOCAL:
+            _check_local(kernel, alloca)
+        elif space == SHARED:
+            mine = [u for u in uses if _buffer(u.op) is alloca.memref]
+            if not mine:
+                continue
+            size = _rebase(_plan_shared(kernel, alloca, mine), mine)
+            total += size
+            largest = max(largest, (size, _buffer_name(alloca.memref)))
+        else:
+            raise fail(_NAME, alloca, f"buffer {_buffer_name(alloca.memref)} of scope {space or 'global'} is "
+                       "allocated for a kernel; use scope shared or local")
+    if total > MAX_SHARED_BYTES:
+        raise fail(_NAME, kernel.root, f"the kernel uses {total} bytes of shared memory per block (largest: "
+                   f"{largest[1]}, {largest[0]} bytes); a block has at most {MAX_SHARED_BYTES} (48 KiB)")
+    return total
+
+
+def _launch(kernel: Kernel, f: func.FuncOp, name: str) -> gpu.LaunchFuncOp:
+    """The host side: gpu.launch_func of kernel `name` with the host arguments it uses, in order."""
+    operands = [a for a in f.body.block.args if any(kernel.root.is_ancestor(u.operation) for u in a.uses)]
+    for a in operands:
+        if not isinstance(a.type, MemRefType):
+            raise fail(_NAME, kernel.root, f"kernel argument %{a.name_hint} is not a buffer; only buffers enter a kernel")
+    point = InsertPoint.before(kernel.root)
+    sizes = []
+    for n in [*kernel.sizes("blockIdx"), *kernel.sizes("threadIdx")]:
+        c = arith.ConstantOp(IntegerAttr.from_index_int_value(n))
+        Rewriter.insert_op(c, point)
+        sizes.append(c.result)
+    launch = gpu.LaunchFuncOp(SymbolRefAttr(f"{f.sym_name.data}_kernels", [name]), sizes[:3], sizes[3:],
+                              kernelOperands=operands)
+    Rewriter.insert_op(launch, point)
+    return launch

@@ -1,0 +1,65 @@
+"""TVM's operator pattern kinds (`OpPatternKind`) for the graph-level tensor ops.
+
+The kind says how an op's output indices relate to its input indices, which decides
+what fuse-ops may group: an elementwise or broadcast op can be computed inside its
+consumer's or producer's loops, a matmul or convolution can take an elementwise epilogue
+(`out_elemwise_fusable`), an opaque op fuses with nothing.
+
+The kinds follow what relax's `AnalyzeOpPatternKind` derives from each op's TOPI
+definition: a broadcasting op is `elemwise` when one operand already has the result
+shape (`A[i, j] = B[i, j] + C[j]`), `broadcast` when every operand is stretched; reshape
+and transpose move elements (`injective`); contractions, convolution, pooling and
+softmax reduce into an output that an elementwise op can follow.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from xdsl.ir import Operation
+
+from xtir.dialects import tensor
+
+
+class OpPatternKind(IntEnum):
+    """Ordered as in TVM: a kind fuses under the rules for every kind above it."""
+
+    ELEMWISE = 0
+    BROADCAST = 1
+    INJECTIVE = 2
+    COMM_REDUCE = 3
+    OUT_ELEMWISE_FUSABLE = 4
+    OPAQUE = 8
+
+    @property
+    def label(self) -> str:
+        """The name in IR (`xtir.op_pattern = "out_elemwise_fusable"`)."""
+        return self.name.lower()
+
+
+_BROADCASTING = (
+    tensor.AddOp,
+    tensor.SubtractOp,
+    tensor.MultiplyOp,
+    tensor.DivideOp,
+    tensor.EwiseFmaOp,
+    tensor.BiasAddOp,
+)
+_INJECTIVE = (tensor.ReshapeOp, tensor.FlattenOp, tensor.TransposeOp)
+_OUT_ELEMWISE_FUSABLE = (tensor.MatmulOp, tensor.DenseOp, tensor.Conv2dOp, tensor.MaxPool2dOp, tensor.SoftmaxOp)
+
+
+def op_pattern(op: Operation) -> OpPatternKind:
+    """The pattern kind of one op; anything that is not a graph op is opaque."""
+    if isinstance(op, tensor.ReluOp):
+        return OpPatternKind.ELEMWISE
+    if isinstance(op, _BROADCASTING):
+        result = op.results[0].type
+        if any(operand.type == result for operand in op.operands):
+            return OpPatternKind.ELEMWISE
+        return OpPatternKind.BROADCAST
+    if isinstance(op, _INJECTIVE):
+        return OpPatternKind.INJECTIVE
+    if isinstance(op, _OUT_ELEMWISE_FUSABLE):
+        return OpPatternKind.OUT_ELEMWISE_FUSABLE
+    return OpPatternKind.OPAQUE

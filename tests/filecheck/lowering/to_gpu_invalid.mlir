@@ -1,0 +1,266 @@
+// RUN: xtir-opt %s --split-input-file -p lower-blocks,lower-to-gpu --verify-diagnostics
+// What lower-to-gpu refuses: launches a GPU cannot run, one thread axis with two extents,
+// too much shared memory, races through shared or global memory, cross-thread reductions
+// and loop nests left on the host.
+
+func.func @too_many_threads(%A: memref<2048xf32>) {
+  // expected-error @+1 {{'scf.for' op lower-to-gpu: the kernel has 2048 threads per block (threadIdx.x = 32, threadIdx.y = 64); a block has at most 1024}}
+  block.for %t = 0 to 32 "tx" bind("threadIdx.x") {
+    block.for %u = 0 to 64 "ty" bind("threadIdx.y") {
+      block.block "A"(%v = spatial(2048, %t * 64 + %u)) {
+        %one = arith.constant 1.0 : f32
+        block.store %one, %A[%v] : memref<2048xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @block_z(%A: memref<128xf32>) {
+  // expected-error @+1 {{'scf.for' op lower-to-gpu: loop "tz" makes threadIdx.z 128 threads wide; a block has at most 64 along z}}
+  block.for %t = 0 to 128 "tz" bind("threadIdx.z") {
+    block.block "A"(%v = spatial(128, %t)) {
+      %one = arith.constant 1.0 : f32
+      block.store %one, %A[%v] : memref<128xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @grid_y(%A: memref<70000xf32>) {
+  // expected-error @+1 {{'scf.for' op lower-to-gpu: loop "by" makes blockIdx.y 70000 blocks; the grid has at most 65535 along y}}
+  block.for %b = 0 to 70000 "by" bind("blockIdx.y") {
+    block.block "A"(%v = spatial(70000, %b)) {
+      %one = arith.constant 1.0 : f32
+      block.store %one, %A[%v] : memref<70000xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @two_extents(%A: memref<8x128xf32>, %B: memref<8x64xf32>) {
+  block.for %b = 0 to 8 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 128 "t" bind("threadIdx.x") {
+      block.block "A"(%vb = spatial(8, %b), %v = spatial(128, %t)) {
+        %one = arith.constant 1.0 : f32
+        block.store %one, %A[%vb, %v] : memref<8x128xf32>
+      }
+    }
+    // expected-error @+1 {{'scf.for' op lower-to-gpu: loop "u" is bound to threadIdx.x with extent 64, but loop "t" of the same kernel is bound to it with extent 128; one thread axis has one extent}}
+    block.for %u = 0 to 64 "u" bind("threadIdx.x") {
+      block.block "B"(%vb = spatial(8, %b), %v = spatial(64, %u)) {
+        %one = arith.constant 1.0 : f32
+        block.store %one, %B[%vb, %v] : memref<8x64xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @shared_too_big(%A: memref<16x16384xf32>, %B: memref<16x16384xf32>) {
+  %S = block.alloc : memref<16x16384xf32, "shared">
+  // expected-error @+1 {{'scf.for' op lower-to-gpu: the kernel uses 65536 bytes of shared memory per block (largest: S, 65536 bytes); a block has at most 49152 (48 KiB)}}
+  block.for %b = 0 to 16 "b" bind("blockIdx.x") {
+    block.for %o = 0 to 64 "o" {
+      block.for %t = 0 to 256 "t" bind("threadIdx.x") {
+        block.block "S"(%vb = spatial(16, %b), %v = spatial(16384, %o * 256 + %t)) {
+          %a = block.load %A[%vb, %v] : memref<16x16384xf32>
+          block.store %a, %S[%vb, %v] : memref<16x16384xf32, "shared">
+        }
+      }
+    }
+    block.for %t = 0 to 256 "t2" bind("threadIdx.x") {
+      block.for %o = 0 to 64 "o2" {
+        block.block "B"(%vb = spatial(16, %b), %v = spatial(16384, %o * 256 + (255 - %t))) {
+          %s = block.load %S[%vb, %v] : memref<16x16384xf32, "shared">
+          block.store %s, %B[%vb, %v] : memref<16x16384xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// The window sum after compute-at, before the fetch is bound: every thread copies all 130 elements.
+func.func @redundant_fetch(%A: memref<1026xf32>, %B: memref<1024xf32>) {
+  %A_shared = block.alloc : memref<1026xf32, "shared">
+  block.for %i0 = 0 to 8 "i_0" bind("blockIdx.x") {
+    block.for %i1 = 0 to 128 "i_1" bind("threadIdx.x") {
+      block.for %ax0 = 0 to 130 "ax0" {
+        block.block "A_shared"(%v0 = spatial(1026, %i0 * 128 + %ax0)) {
+          %0 = block.load %A[%v0] : memref<1026xf32>
+          // expected-error @+1 {{'memref.store' op lower-to-gpu: loop "ax0" is not bound to a thread (or not to every threadIdx axis), and the threads of the block that run it write the same elements of shared buffer A_shared (a race); bind it to a threadIdx axis (cooperative fetching)}}
+          block.store %0, %A_shared[%v0] : memref<1026xf32, "shared">
+        }
+      }
+      block.block "B"(%vi = spatial(1024, %i0 * 128 + %i1)) {
+        %a0 = block.load %A_shared[%vi] : memref<1026xf32, "shared">
+        %a1 = block.load %A_shared[%vi + 1] : memref<1026xf32, "shared">
+        %a2 = block.load %A_shared[%vi + 2] : memref<1026xf32, "shared">
+        %s01 = arith.addf %a0, %a1 : f32
+        %sum = arith.addf %s01, %a2 : f32
+        block.store %sum, %B[%vi] : memref<1024xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A thread writes S[t] and reads S[t + 1], which its neighbour writes, all under `t < 64`:
+// no point between them where every thread of the block could wait.
+func.func @no_barrier_point(%A: memref<64xf32>, %B: memref<64xf32>) {
+  %S = block.alloc : memref<65xf32, "shared">
+  block.for %t = 0 to 128 "t" bind("threadIdx.x") {
+    block.block "X"(%v = spatial(64, %t)) where(%t < 64) {
+      %a = block.load %A[%v] : memref<64xf32>
+      block.store %a, %S[%v] : memref<65xf32, "shared">
+      // expected-error @+1 {{'memref.load' op lower-to-gpu: threads exchange data through shared buffer S (one writes what another reads) with no barrier point between: the code between runs under a condition on the thread index, where __syncthreads() cannot be placed}}
+      %n = block.load %S[%v + 1] : memref<65xf32, "shared">
+      block.store %n, %B[%v] : memref<64xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @thread_reduction(%A: memref<64x64xf32>, %B: memref<64xf32>) {
+  block.for %i = 0 to 64 "i" bind("blockIdx.x") {
+    block.for %k = 0 to 64 "k" bind("threadIdx.x") {
+      block.block "B"(%vi = spatial(64, %i), %vk = reduce(64, %k)) {
+        block.init {
+          %zero = arith.constant 0.0 : f32
+          block.store %zero, %B[%vi] : memref<64xf32>
+        }
+        %b = block.load %B[%vi] : memref<64xf32>
+        %a = block.load %A[%vi, %vk] : memref<64x64xf32>
+        %s = arith.addf %b, %a : f32
+        // expected-error @+1 {{'memref.store' op lower-to-gpu: the update of B reduces over loop "k" bound to threadIdx.x: every thread reads and writes the same element; cross-thread reduction is not supported yet (keep the reduction loop serial)}}
+        block.store %s, %B[%vi] : memref<64xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// The window sum after cache-read, before compute-at: the copy into A_shared is a loop nest
+// at the top of the function, which would run on the host.
+func.func @host_nest(%A: memref<1026xf32>, %B: memref<1024xf32>) {
+  %A_shared = block.alloc : memref<1026xf32, "shared">
+  // expected-error @+1 {{'scf.for' op lower-to-gpu: loop "ax0" at the top of kernel function @host_nest is not bound to a GPU thread axis, so it would run on the host; bind it to blockIdx/threadIdx, or move it into a kernel (compute-at)}}
+  block.for %ax0 = 0 to 1026 "ax0" {
+    block.block "A_shared"(%v0 = spatial(1026, %ax0)) {
+      %0 = block.load %A[%v0] : memref<1026xf32>
+      block.store %0, %A_shared[%v0] : memref<1026xf32, "shared">
+    }
+  }
+  block.for %i0 = 0 to 8 "i_0" bind("blockIdx.x") {
+    block.for %i1 = 0 to 128 "i_1" bind("threadIdx.x") {
+      block.block "B"(%vi = spatial(1024, %i0 * 128 + %i1)) {
+        %a0 = block.load %A_shared[%vi] : memref<1026xf32, "shared">
+        block.store %a0, %B[%vi] : memref<1024xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @one_element(%A: memref<128xf32>, %B: memref<1xf32>) {
+  block.for %t = 0 to 128 "t" bind("threadIdx.x") {
+    block.block "B"(%v = spatial(128, %t)) {
+      %a = block.load %A[%v] : memref<128xf32>
+      // expected-error @+1 {{'memref.store' op lower-to-gpu: several threads (threadIdx.x) write the same element of B (a race)}}
+      block.store %a, %B[0] : memref<1xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// T is written by the threads of "t" and read, shifted, by those of "u": as a per-thread
+// (local) array each thread would read its own copy, which nobody wrote there.
+func.func @local_between_threads(%A: memref<128xf32>, %B: memref<128xf32>) {
+  // expected-error @+1 {{'memref.alloca' op lower-to-gpu: local buffer T is used by every thread of loop "t" (threadIdx.x) but allocated outside it: threads would share it; local buffers are per thread}}
+  %T = block.alloc : memref<128xf32, "local">
+  block.for %b = 0 to 1 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 128 "t" bind("threadIdx.x") {
+      block.block "T"(%v = spatial(128, %t)) {
+        %a = block.load %A[%v] : memref<128xf32>
+        block.store %a, %T[%v] : memref<128xf32, "local">
+      }
+    }
+    block.for %u = 0 to 128 "u" bind("threadIdx.x") {
+      block.block "B"(%v = spatial(128, %u)) {
+        %a = block.load %T[(%v + 1) mod 128] : memref<128xf32, "local">
+        block.store %a, %B[%v] : memref<128xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @virtual_threads(%A: memref<128xf32>) {
+  // expected-error @+1 {{'scf.for' op lower-to-gpu: loop "v" is bound to vthread.x; virtual threads are not supported yet}}
+  block.for %t = 0 to 128 "v" bind("vthread.x") {
+    block.block "A"(%v = spatial(128, %t)) {
+      %one = arith.constant 1.0 : f32
+      block.store %one, %A[%v] : memref<128xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+func.func @parallel_in_kernel(%A: memref<8x128xf32>) {
+  block.for %b = 0 to 8 "b" bind("blockIdx.x") {
+    // expected-error @+1 {{'scf.for' op lower-to-gpu: loop "p" is parallel inside a GPU kernel; bind it to a thread axis}}
+    block.for %t = 0 to 128 "p" parallel {
+      block.block "A"(%vb = spatial(8, %b), %v = spatial(128, %t)) {
+        %one = arith.constant 1.0 : f32
+        block.store %one, %A[%vb, %v] : memref<8x128xf32>
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// T carries data from one kernel to the next.
+func.func @between_kernels(%A: memref<128xf32>, %B: memref<128xf32>) {
+  // expected-error @+1 {{'memref.alloca' op lower-to-gpu: buffer T is used by a kernel and outside it; a kernel's shared and local buffers live only while it runs (buffers in global memory between kernels are not supported yet)}}
+  %T = block.alloc : memref<128xf32>
+  block.for %t = 0 to 128 "t" bind("threadIdx.x") {
+    block.block "T"(%v = spatial(128, %t)) {
+      %a = block.load %A[%v] : memref<128xf32>
+      block.store %a, %T[%v] : memref<128xf32>
+    }
+  }
+  block.for %u = 0 to 128 "u" bind("threadIdx.x") {
+    block.block "B"(%v = spatial(128, %u)) {
+      %a = block.load %T[127 - %v] : memref<128xf32>
+      block.store %a, %B[%v] : memref<128xf32>
+    }
+  }
+  func.return
+}

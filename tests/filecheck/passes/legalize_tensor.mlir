@@ -1,0 +1,157 @@
+// RUN: xtir-opt %s -p legalize-tensor --split-input-file | filecheck %s
+// legalize-tensor (TVM's LegalizeOps / call_te, FuseTIR for fused operators): each graph op
+// and each call of a fused operator becomes a block function built from xtir.topi, and the
+// graph function a host function over memrefs (inputs, hoisted constants, then the results
+// as output buffers) that allocates the intermediates and calls the block functions in order.
+
+// Seed 003's MLP after fuse-ops, weights as parameters: a fused dense + bias + relu is ONE
+// function of two blocks (the reduction into a scratch buffer, the bias and relu inlined into
+// one epilogue block); the second layer's result is written straight into the output buffer.
+// CHECK-LABEL: func.func @fused_dense_add_relu(%x: memref<2x6xf32>, %w0: memref<4x6xf32>, %b0: memref<4xf32>, %T_relu: memref<2x4xf32>) {
+// CHECK-NEXT:    %T_dense = block.alloc : memref<2x4xf32>
+// CHECK-NEXT:    block.for %i = 0 to 2 "i" {
+// CHECK-NEXT:      block.for %j = 0 to 4 "j" {
+// CHECK-NEXT:        block.for %k = 0 to 6 "k" {
+// CHECK-NEXT:          block.block "T_dense"(%vi = spatial(2, %i), %vj = spatial(4, %j), %vk = reduce(6, %k)) {
+// CHECK-NEXT:            block.init {
+// CHECK-NEXT:              %zero = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:              block.store %zero, %T_dense[%vi, %vj] : memref<2x4xf32>
+// CHECK-NEXT:            }
+// CHECK-NEXT:            %t_dense = block.load %T_dense[%vi, %vj] : memref<2x4xf32>
+// CHECK-NEXT:            %0 = block.load %x[%vi, %vk] : memref<2x6xf32>
+// CHECK-NEXT:            %1 = block.load %w0[%vj, %vk] : memref<4x6xf32>
+// CHECK-NEXT:            %2 = arith.mulf %0, %1 : f32
+// CHECK-NEXT:            %3 = arith.addf %t_dense, %2 : f32
+// CHECK-NEXT:            block.store %3, %T_dense[%vi, %vj] : memref<2x4xf32>
+// CHECK-NEXT:          }
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    block.for %i0 = 0 to 2 "i0" {
+// CHECK-NEXT:      block.for %i1 = 0 to 4 "i1" {
+// CHECK-NEXT:        block.block "T_relu"(%vi0 = spatial(2, %i0), %vi1 = spatial(4, %i1)) {
+// CHECK-NEXT:          %t_dense_1 = block.load %T_dense[%vi0, %vi1] : memref<2x4xf32>
+// CHECK-NEXT:          %4 = block.load %b0[%vi1] : memref<4xf32>
+// CHECK-NEXT:          %5 = arith.addf %t_dense_1, %4 : f32
+// CHECK-NEXT:          %6 = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:          %7 = arith.maximumf %5, %6 : f32
+// CHECK-NEXT:          block.store %7, %T_relu[%vi0, %vi1] : memref<2x4xf32>
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return
+// CHECK-NEXT:  }
+// CHECK-LABEL: func.func @fused_dense_add(%lv2: memref<2x4xf32>, %w1: memref<3x4xf32>, %b1: memref<3xf32>, %T_add: memref<2x3xf32>) {
+// CHECK:         block.block "T_dense"(
+// CHECK:         block.block "T_add"(
+// CHECK:       func.func @mlp(%x: memref<2x6xf32>, %w0: memref<4x6xf32>, %b0: memref<4xf32>, %w1: memref<3x4xf32>, %b1: memref<3xf32>, %out: memref<2x3xf32>) {
+// CHECK-NEXT:    %lv2 = block.alloc : memref<2x4xf32>
+// CHECK-NEXT:    func.call @fused_dense_add_relu(%x, %w0, %b0, %lv2) : (memref<2x6xf32>, memref<4x6xf32>, memref<4xf32>, memref<2x4xf32>) -> ()
+// CHECK-NEXT:    func.call @fused_dense_add(%lv2, %w1, %b1, %out) : (memref<2x4xf32>, memref<3x4xf32>, memref<3xf32>, memref<2x3xf32>) -> ()
+// CHECK-NEXT:    func.return
+// CHECK-NEXT:  }
+// CHECK-NOT:   xtir.primitive
+func.func @mlp(%x: tensor<2x6xf32>, %w0: tensor<4x6xf32>, %b0: tensor<4xf32>, %w1: tensor<3x4xf32>, %b1: tensor<3xf32>) -> tensor<2x3xf32> {
+  %lv2 = func.call @fused_dense_add_relu(%x, %w0, %b0) : (tensor<2x6xf32>, tensor<4x6xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %lv4 = func.call @fused_dense_add(%lv2, %w1, %b1) : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  func.return %lv4 : tensor<2x3xf32>
+}
+func.func private @fused_dense_add_relu(%x: tensor<2x6xf32>, %w0: tensor<4x6xf32>, %b0: tensor<4xf32>) -> tensor<2x4xf32> attributes {xtir.primitive, xtir.op_pattern = "out_elemwise_fusable"} {
+  %lv0 = tensor.dense %x, %w0 : tensor<2x6xf32>, tensor<4x6xf32> -> tensor<2x4xf32>
+  %lv1 = tensor.add %lv0, %b0 : tensor<2x4xf32>, tensor<4xf32> -> tensor<2x4xf32>
+  %lv2 = tensor.relu %lv1 : tensor<2x4xf32> -> tensor<2x4xf32>
+  func.return %lv2 : tensor<2x4xf32>
+}
+func.func private @fused_dense_add(%lv2: tensor<2x4xf32>, %w1: tensor<3x4xf32>, %b1: tensor<3xf32>) -> tensor<2x3xf32> attributes {xtir.primitive, xtir.op_pattern = "out_elemwise_fusable"} {
+  %lv3 = tensor.dense %lv2, %w1 : tensor<2x4xf32>, tensor<3x4xf32> -> tensor<2x3xf32>
+  %lv4 = tensor.add %lv3, %b1 : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x3xf32>
+  func.return %lv4 : tensor<2x3xf32>
+}
+
+// -----
+
+// Constant weights are hoisted to parameters after the inputs, named after the constants; a
+// constant used only as a dense's weight is hoisted transposed (Wᵀ, [K, N]), so that the
+// block function reads it along N, the vector axis of its schedule: the dense is a matmul.
+// CHECK-LABEL: func.func @dense(%x: memref<2x3xf32>, %w: memref<3x4xf32>, %T_matmul: memref<2x4xf32>) {
+// CHECK:         %1 = block.load %w[%vk, %vj] : memref<3x4xf32>
+// CHECK-LABEL: func.func @add(%y: memref<2x4xf32>, %b: memref<4xf32>, %T_add: memref<2x4xf32>) {
+// CHECK-LABEL: func.func @main(%x: memref<2x3xf32>, %w: memref<3x4xf32>, %b: memref<4xf32>, %out: memref<2x4xf32>) {
+// CHECK-NEXT:    %y = block.alloc : memref<2x4xf32>
+// CHECK-NEXT:    func.call @dense(%x, %w, %y) : (memref<2x3xf32>, memref<3x4xf32>, memref<2x4xf32>) -> ()
+// CHECK-NEXT:    func.call @add(%y, %b, %out) : (memref<2x4xf32>, memref<4xf32>, memref<2x4xf32>) -> ()
+// CHECK-NEXT:    func.return
+// CHECK-NEXT:  }
+func.func @main(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %w = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [-1.0, 0.5, 2.0], [0.0, 1.0, 0.0]]> : tensor<4x3xf32>
+  %b = arith.constant dense<[0.5, -0.5, 1.0, 0.0]> : tensor<4xf32>
+  %y = tensor.dense %x, %w : tensor<2x3xf32>, tensor<4x3xf32> -> tensor<2x4xf32>
+  %z = tensor.add %y, %b : tensor<2x4xf32>, tensor<4xf32> -> tensor<2x4xf32>
+  func.return %z : tensor<2x4xf32>
+}
+
+// -----
+
+// Ops that build the same function share it; one of another shape gets its own (@relu_1).
+// A result is computed straight into its output buffer, also when it is read later (%b, %z);
+// a result that is an input, or a value returned a second time, is copied into its buffer.
+// CHECK-LABEL: func.func @relu(%x: memref<4xf32>, %T_relu: memref<4xf32>) {
+// CHECK-LABEL: func.func @reshape(%b: memref<4xf32>, %T_reshape: memref<2x2xf32>) {
+// CHECK:         block.load %b[%vi0 * 2 + %vi1] : memref<4xf32>
+// CHECK-LABEL: func.func @relu_1(%z: memref<2x2xf32>, %T_relu: memref<2x2xf32>) {
+// CHECK-LABEL: func.func @copy(%src: memref<4xf32>, %T_copy: memref<4xf32>) {
+// CHECK-LABEL: func.func @copy_1(%src: memref<2x2xf32>, %T_copy: memref<2x2xf32>) {
+// CHECK-LABEL: func.func @shared(%x: memref<4xf32>, %out0: memref<4xf32>, %out1: memref<2x2xf32>, %out2: memref<4xf32>, %out3: memref<2x2xf32>, %out4: memref<2x2xf32>) {
+// CHECK-NEXT:    %a = block.alloc : memref<4xf32>
+// CHECK-NEXT:    func.call @relu(%x, %a) : (memref<4xf32>, memref<4xf32>) -> ()
+// CHECK-NEXT:    func.call @relu(%a, %out2) : (memref<4xf32>, memref<4xf32>) -> ()
+// CHECK-NEXT:    func.call @reshape(%out2, %out3) : (memref<4xf32>, memref<2x2xf32>) -> ()
+// CHECK-NEXT:    func.call @relu_1(%out3, %out1) : (memref<2x2xf32>, memref<2x2xf32>) -> ()
+// CHECK-NEXT:    func.call @copy(%x, %out0) : (memref<4xf32>, memref<4xf32>) -> ()
+// CHECK-NEXT:    func.call @copy_1(%out1, %out4) : (memref<2x2xf32>, memref<2x2xf32>) -> ()
+// CHECK-NEXT:    func.return
+func.func @shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2x2xf32>, tensor<4xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+  %a = tensor.relu %x : tensor<4xf32> -> tensor<4xf32>
+  %b = tensor.relu %a : tensor<4xf32> -> tensor<4xf32>
+  %z = tensor.reshape %b shape [2, 2] : tensor<4xf32> -> tensor<2x2xf32>
+  %r = tensor.relu %z : tensor<2x2xf32> -> tensor<2x2xf32>
+  func.return %x, %r, %b, %z, %r : tensor<4xf32>, tensor<2x2xf32>, tensor<4xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+}
+
+// -----
+
+// The CNN of fuse-ops: a conv2d with its bias and relu is one function of three blocks:
+// the padding (its own stage, as TVM's topi writes it), the convolution, the epilogue.
+// CHECK-LABEL: func.func @fused_conv2d_bias_add_relu(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %b: memref<4xf32>, %T_relu: memref<1x4x8x8xf32>) {
+// CHECK-NEXT:    %pad_temp = block.alloc : memref<1x3x10x10xf32>
+// CHECK-NEXT:    %conv2d_nchw = block.alloc : memref<1x4x8x8xf32>
+// CHECK:         block.block "pad_temp"(%vi0 = spatial(1, %i0), %vi1 = spatial(3, %i1), %vi2 = spatial(10, %i2), %vi3 = spatial(10, %i3)) {
+// CHECK:           scf.if
+// CHECK-NEXT:        block.load %x[%vi0, %vi1, %vi2 - 1, %vi3 - 1] : memref<1x3x8x8xf32>
+// CHECK:         block.block "conv2d_nchw"(%vnn = spatial(1, %nn), %vff = spatial(4, %ff), %vyy = spatial(8, %yy), %vxx = spatial(8, %xx), %vrc = reduce(3, %rc), %vry = reduce(3, %ry), %vrx = reduce(3, %rx)) {
+// CHECK:           block.load %pad_temp[%vnn, %vrc, %vyy + %vry, %vxx + %vrx] : memref<1x3x10x10xf32>
+// CHECK:           block.load %w[%vff, %vrc, %vry, %vrx] : memref<4x3x3x3xf32>
+// CHECK:         block.block "T_relu"(
+// CHECK-LABEL: func.func @max_pool2d(%r: memref<1x4x8x8xf32>, %pool_max: memref<1x4x4x4xf32>) {
+// CHECK:         block.block "pool_max"(
+// CHECK-LABEL: func.func @flatten(%p: memref<1x4x4x4xf32>, %T_reshape: memref<1x64xf32>) {
+// CHECK:         block.load %p[0, %vi1 floordiv 16, (%vi1 floordiv 4) mod 4, %vi1 mod 4] : memref<1x4x4x4xf32>
+// CHECK-LABEL: func.func @cnn(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %b: memref<4xf32>, %out: memref<1x64xf32>) {
+// CHECK-NEXT:    %r = block.alloc : memref<1x4x8x8xf32>
+// CHECK-NEXT:    %p = block.alloc : memref<1x4x4x4xf32>
+// CHECK-NEXT:    func.call @fused_conv2d_bias_add_relu(%x, %w, %b, %r)
+// CHECK-NEXT:    func.call @max_pool2d(%r, %p)
+// CHECK-NEXT:    func.call @flatten(%p, %out)
+// CHECK-NEXT:    func.return
+func.func @cnn(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x64xf32> {
+  %r = func.call @fused_conv2d_bias_add_relu(%x, %w, %b) : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %p = tensor.max_pool2d %r kernel [2, 2] strides [2, 2] : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
+  %f = tensor.flatten %p : tensor<1x4x4x4xf32> -> tensor<1x64xf32>
+  func.return %f : tensor<1x64xf32>
+}
+func.func private @fused_conv2d_bias_add_relu(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x8x8xf32> attributes {xtir.primitive, xtir.op_pattern = "out_elemwise_fusable"} {
+  %c = tensor.conv2d %x, %w padding [1, 1, 1, 1] : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x8x8xf32>
+  %cb = tensor.bias_add %c, %b : tensor<1x4x8x8xf32>, tensor<4xf32> -> tensor<1x4x8x8xf32>
+  %r = tensor.relu %cb : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
+  func.return %r : tensor<1x4x8x8xf32>
+}

@@ -1,0 +1,240 @@
+"""xtir.frontend.from_torch: PyTorch models imported through torch.fx compute what torch
+computes (reference evaluator vs the model's own forward), before and after the graph
+passes; what has no mapping is an XtirImportError naming the fx node and its target."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import xtir
+from xtir.frontend import from_torch
+
+GRAPH_PIPELINE = "fold-constants,fuse-ewise-fma,dce,fuse-ops"
+
+
+def test_without_torch_the_import_says_how_to_get_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ImportError
+    with pytest.raises(xtir.XtirImportError, match=r"from_torch needs PyTorch: pip install 'xtir\[torch\]'"):
+        from_torch(object(), ())
+
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed (pip install 'xtir[torch]')")
+nn = torch.nn
+F = torch.nn.functional
+
+
+def run_both(model, *inputs, weights="constants", pipeline=None, rtol=1e-5, atol=1e-6):
+    """Import, optionally transform, evaluate, and compare with torch; returns the module."""
+    model = model.eval()
+    imported = from_torch(model, inputs, weights=weights)
+    module, params = imported if weights == "params" else (imported, [])
+    if pipeline:
+        module = xtir.transform(module, pipeline)
+    with torch.no_grad():
+        expected = model(*inputs)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    got = xtir.evaluate(module, *(x.numpy() for x in inputs), *params)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e.numpy(), rtol=rtol, atol=atol)
+    return module
+
+
+def mlp():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10))
+
+
+class SmallCNN(nn.Module):
+    """Two conv + relu + pool, a linear head: the CNN of issue 15."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.conv1 = nn.Conv2d(1, 8, 3, padding=1)
+        self.conv2 = nn.Conv2d(8, 16, 3, padding=1)
+        self.pool = nn.MaxPool2d(2)
+        self.fc = nn.Linear(16 * 7 * 7, 10)
+
+    def forward(self, x):
+        x = self.pool(F.relu(self.conv1(x)))
+        x = self.pool(F.relu(self.conv2(x)))
+        x = torch.flatten(x, 1)
+        return self.fc(x)
+
+
+@pytest.mark.parametrize("batch", [1, 4])
+@pytest.mark.parametrize("weights", ["constants", "params"])
+def test_sequential_mlp(batch, weights):
+    x = torch.randn(batch, 784)
+    module = run_both(mlp(), x, weights=weights)
+    fused = run_both(mlp(), x, weights=weights, pipeline=GRAPH_PIPELINE)
+    text = str(fused)
+    assert text.count("func.call @fused_dense_add_relu(") == 1 and text.count("func.call @fused_dense_add(") == 1
+    assert xtir.parse(str(module)).is_structurally_equivalent(module)  # prints and parses back (weights in hex)
+
+
+def test_params_are_the_weights_in_order_of_use():
+    model = mlp()
+    module, params = from_torch(model, torch.randn(1, 784), weights="params")
+    (main,) = module.ops
+    names = [a.name_hint for a in main.body.block.args]
+    assert names == ["input", "_0.weight", "_0.bias", "_2.weight", "_2.bias"]
+    expected = [model[0].weight, model[0].bias, model[2].weight, model[2].bias]
+    for p, w in zip(params, expected, strict=True):
+        np.testing.assert_array_equal(p, w.detach().numpy())
+
+
+def test_small_cnn():
+    x = torch.randn(2, 1, 28, 28)
+    run_both(SmallCNN(), x, rtol=1e-4, atol=1e-5)
+    fused = run_both(SmallCNN(), x, pipeline=GRAPH_PIPELINE, rtol=1e-4, atol=1e-5)
+    assert str(fused).count("func.call @fused_conv2d_bias_add_relu") == 2
+
+
+class _Lambda(nn.Module):
+    def __init__(self, fn, weight=None):
+        super().__init__()
+        self.fn = fn
+        self.w = None if weight is None else nn.Parameter(weight)
+
+
+class _Lambda1(_Lambda):
+    def forward(self, x):
+        return self.fn(self, x)
+
+
+class _Lambda2(_Lambda):
+    def forward(self, x, y):
+        return self.fn(self, x, y)
+
+
+def Lambda(fn, weight=None):
+    """A module computing fn(module, *inputs) (fx traces fixed arities only); module.w is `weight`."""
+    return (_Lambda1 if fn.__code__.co_argcount == 2 else _Lambda2)(fn, weight)
+
+
+def x23():
+    return torch.randn(2, 3)
+
+
+def x1288():
+    return torch.randn(1, 2, 8, 8)
+
+
+@pytest.mark.parametrize(
+    "fn, inputs",
+    [
+        (lambda m, x: F.relu(x) + torch.relu(x) * x.relu(), [x23]),
+        (lambda m, x, y: (x - y) / (y * y + 1.0) - 2 * x, [x23, x23]),
+        (lambda m, x, y: torch.add(x, y).sub(y).mul(x).div(3.0), [x23, x23]),
+        (lambda m, x: x @ m.w.T + torch.mm(x, m.w.t()), [x23]),
+        (lambda m, x: torch.matmul(x.transpose(0, 1), x), [x23]),
+        (lambda m, x: x.permute(1, 0).reshape(6).view(2, -1), [x23]),
+        (lambda m, x: torch.permute(x, (2, 0, 3, 1)).flatten(), [x1288]),
+        (lambda m, x: torch.flatten(x, 1, 2) + 0.5, [x1288]),
+        (lambda m, x: x.view(x.size(0), x.size(1) * 8, -1), [x1288]),
+        (lambda m, x: (torch.softmax(x, dim=0), F.softmax(x, dim=-1), x.softmax(1)), [x23]),
+        (lambda m, x: F.max_pool2d(x, 3, stride=2, padding=1), [x1288]),
+        (lambda m, x: F.max_pool2d(x, (2, 3)), [x1288]),
+        (lambda m, x: F.linear(x, m.w, None), [x23]),
+    ],
+)
+def test_function_and_method_mappings(fn, inputs):
+    arrays = [make() for make in inputs]
+    run_both(Lambda(fn, torch.randn(4, 3)), *arrays)
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same'")
+@pytest.mark.parametrize(
+    "layer, shape",
+    [
+        (nn.Conv2d(2, 3, 3), (1, 2, 8, 8)),
+        (nn.Conv2d(2, 3, (3, 2), stride=(2, 1), padding=(1, 2), dilation=(1, 2), bias=False), (1, 2, 9, 8)),
+        (nn.Conv2d(2, 3, 4, padding="same"), (2, 2, 7, 7)),
+        (nn.Conv2d(2, 3, 3, padding="valid", dilation=2), (1, 2, 8, 8)),
+        (nn.MaxPool2d(3, stride=1, padding=1), (1, 2, 5, 5)),
+        (nn.Flatten(0, 2), (2, 3, 4, 5)),
+        (nn.Flatten(), (2, 3, 4, 5)),
+        (nn.Linear(5, 3), (2, 4, 5)),
+        (nn.Softmax(dim=1), (2, 3, 4)),
+        (nn.Sequential(nn.Identity(), nn.Dropout(0.5), nn.ReLU(inplace=True)), (2, 3)),
+    ],
+)
+def test_module_mappings(layer, shape):
+    torch.manual_seed(0)
+    run_both(nn.Sequential(layer), torch.randn(*shape), rtol=1e-5, atol=1e-5)
+
+
+def test_shape_ops_on_weights_fold_away():
+    module = run_both(Lambda(lambda m, x: x @ m.w.T, torch.randn(4, 3)), torch.randn(2, 3), pipeline="fold-constants")
+    text = str(module)
+    assert "tensor.transpose" not in text and "tensor.matmul" in text
+
+
+def _refused(model, inputs, match):
+    with pytest.raises(xtir.XtirImportError, match=match):
+        from_torch(model.eval(), inputs)
+
+
+@pytest.mark.filterwarnings("ignore:Implicit dimension choice for softmax")
+@pytest.mark.parametrize(
+    "model, match",
+    [
+        (nn.Sequential(nn.Linear(3, 3), nn.Sigmoid()), r"fx node '_1' \(call_module Sigmoid '1'\): no mapping for the module"),
+        (Lambda(lambda m, x: x.sum()), r"fx node 'sum_1' \(call_method sum\): no mapping for this tensor method"),
+        (Lambda(lambda m, x: torch.tanh(x)), r"fx node 'tanh' \(call_function torch.tanh\): no mapping for this function"),
+        (Lambda(lambda m, x: x[0]), r"fx node 'getitem' .*: indexing or slicing a tensor"),
+        (Lambda(lambda m, x: torch.add(x, x, alpha=2)), r"fx node 'add' .*: alpha=2"),
+        (Lambda(lambda m, x: F.softmax(x)), r"softmax without dim"),
+        (Lambda(lambda m, x: x.mT), r"fx node 'getattr_1' \(call_function getattr\): the tensor attribute 'mT'"),
+        (Lambda(lambda m, x: x + "a"), r"the model fails on the example inputs: TypeError: unsupported operand"),
+    ],
+)
+def test_unsupported_is_named(model, match):
+    _refused(model, (torch.randn(2, 3),), match)
+
+
+def test_unsupported_layers_are_named():
+    _refused(nn.Sequential(nn.Conv2d(4, 4, 3, groups=2)), (torch.randn(1, 4, 6, 6),), r"grouped convolution \(groups=2\)")
+    _refused(nn.Sequential(nn.MaxPool2d(2, ceil_mode=True)), (torch.randn(1, 1, 5, 5),), "ceil_mode")
+    _refused(nn.Sequential(nn.Conv2d(1, 1, 3, padding_mode="reflect")), (torch.randn(1, 1, 5, 5),), "padding_mode 'reflect'")
+    _refused(Lambda(lambda m, x, y: torch.matmul(x, y)), (torch.randn(2, 3), torch.randn(1, 3, 2)), r"matmul of 2x3 and 1x3x2")
+
+
+def test_dropout_in_training_mode_is_refused():
+    model = nn.Sequential(nn.Dropout(0.5)).train()
+    with pytest.raises(xtir.XtirImportError, match=r"dropout in training mode \(call model.eval\(\) first\)"):
+        from_torch(model, (torch.randn(2, 3),))
+
+
+def test_in_place_relu_of_a_shared_value_is_refused():
+    def fn(m, x):
+        y = x * 2
+        return F.relu(y, inplace=True) + y  # torch adds the relu'd y twice
+
+    _refused(Lambda(fn), (torch.randn(2, 3),), "an in-place relu of a value that other nodes also use")
+
+
+def test_torch_disagreeing_with_the_import_is_an_error():
+    """An integer tensor times a float promotes in torch; the import would keep integers."""
+    ints = torch.arange(6, dtype=torch.int32).reshape(2, 3)
+    match = r"fx node 'mul' .* imports as tensor<2x3xi32> but torch computes 2x3 of torch.float32"
+    _refused(Lambda(lambda m, x: x * 1.5), (ints,), match)
+
+
+def test_untraceable_models_are_refused():
+    def fn(m, x):
+        return x if x.sum() > 0 else -x  # data-dependent control flow
+
+    _refused(Lambda(fn), (torch.randn(2, 3),), "torch.fx cannot trace the model")
+
+
+def test_bad_arguments():
+    with pytest.raises(xtir.XtirImportError, match="weights must be 'constants' or 'params', got 'both'"):
+        from_torch(mlp(), torch.randn(1, 784), weights="both")
+    with pytest.raises(xtir.XtirImportError, match="example_inputs must be a tensor or a sequence of tensors"):
+        from_torch(mlp(), [np.zeros((1, 784), np.float32)])

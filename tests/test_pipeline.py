@@ -1,0 +1,62 @@
+"""The pipeline driver (xtir/pipeline.py): one way to build, apply and describe passes."""
+
+from __future__ import annotations
+
+import pytest
+
+import xtir
+from xtir.pipeline import build_pass, parse_pipeline, spec_text
+
+PROGRAM = """\
+func.func @main(%X: memref<8xf32>, %C: memref<8xf32>) {
+  %B = block.alloc : memref<8xf32>
+  block.for %j = 0 to 8 "j" {
+    block.block "B"(%vi = spatial(8, %j)) {
+      %x = block.load %X[%vi] : memref<8xf32>
+      block.store %x, %B[%vi] : memref<8xf32>
+    }
+  }
+  block.for %i = 0 to 8 "i" {
+    block.block "C"(%vi = spatial(8, %i)) {
+      %b = block.load %B[%vi] : memref<8xf32>
+      block.store %b, %C[%vi] : memref<8xf32>
+    }
+    block.block "W"(%vi = spatial(8, %i)) {
+      %zero = arith.constant 0.000000e+00 : f32
+      block.store %zero, %X[%vi] : memref<8xf32>
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_schedule_error_names_the_pass_and_keeps_its_notes_as_data() -> None:
+    sch = xtir.Schedule(xtir.parse(PROGRAM, "t.mlir"))
+    with pytest.raises(xtir.XtirPassError) as info:
+        sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[0])
+    error = info.value
+    assert error.message.startswith("'block.block' op compute-at: block \"W\" writes X, which block \"B\" reads")
+    assert (error.location.file, error.location.line) == ("t.mlir", 14)
+    [note] = error.notes
+    assert (note.severity, note.message, note.location.line) == ("note", 'block "B" reads X', 4)
+    assert str(error).splitlines()[1] == 't.mlir:4:5: note: block "B" reads X'
+
+
+def test_option_errors_say_where_in_the_pipeline() -> None:
+    module = xtir.parse(PROGRAM)
+    with pytest.raises(xtir.XtirPassError, match=r'reorder requires argument "loops" \(pass 2 of 3 in the pipeline\)'):
+        xtir.transform(module, "split{loop=i factors=-1,4},reorder,unroll{loop=j}")
+    with pytest.raises(xtir.XtirPassError, match=r"unknown pass 'spilt' \(pass 1 of 1 in the pipeline\)"):
+        xtir.transform(module, "spilt{loop=i}")
+
+
+@pytest.mark.parametrize("name, options", [
+    ("split", {"loop": "i", "factors": (-1, 16), "func": "main"}),
+    ("annotate", {"block": "B", "key": "has space", "value": 'say "hi"\\\n'}),
+    ("annotate", {"loop": "A_global.A_reg/ax0", "key": "k", "value": True}),
+    ("compute-at", {"block": "B", "loop": "i", "preserve_unit_loops": True}),
+])
+def test_spec_text_reads_back_as_the_same_pass(name: str, options: dict[str, object]) -> None:
+    built = build_pass(name, options)
+    assert parse_pipeline(spec_text(built)) == [built]

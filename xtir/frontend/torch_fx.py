@@ -1,0 +1,481 @@
+"""Import a PyTorch model through torch.fx into a tensor-dialect graph function (seed 003's from_fx).
+
+    module = from_torch(model, (x,))                              # weights as constants
+    module, weights = from_torch(model, (x,), weights="params")   # weights as parameters
+
+`torch.fx.symbolic_trace` gives the model's graph of modules, functions and methods;
+each node maps to graph ops (nn.Linear to dense + add, nn.Conv2d to conv2d + bias_add,
+...). The example inputs fix every shape: the graph is static, `x.size(0)` is a number,
+and torch's own shape propagation over them (fx's ShapeProp) checks the shape and dtype
+of every value the import produces, so that a mapping that disagrees with torch is an
+error instead of a wrong model. Anything without a mapping is an `XtirImportError`
+naming the fx node and its target.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import ModuleOp, TensorType, f16, f32, f64, i1, i8, i16, i32, i64
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from xtir.dialects import tensor
+from xtir.errors import XtirImportError
+from xtir.interpreters.block import numpy_dtype
+from xtir.interpreters.tensor import dense_from_numpy
+
+
+def _import_torch():
+    try:
+        import torch
+        import torch.fx
+        from torch.fx.passes.shape_prop import ShapeProp
+    except ImportError:
+        raise XtirImportError("from_torch needs PyTorch: pip install 'xtir[torch]'") from None
+    return torch, ShapeProp
+
+
+def from_torch(model, example_inputs, weights: str = "constants", func_name: str = "main"):
+    """A module with one graph function `func_name` computing `model` on inputs shaped like
+    `example_inputs` (a tensor or a tuple of tensors).
+
+    weights="constants": parameters and buffers become `arith.constant`s; returns the module.
+    weights="params": they become trailing function parameters, in order of first use;
+    returns (module, [numpy arrays to pass for them])."""
+    torch, shape_prop = _import_torch()
+    if weights not in ("constants", "params"):
+        raise XtirImportError(f"from_torch: weights must be 'constants' or 'params', got {weights!r}")
+    inputs = (example_inputs,) if isinstance(example_inputs, torch.Tensor) else tuple(example_inputs)
+    if not all(isinstance(x, torch.Tensor) for x in inputs):
+        raise XtirImportError("from_torch: example_inputs must be a tensor or a sequence of tensors")
+    try:
+        graph_module = torch.fx.symbolic_trace(model)
+    except Exception as e:  # fx raises TraceError, TypeError, NotImplementedError, ... on dynamic code
+        raise XtirImportError(f"from_torch: torch.fx cannot trace the model: {type(e).__name__}: {e}") from None
+    try:
+        with torch.no_grad():
+            shape_prop(graph_module).propagate(*inputs)
+    except Exception as e:  # whatever the model raises on these inputs
+        cause = e.__cause__ or e
+        raise XtirImportError(
+            f"from_torch: the model fails on the example inputs: {type(cause).__name__}: {cause}"
+        ) from None
+    importer = _Importer(torch, graph_module, inputs, as_params=weights == "params")
+    module = importer.run(func_name)
+    return (module, importer.param_arrays) if weights == "params" else module
+
+
+_DTYPES = {
+    "float32": f32,
+    "float64": f64,
+    "float16": f16,
+    "int64": i64,
+    "int32": i32,
+    "int16": i16,
+    "int8": i8,
+    "bool": i1,
+}
+
+
+def element_type_of(dtype) -> Attribute | None:
+    """The xDSL element type of a torch dtype, or None."""
+    return _DTYPES.get(str(dtype).removeprefix("torch."))
+
+
+def _name_hint(name: str, fallback: str = "v") -> str:
+    """An SSA name from a torch name (`0.weight` -> `_0.weight`, `relu_1` -> `relu`).
+
+    xDSL drops a trailing `_<digits>` from names (it numbers repeated names itself), which
+    would leave fx's `_0` empty: such a name becomes `fallback`."""
+    hint = re.sub(r"_\d+$", "", re.sub(r"[^A-Za-z0-9_$.-]", "_", name))
+    if not hint:
+        return fallback
+    return hint if not hint[0].isdigit() else "_" + hint
+
+
+class _Unsupported(Exception):
+    """Raised by a mapping for what it cannot import; the importer names the node."""
+
+
+def _pair(value) -> tuple[int, int]:
+    return (value, value) if isinstance(value, int) else (int(value[0]), int(value[1]))
+
+
+class _Importer:
+    def __init__(self, torch, graph_module, inputs: Sequence[Any], as_params: bool):
+        self.torch = torch
+        self.gm = graph_module
+        self.inputs = inputs
+        self.as_params = as_params
+        self.param_arrays: list[np.ndarray] = []
+        self.block = Block()
+        self.env: dict[Any, Any] = {}
+        self.weights: dict[int, SSAValue] = {}
+        self.named: set[SSAValue] = set()
+        self.modules = dict(graph_module.named_modules())
+        F = torch.nn.functional
+        nn = torch.nn
+        self.module_maps: dict[type, Callable[..., Any]] = {
+            nn.Linear: self._nn_linear,
+            nn.ReLU: lambda node, m, x: self._relu(node, x, m.inplace),
+            nn.Conv2d: self._nn_conv2d,
+            nn.MaxPool2d: lambda node, m, x: self._max_pool2d(
+                x, m.kernel_size, m.stride, m.padding, m.dilation, m.ceil_mode, m.return_indices
+            ),
+            nn.Flatten: lambda node, m, x: self._flatten(x, m.start_dim, m.end_dim),
+            nn.Softmax: lambda node, m, x: self._softmax(x, m.dim),
+            nn.Identity: lambda node, m, x: x,
+            nn.Dropout: self._nn_dropout,
+        }
+        self.function_maps: dict[Any, Callable[..., Any]] = {
+            F.relu: lambda node, x, inplace=False: self._relu(node, x, inplace),
+            torch.relu: lambda node, x: self._relu(node, x, False),
+            F.linear: lambda node, x, w, b=None: self._linear(x, w, b),
+            F.conv2d: lambda node, x, w, b=None, stride=1, padding=0, dilation=1, groups=1: self._conv2d(
+                x, w, b, stride, padding, dilation, groups
+            ),
+            F.max_pool2d: self._f_max_pool2d,
+            torch.flatten: lambda node, x, start_dim=0, end_dim=-1: self._flatten(x, start_dim, end_dim),
+            F.softmax: lambda node, x, dim=None, _stacklevel=3, dtype=None: self._softmax(x, dim, dtype),
+            torch.softmax: lambda node, x, dim, dtype=None: self._softmax(x, dim, dtype),
+            operator.add: lambda node, a, b: self._binary(tensor.AddOp, operator.add, a, b),
+            torch.add: lambda node, a, b, alpha=1: self._binary(tensor.AddOp, operator.add, a, b, alpha),
+            operator.sub: lambda node, a, b: self._binary(tensor.SubtractOp, operator.sub, a, b),
+            torch.sub: lambda node, a, b, alpha=1: self._binary(tensor.SubtractOp, operator.sub, a, b, alpha),
+            operator.mul: lambda node, a, b: self._binary(tensor.MultiplyOp, operator.mul, a, b),
+            torch.mul: lambda node, a, b: self._binary(tensor.MultiplyOp, operator.mul, a, b),
+            operator.truediv: lambda node, a, b: self._binary(tensor.DivideOp, operator.truediv, a, b),
+            torch.div: lambda node, a, b, rounding_mode=None: self._divide(a, b, rounding_mode),
+            operator.floordiv: self._floordiv,
+            operator.matmul: lambda node, a, b: self._matmul(a, b),
+            torch.matmul: lambda node, a, b: self._matmul(a, b),
+            torch.mm: lambda node, a, b: self._matmul(a, b),
+            torch.transpose: lambda node, x, dim0, dim1: self._transpose(x, dim0, dim1),
+            torch.t: lambda node, x: self._t(x),
+            torch.permute: lambda node, x, dims: self._permute(x, dims),
+            torch.reshape: lambda node, x, shape: self._reshape(node, x),
+            operator.getitem: self._getitem,
+            getattr: self._getattr,
+            F.dropout: lambda node, x, p=0.5, training=True, inplace=False: self._dropout(x, training),
+        }
+        self.method_maps: dict[str, Callable[..., Any]] = {
+            "relu": lambda node, x: self._relu(node, x, False),
+            "add": lambda node, a, b, alpha=1: self._binary(tensor.AddOp, operator.add, a, b, alpha),
+            "sub": lambda node, a, b, alpha=1: self._binary(tensor.SubtractOp, operator.sub, a, b, alpha),
+            "mul": lambda node, a, b: self._binary(tensor.MultiplyOp, operator.mul, a, b),
+            "div": lambda node, a, b, rounding_mode=None: self._divide(a, b, rounding_mode),
+            "matmul": lambda node, a, b: self._matmul(a, b),
+            "flatten": lambda node, x, start_dim=0, end_dim=-1: self._flatten(x, start_dim, end_dim),
+            "view": lambda node, x, *shape: self._reshape(node, x),
+            "reshape": lambda node, x, *shape: self._reshape(node, x),
+            "transpose": lambda node, x, dim0, dim1: self._transpose(x, dim0, dim1),
+            "permute": lambda node, x, *dims: self._permute(x, dims),
+            "t": lambda node, x: self._t(x),
+            "softmax": lambda node, x, dim, dtype=None: self._softmax(x, dim, dtype),
+            "size": lambda node, x, dim=None: self._size(x, dim),
+            "dim": lambda node, x: len(self._shape(x)),
+        }
+
+    # ---- driving the graph ----
+
+    def run(self, func_name: str) -> ModuleOp:
+        results: list[SSAValue] = []
+        for node in self.gm.graph.nodes:
+            if node.op == "output":
+                results = self._outputs(node)
+                break
+            self.env[node] = self._import_node(node)
+        self.block.add_op(func.ReturnOp(*results))
+        arg_types = [a.type for a in self.block.args]
+        f = func.FuncOp(func_name, (arg_types, [r.type for r in results]), Region(self.block))
+        module = ModuleOp([f])
+        try:
+            module.verify()
+        except VerifyException as e:
+            raise XtirImportError(f"from_torch: the imported graph does not verify: {e}") from None
+        return module
+
+    def _import_node(self, node) -> Any:
+        try:
+            value = self._convert(node)
+        except (_Unsupported, VerifyException) as e:
+            raise XtirImportError(f"from_torch: cannot import fx node '{node.name}' ({self._describe(node)}): {e}") from None
+        if isinstance(value, SSAValue):
+            self._check_against_torch(node, value)
+            if value not in self.named:  # not a weight, nor an input passed through (nn.Identity)
+                value.name_hint = _name_hint(node.name, self._kind(node))
+                self.named.add(value)
+        return value
+
+    def _convert(self, node) -> Any:
+        if node.op == "placeholder":
+            return self._placeholder(node)
+        if node.op == "get_attr":
+            return self._attribute(node.target)
+        args = self.torch.fx.node.map_arg(node.args, lambda n: self.env[n])
+        kwargs = self.torch.fx.node.map_arg(node.kwargs, lambda n: self.env[n])
+        if node.op == "call_module":
+            module = self.modules[node.target]
+            mapping = self.module_maps.get(type(module))
+            if mapping is None:
+                raise _Unsupported(f"no mapping for the module type {type(module).__name__}")
+            return mapping(node, module, *args, **kwargs)
+        is_function = node.op == "call_function"
+        mapping = (self.function_maps if is_function else self.method_maps).get(node.target)
+        if mapping is None:
+            raise _Unsupported(f"no mapping for this {'function' if is_function else 'tensor method'}")
+        try:
+            return mapping(node, *args, **kwargs)
+        except TypeError as e:  # arguments the mapping does not know (e.g. out=)
+            raise _Unsupported(f"unsupported arguments: {e}") from None
+
+    def _kind(self, node) -> str:
+        """A name for what the node computes (fx names nn.Sequential's layers `_0`, `_1`, ...)."""
+        target = type(self.modules[node.target]).__name__ if node.op == "call_module" else str(node.target)
+        return _name_hint(target.rsplit(".", 1)[-1].lower())
+
+    def _describe(self, node) -> str:
+        if node.op == "call_module":
+            return f"call_module {type(self.modules[node.target]).__name__} '{node.target}'"
+        if node.op == "call_function":
+            # torch.tanh, torch.nn.functional.relu, operator.add (fx's own names for targets)
+            return f"call_function {self.torch.fx.node._get_qualified_name(node.target).removeprefix('_')}"
+        return f"{node.op} {node.target}"
+
+    def _check_against_torch(self, node, value: SSAValue) -> None:
+        meta = node.meta.get("tensor_meta")
+        if meta is None or not hasattr(meta, "shape"):
+            raise _Unsupported("torch gives no tensor here")
+        expected = tuple(meta.shape)
+        got = tensor.shape_of(value.type)
+        element = element_type_of(meta.dtype)
+        if got != expected or element != value.type.element_type:
+            raise XtirImportError(
+                f"from_torch: fx node '{node.name}' ({self._describe(node)}) imports as "
+                f"{value.type} but torch computes {tensor.fmt(expected)} of {meta.dtype}"
+            )
+
+    def _outputs(self, node) -> list[SSAValue]:
+        flat: list[Any] = []
+        self.torch.fx.node.map_arg(node.args[0], lambda n: flat.append(self.env[n]))
+        if not flat or not all(isinstance(v, SSAValue) for v in flat):
+            raise XtirImportError("from_torch: the model must return a tensor or a tuple of tensors")
+        return flat
+
+    # ---- values ----
+
+    def emit(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0]
+
+    def _placeholder(self, node) -> SSAValue:
+        k = len(self.block.args)
+        if k >= len(self.inputs):
+            raise _Unsupported(f"the model takes more inputs than the {len(self.inputs)} example inputs")
+        arg = self.block.insert_arg(self._tensor_type(self.inputs[k]), k)
+        return arg
+
+    def _tensor_type(self, t) -> TensorType:
+        element = element_type_of(t.dtype)
+        if element is None:
+            raise _Unsupported(f"tensors of {t.dtype} are not supported")
+        return TensorType(element, tuple(t.shape))
+
+    def _attribute(self, target: str) -> Any:
+        value: Any = self.gm
+        for part in target.split("."):
+            value = getattr(value, part)
+        if not isinstance(value, self.torch.Tensor):
+            raise _Unsupported(f"attribute '{target}' is a {type(value).__name__}, not a tensor")
+        return self.weight(value, target)
+
+    def weight(self, t, name: str) -> SSAValue:
+        """A parameter or buffer as a constant or a trailing parameter (once per tensor)."""
+        if id(t) in self.weights:
+            return self.weights[id(t)]
+        t_type = self._tensor_type(t)
+        array = t.detach().cpu().numpy()
+        if self.as_params:
+            value: SSAValue = self.block.insert_arg(t_type, len(self.block.args))
+            self.param_arrays.append(np.ascontiguousarray(array))
+        else:
+            constant = arith.ConstantOp(dense_from_numpy(array, t_type.element_type))
+            self.block.add_op(constant)
+            value = constant.result
+        value.name_hint = _name_hint(name)
+        self.named.add(value)
+        self.weights[id(t)] = value
+        return value
+
+    def _scalar(self, value: float | int, like: SSAValue) -> SSAValue:
+        """A Python number as a 0-d constant of `like`'s element type."""
+        if not isinstance(value, int | float):
+            raise _Unsupported(f"an operand of type {type(value).__name__}")
+        element = like.type.element_type
+        # a float with an integer tensor promotes in torch: the dtype check against torch refuses it
+        return self.emit(arith.ConstantOp(dense_from_numpy(np.array(value, numpy_dtype(element)), element)))
+
+    def _shape(self, x: SSAValue) -> tuple[int, ...]:
+        if not isinstance(x, SSAValue):
+            raise _Unsupported(f"expected a tensor, got {type(x).__name__}")
+        return tensor.shape_of(x.type)
+
+    def _axis(self, axis: int, x: SSAValue) -> int:
+        rank = len(self._shape(x))
+        if not -rank <= axis < rank:
+            raise _Unsupported(f"dimension {axis} of a {rank}-d tensor")
+        return axis % rank
+
+    # ---- mappings ----
+
+    def _nn_linear(self, node, m, x):
+        w = self.weight(m.weight, f"{node.target}.weight")
+        bias = None if m.bias is None else self.weight(m.bias, f"{node.target}.bias")
+        return self._linear(x, w, bias)
+
+    def _linear(self, x: SSAValue, w: SSAValue, b: SSAValue | None) -> SSAValue:
+        """x·Wᵀ (+ b); leading dimensions of x are flattened around a 2-d dense."""
+        shape = self._shape(x)
+        if len(shape) < 2:
+            raise _Unsupported(f"linear of a {len(shape)}-d input")
+        flat = x if len(shape) == 2 else self.emit(tensor.ReshapeOp(x, (int(np.prod(shape[:-1])), shape[-1])))
+        y = self.emit(tensor.DenseOp(flat, w))
+        if b is not None:
+            y = self.emit(tensor.AddOp(y, b))
+        if len(shape) != 2:
+            y = self.emit(tensor.ReshapeOp(y, (*shape[:-1], self._shape(w)[0])))
+        return y
+
+    def _relu(self, node, x: SSAValue, inplace: bool) -> SSAValue:
+        if inplace and len(node.args[0].users) > 1:
+            # value semantics cannot express that the other users see the relu'd tensor
+            raise _Unsupported("an in-place relu of a value that other nodes also use")
+        return self.emit(tensor.ReluOp(x))
+
+    def _nn_conv2d(self, node, m, x):
+        if m.padding_mode != "zeros":
+            raise _Unsupported(f"padding_mode '{m.padding_mode}'")
+        w = self.weight(m.weight, f"{node.target}.weight")
+        b = None if m.bias is None else self.weight(m.bias, f"{node.target}.bias")
+        return self._conv2d(x, w, b, m.stride, m.padding, m.dilation, m.groups)
+
+    def _conv2d(self, x, w, b, stride, padding, dilation, groups) -> SSAValue:
+        if groups != 1:
+            raise _Unsupported(f"grouped convolution (groups={groups})")
+        dilation = _pair(dilation)
+        if isinstance(padding, str):
+            padding = self._string_padding(padding, self._shape(w)[2:], dilation)
+        else:
+            padding = (*_pair(padding), *_pair(padding))
+        y = self.emit(tensor.Conv2dOp(x, w, _pair(stride), padding, dilation))
+        return y if b is None else self.emit(tensor.BiasAddOp(y, b, axis=1))
+
+    @staticmethod
+    def _string_padding(padding: str, kernel: Sequence[int], dilation: tuple[int, int]) -> tuple[int, ...]:
+        if padding == "valid":
+            return (0, 0, 0, 0)
+        if padding != "same":
+            raise _Unsupported(f"padding '{padding}'")
+        # torch pads (total // 2) before and the rest after
+        total = [d * (k - 1) for k, d in zip(kernel, dilation)]
+        return (total[0] // 2, total[1] // 2, total[0] - total[0] // 2, total[1] - total[1] // 2)
+
+    def _max_pool2d(self, x, kernel, stride, padding, dilation, ceil_mode, return_indices) -> SSAValue:
+        if _pair(dilation) != (1, 1) or ceil_mode or return_indices:
+            raise _Unsupported("max_pool2d with dilation, ceil_mode or return_indices")
+        kernel = _pair(kernel)
+        strides = kernel if stride is None or stride == [] else _pair(stride)
+        pad = _pair(padding)
+        return self.emit(tensor.MaxPool2dOp(x, kernel, strides, (*pad, *pad)))
+
+    def _f_max_pool2d(self, node, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+        return self._max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+    def _flatten(self, x: SSAValue, start_dim: int, end_dim: int) -> SSAValue:
+        shape = self._shape(x)
+        if not shape:
+            return self.emit(tensor.ReshapeOp(x, (1,)))
+        start, end = self._axis(start_dim, x), self._axis(end_dim, x)
+        if end == len(shape) - 1:
+            return self.emit(tensor.FlattenOp(x, start))
+        merged = (*shape[:start], int(np.prod(shape[start : end + 1])), *shape[end + 1 :])
+        return self.emit(tensor.ReshapeOp(x, merged))
+
+    def _reshape(self, node, x: SSAValue) -> SSAValue:
+        # the target's -1 is what torch resolved it to: take the shape torch computed
+        return self.emit(tensor.ReshapeOp(x, tuple(node.meta["tensor_meta"].shape)))
+
+    def _softmax(self, x: SSAValue, dim, dtype=None) -> SSAValue:
+        if dim is None or dtype is not None:
+            raise _Unsupported("softmax without dim, or with a dtype")
+        return self.emit(tensor.SoftmaxOp(x, self._axis(dim, x)))
+
+    def _transpose(self, x: SSAValue, dim0: int, dim1: int) -> SSAValue:
+        perm = list(range(len(self._shape(x))))
+        a, b = self._axis(dim0, x), self._axis(dim1, x)
+        perm[a], perm[b] = perm[b], perm[a]
+        return self.emit(tensor.TransposeOp(x, perm))
+
+    def _t(self, x: SSAValue) -> SSAValue:
+        return x if len(self._shape(x)) < 2 else self._transpose(x, 0, 1)
+
+    def _permute(self, x: SSAValue, dims) -> SSAValue:
+        if len(dims) == 1 and isinstance(dims[0], Sequence):  # x.permute((1, 0)) as well as x.permute(1, 0)
+            dims = dims[0]
+        return self.emit(tensor.TransposeOp(x, [self._axis(d, x) for d in dims]))
+
+    def _matmul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        if len(self._shape(a)) != 2 or len(self._shape(b)) != 2:
+            raise _Unsupported(
+                f"matmul of {tensor.fmt(self._shape(a))} and {tensor.fmt(self._shape(b))} (tensor.matmul is 2-d)"
+            )
+        return self.emit(tensor.MatmulOp(a, b))
+
+    def _binary(self, op_class: type, python_op, a, b, alpha=1):
+        if not isinstance(a, SSAValue) and not isinstance(b, SSAValue):
+            return python_op(a, b)  # shape arithmetic: x.size(0) * 2
+        if alpha != 1:
+            raise _Unsupported(f"alpha={alpha}")
+        a = a if isinstance(a, SSAValue) else self._scalar(a, b)
+        b = b if isinstance(b, SSAValue) else self._scalar(b, a)
+        return self.emit(op_class(a, b))
+
+    def _divide(self, a, b, rounding_mode):
+        if rounding_mode is not None:
+            raise _Unsupported(f"rounding_mode '{rounding_mode}'")
+        return self._binary(tensor.DivideOp, operator.truediv, a, b)
+
+    def _floordiv(self, node, a, b):
+        if isinstance(a, SSAValue) or isinstance(b, SSAValue):
+            raise _Unsupported("floor division of tensors")
+        return a // b
+
+    def _getitem(self, node, container, index):
+        if isinstance(container, SSAValue):
+            raise _Unsupported("indexing or slicing a tensor")
+        return container[index]
+
+    def _getattr(self, node, x, name: str):
+        if name == "T":  # all dimensions reversed (a transposed matrix)
+            return self._permute(x, tuple(reversed(range(len(self._shape(x))))))
+        if name == "shape":
+            return self._size(x, None)
+        raise _Unsupported(f"the tensor attribute '{name}'")
+
+    def _size(self, x: SSAValue, dim):
+        shape = self._shape(x)
+        return self.torch.Size(shape) if dim is None else shape[self._axis(dim, x)]
+
+    def _nn_dropout(self, node, m, x):
+        return self._dropout(x, m.training)
+
+    def _dropout(self, x, training: bool):
+        if training:
+            raise _Unsupported("dropout in training mode (call model.eval() first)")
+        return x

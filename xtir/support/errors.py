@@ -1,0 +1,109 @@
+"""The exceptions users of xtir can cause; each carries a ready-to-print diagnostic.
+
+`str(error)` is the text to print (`file:line:col: error: ...` with the source line
+and a caret). The same diagnostic is also kept as data: `error.location` (a
+`SourceLocation`, or None when the error is about no particular place),
+`error.message` (the message alone, e.g. `'block.for' op split: ...`) and
+`error.notes`; `error.diagnostics` lists the error and its notes as `Diagnostic`s
+(what `xtir-opt --verify-diagnostics` matches against `expected-error` lines).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+
+from xtir.support.locations import Diagnostic, LocatedText, SourceLocation, format_note, format_op_error
+
+
+class XtirError(Exception):
+    """Base of every error a user of xtir can cause (bad IR, illegal schedule, bad arguments)."""
+
+    def __init__(
+        self,
+        text: object = "",
+        *,
+        location: SourceLocation | None = None,
+        message: str | None = None,
+        notes: Iterable[Diagnostic] = (),
+    ):
+        super().__init__(text)
+        self.location: SourceLocation | None = location if location is not None else getattr(text, "location", None)
+        if message is None:
+            message = getattr(text, "message", None)
+        self.message: str = message if message is not None else str(text)
+        self.notes: list[Diagnostic] = list(notes)
+
+    @property
+    def diagnostic(self) -> str:
+        return str(self)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """The error and its notes, as data."""
+        return [Diagnostic("error", self.message, self.location), *self.notes]
+
+
+class XtirParseError(XtirError):
+    """The text is not valid xtir IR."""
+
+
+class XtirVerifyError(XtirError):
+    """The IR parses but breaks a structural rule of its dialect."""
+
+
+class XtirPassError(XtirError):
+    """A pass (schedule primitive) refused its input; the IR is unchanged."""
+
+
+class ScheduleError(XtirPassError):
+    """A schedule primitive refused: `op` is what it refused, `notes` the other ops involved,
+    each with what to say about it (`[(consumer, 'block "C" reads B')]`).
+
+    Passes raise it without their name; the pipeline driver calls `in_pass` to name the pass
+    and, where it has the source text, to show each location's line with a caret."""
+
+    def __init__(self, op: Operation, message: str, notes: Sequence[tuple[Operation, str]] = (), *,
+                 pass_name: str | None = None, source: str | None = None, line_offset: int = 0):
+        self.op, self.reason, self.related = op, message, list(notes)
+        self.pass_name = pass_name
+        error = format_op_error(op, f"{pass_name}: {message}" if pass_name else message, source, line_offset)
+        rendered = [format_note(at, text, source, line_offset) for at, text in self.related]
+        super().__init__("\n".join([error, *rendered]), location=error.location, message=error.message,
+                         notes=[Diagnostic("note", note.message, note.location) for note in rendered])
+
+    def in_pass(self, pass_name: str, source: str | None = None, line_offset: int = 0) -> ScheduleError:
+        """The same error, naming the pass that raised it and showing source lines."""
+        return ScheduleError(self.op, self.reason, self.related, pass_name=pass_name, source=source,
+                             line_offset=line_offset)
+
+    def __reduce__(self):  # the ops stay behind: what crosses a process boundary is the text
+        return (XtirPassError, (LocatedText(str(self), self.message, self.location),))
+
+
+class XtirEvaluationError(XtirError):
+    """The reference evaluator could not run the program (bad arguments, out-of-bounds access)."""
+
+
+class XtirImportError(XtirError):
+    """A model could not be imported (xtir.frontend): an operator or construct without a mapping."""
+
+
+class XtirNumericsError(XtirError):
+    """`verify_numerics`: a pass changed what the program computes (or the check could not run)."""
+
+
+class XtirWarning(UserWarning):
+    """Something xtir could not do as asked that still gives correct code (a loop marked
+    `vectorized` that LLVM did not vectorize)."""
+
+
+def expect_module(value: object, api: str, error: type[XtirError] = XtirError) -> ModuleOp:
+    """`value` if it is a module; else an `error` naming the type `api` expects (the usual
+    mistake: IR text that was not parsed first)."""
+    if isinstance(value, ModuleOp):
+        return value
+    hint = "; parse IR text with xtir.parse first" if isinstance(value, str | bytes) else ""
+    raise error(f"{api} expects a module (builtin.module, e.g. from xtir.parse), got {type(value).__name__}{hint}")
