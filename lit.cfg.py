@@ -17,3 +17,6 @@ config.environment["PYTHONUNBUFFERED"] = "1"
 config.substitutions.append(("xtir-opt", shutil.which("xtir-opt", path=bindir) or "xtir-opt"))
 config.substitutions.append(("xtir-translate", shutil.which("xtir-translate", path=bindir) or "xtir-translate"))
 config.substitutions.append(("filecheck", shutil.which("filecheck", path=bindir) or "filecheck"))
+
+# MLIR's tests spell it FileCheck.
+config.substitutions.append(("FileCheck", shutil.which("filecheck", path=bindir) or "filecheck"))

@@ -865,6 +865,18 @@ def enclosing_block(op: Operation) -> BlockOp | None:
     return parent
 
 
+def duplicate_block_name(function: Operation) -> tuple[BlockOp, BlockOp] | None:
+    """The first block of `function` whose name an earlier block already has (with that block):
+    schedules address blocks by name, so names are unique in a function as in TVM."""
+    seen: dict[str, BlockOp] = {}
+    for op in function.walk():
+        if isinstance(op, BlockOp):
+            if op.label in seen:
+                return seen[op.label], op
+            seen[op.label] = op
+    return None
+
+
 def loops_in_scope(op: Operation) -> list[ForOp]:
     """The block.for ops enclosing `op` up to its enclosing block, outermost first."""
     loops: list[ForOp] = []

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from xtir.build import build
     from xtir.evaluate import evaluate
     from xtir.schedule import BlockRV, LoopRV, Schedule
+    from xtir.script import script
+    from xtir.tune.tuner import tune
 
 # The front door re-exports lazily: importing any xtir module (xtir.dialects.block, say) runs
 # this file first, which must not load the schedule, build and evaluator code with it.
@@ -38,11 +40,13 @@ _LAZY = {
     "Schedule": "xtir.schedule",
     "build": "xtir.build",
     "evaluate": "xtir.evaluate",
+    "script": "xtir.script",
+    "tune": "xtir.tune.tuner",
 }
 
 
 class _FrontDoor(ModuleType):
-    """Keeps `xtir.build` and `xtir.evaluate` the functions: importing the submodule of the same
+    """Keeps `xtir.build`, `xtir.evaluate`, `xtir.script` and `xtir.tune` the functions: importing the submodule of the same
     name (xtir/build.py, later and from anywhere) would rebind the package's attribute to it."""
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -77,7 +81,9 @@ __all__ = [
     "evaluate",
     "parse",
     "parse_file",
+    "script",
     "transform",
+    "tune",
 ]
 
 

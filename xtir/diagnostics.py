@@ -18,13 +18,14 @@ from typing import NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, FloatAttr, IntAttr, IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser, ParserState
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.utils.lexer import Input
 from xdsl.utils.mlir_lexer import MLIRTokenKind, StringLiteral
 
-from xtir.dialects.block import stabilize_name_hints
+from xtir.dialects.block import duplicate_block_name, stabilize_name_hints
 from xtir.dominance import first_use_before_definition
 from xtir.source_limits import MAX_ATTRIBUTE_NESTING, LinearLexer, recursion_room, too_deep, too_deep_attribute
 from xtir.support.errors import XtirParseError, XtirVerifyError
@@ -190,6 +191,20 @@ def verify(module: Operation, source: str | None = None, line_offset: int = 0) -
             message = f"malformed {op.name} ({type(e).__name__}: {e})"
             raise XtirVerifyError(format_op_error(op, message, source, line_offset)) from None
     verify_dominance(module, source, line_offset)
+    verify_unique_block_names(module, source, line_offset)
+
+
+def verify_unique_block_names(module: Operation, source: str | None = None, line_offset: int = 0) -> None:
+    """No two blocks of a function share a name; else a located error at the second one."""
+    for function in module.walk():
+        if not isinstance(function, FuncOp) or (found := duplicate_block_name(function)) is None:
+            continue
+        first, second = found
+        error = format_op_error(second, f'two blocks named "{second.label}" in function @{function.sym_name.data}; '
+                                "block names must be unique in a function (schedules address blocks by name)",
+                                source, line_offset)
+        note = Diagnostic("note", "the first one is here", op_location(first))
+        raise XtirVerifyError(f"{error}\n{note}", location=error.location, message=error.message, notes=[note])
 
 
 def verify_dominance(module: Operation, source: str | None = None, line_offset: int = 0) -> None:

@@ -17,24 +17,27 @@ inputs (xtir/verify_numerics.py) and stops at the first pass that changes the re
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
+import time
 import traceback
 from collections.abc import Sequence
+from dataclasses import MISSING, fields, is_dataclass
 from io import BytesIO
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import PassPipeline
+from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xtir import intrinsics
 from xtir.context import register_dialects
 from xtir.diagnostics import decode_source, parse_module
-from xtir.errors import Diagnostic, XtirError
+from xtir.errors import Diagnostic, XtirError, XtirPassError
 from xtir.passes_registry import XTIR_PASSES
-from xtir.pipeline import parse_pipeline, run_passes
+from xtir.pipeline import PassRegistry, did_you_mean, parse_pipeline, run_passes, spec_text
 from xtir.source_limits import recursion_room
 from xtir.support.locations import format_parse_error
 from xtir.verify_diagnostics import check_diagnostics, diagnostics_from_text, parse_expectations
@@ -63,6 +66,13 @@ class XtirOptMain(xDSLOptMain):
             help="after every pass, run the program before and after it on the same random inputs "
             "(reference evaluator, or the JIT for large programs) and stop at the first pass that changes the results",
         )
+        arg_parser.add_argument("--pass-pipeline", metavar="PIPELINE",
+                                help="mlir-opt's form of -p: 'builtin.module(split{loop=i factors=-1,16},...)'")
+        arg_parser.add_argument("--print-ir-before-all", action="store_true",
+                                help="print the IR before every pass, with the pass and its options, on stderr")
+        arg_parser.add_argument("--print-ir-after-all", action="store_true",
+                                help="print the IR after every pass, with the pass and its options, on stderr")
+        arg_parser.add_argument("--help-pass", metavar="NAME", help="print a pass's documentation and options, and exit")
         for action in arg_parser._actions:
             if action.dest == "verify_diagnostics":
                 action.help = ("check the diagnostics against the input's `// expected-error @+1 {{...}}` "
@@ -81,7 +91,12 @@ class XtirOptMain(xDSLOptMain):
         return parse_module(self.ctx, text, self.get_input_name(), start_offset)
 
     def setup_pipeline(self) -> None:
-        self.pipeline = PassPipeline(tuple(parse_pipeline(self.args.passes, self.available_passes)))
+        text = self.args.passes
+        if self.args.pass_pipeline is not None:
+            if text:
+                raise XtirPassError("give the passes with -p or with --pass-pipeline, not both")
+            text = module_pipeline(self.args.pass_pipeline)
+        self.pipeline = PassPipeline(tuple(parse_pipeline(text, self.available_passes)))
 
     def apply_passes(self, prog: ModuleOp) -> None:
         passes = self.pipeline.passes
@@ -90,11 +105,31 @@ class XtirOptMain(xDSLOptMain):
             from xtir.verify_numerics import NumericsChecker
 
             checker = NumericsChecker(prog)
-        run_passes(prog, passes, ctx=self.ctx, verify_each=not self.args.disable_verify, source=self._source,
-                   line_offset=self._offset, numerics=checker,
-                   print_between=sys.stdout if self.args.print_between_passes else None)
+        options = dict(ctx=self.ctx, verify_each=not self.args.disable_verify, source=self._source,
+                       line_offset=self._offset, numerics=checker)
+        if not (self.args.time_passes or self.args.print_ir_before_all or self.args.print_ir_after_all):
+            run_passes(prog, passes, **options, print_between=sys.stdout if self.args.print_between_passes else None)
+            return
+        for k, p in enumerate(passes, start=1):
+            self.print_ir(prog, "before", p, self.args.print_ir_before_all)
+            start = time.perf_counter()
+            run_passes(prog, [p], **options, first=k, where=f"pass {{k}} of {len(passes)} in the pipeline")
+            if self.args.time_passes:
+                print(f"// time: {(time.perf_counter() - start) * 1e3:9.2f} ms  {spec_text(p)}", file=sys.stderr)
+            self.print_ir(prog, "after", p, self.args.print_ir_after_all)
+
+    @staticmethod
+    def print_ir(prog: ModuleOp, when: str, p: ModulePass, enabled: bool) -> None:
+        if enabled:
+            print(f"// -----// IR Dump {when.capitalize()} {spec_text(p)} //----- //", file=sys.stderr)
+            print(prog, file=sys.stderr)
 
     def run(self) -> None:
+        if self.args.input_file == "-":  # stdin, as mlir-opt spells it
+            self.args.input_file = None
+        if self.args.help_pass is not None:
+            print(pass_help(self.args.help_pass, self.available_passes))
+            return
         for path in self.args.intrinsics:
             intrinsics.register_file(path, override=True)
         chunks, file_extension = self.prepare_input()
@@ -143,6 +178,32 @@ class XtirOptMain(xDSLOptMain):
         else:
             print(text, file=sys.stderr)
             self.had_error = True
+
+
+def module_pipeline(text: str) -> str:
+    """The passes of `builtin.module(...)`, mlir-opt's pipeline form; xtir's passes all run on the module."""
+    text = text.strip()
+    if not (text.startswith("builtin.module(") and text.endswith(")")):
+        raise XtirPassError(f"--pass-pipeline: expected 'builtin.module(PASS,...)', got '{text}'; "
+                            "xtir's passes all run on the module (or use -p 'PASS,...')")
+    inner = text[len("builtin.module("):-1]
+    if "(" in inner:
+        raise XtirPassError("--pass-pipeline: nested op anchors such as func.func(...) are not supported; "
+                            "xtir's schedule passes take the function as an option: split{func=NAME ...}")
+    return inner
+
+
+def pass_help(name: str, available: PassRegistry) -> str:
+    """A pass's documentation (its module's docstring, else its class's) and its options."""
+    if name not in available:
+        raise XtirPassError(f"unknown pass '{name}'{did_you_mean(name, available)}")
+    cls = available[name]()
+    doc = inspect.getdoc(sys.modules[cls.__module__]) or inspect.getdoc(cls) or "(no documentation)"
+    lines = [doc, "", "options:"]
+    for f in fields(cls) if is_dataclass(cls) else ():
+        default = "" if f.default is MISSING else f" (default: {f.default!r})"
+        lines.append(f"  {f.name}: {f.type}{default}")
+    return "\n".join(lines)
 
 
 def diagnostics_of(error: XtirError) -> list[Diagnostic]:

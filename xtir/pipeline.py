@@ -10,8 +10,10 @@ that reads back to the same pass (how `Schedule.trace` stays replayable).
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import fields, is_dataclass
 from typing import IO, Any, Protocol
 
 from xdsl.context import Context
@@ -67,12 +69,26 @@ def build_pass(name: str, options: Mapping[str, object], available: PassRegistry
 def _from_spec(spec: ArgSpec, available: PassRegistry, position: str | None) -> ModulePass:
     where = f" ({position})" if position else ""
     if spec.name not in available:
-        raise XtirPassError(f"unknown pass '{spec.name}'{where}")
+        raise XtirPassError(f"unknown pass '{spec.name}'{where}{did_you_mean(spec.name, available)}")
+    cls = available[spec.name]()
+    options = sorted((f.name for f in fields(cls)), key=lambda key: key in _LAST) if is_dataclass(cls) else []
+    for key in spec.parameters:
+        if options and key not in options:
+            raise XtirPassError(f"unknown option '{key}' for pass '{spec.name}'{where}{did_you_mean(key, options)}"
+                                f"{' Its' if did_you_mean(key, options) else '; its'} options: {', '.join(options)}")
     try:
-        return available[spec.name]().from_spec(spec)
+        return cls.from_spec(spec)
     except ValueError as e:
         text = spec_text_of(spec)
-        raise XtirPassError(f"bad options for {text}{where}: {e}" if position is None else f"{e}{where}") from None
+        message = f"bad options for {text}{where}: {e}" if position is None else f"{e}{where}"
+        if any(v == "None" for values in spec.parameters.values() for v in values):
+            message += "; pipelines have no None: a split factor to infer is written -1 (TVM's None)"
+        raise XtirPassError(message) from None
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name.replace("_", "-"), list(known), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 # A string that the pipeline lexer reads back as the same string when written bare.

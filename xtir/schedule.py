@@ -13,13 +13,19 @@ numerics) and only then adopts the copy. So a refused primitive leaves the sched
 `sch.trace`, the passes written as pipeline text and joined by commas, replays the schedule exactly:
 `xtir.transform(original, sch.trace)` prints as `sch.mod`.
 
-Handles (BlockRV, LoopRV) are names, resolved when used, as the passes' options are.
+Handles (BlockRV, LoopRV) denote the block or loop they were made for, as TVM's do: each
+primitive carries them over to the new state (an op the primitive kept, or the op it rebuilt
+in its place under the same name), and a handle whose block or loop the primitive removed
+or replaced (the loop of a split, the loops of a fuse, an inlined block) is no longer valid:
+using it is an XtirPassError naming that primitive. The trace writes handles as names.
 """
 
 from __future__ import annotations
 
+import copy
+import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.dialects import func
@@ -27,13 +33,14 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
 from xtir.context import make_context
-from xtir.dialects.block import BlockOp, ForOp, enclosing_block
+from xtir.dialects.block import BlockOp, ForOp, buffer_name, enclosing_block
 from xtir.errors import XtirPassError, expect_module
 from xtir.passes.analysis.navigation import (
     all_blocks,
     all_loops,
     blocks_under,
     child_blocks,
+    functions,
     get_block,
     get_loop,
     get_loops,
@@ -41,6 +48,7 @@ from xtir.passes.analysis.navigation import (
 )
 from xtir.passes.analysis.regions import BufferRegion, read_regions, write_regions
 from xtir.pipeline import build_pass, run_passes, spec_text
+from xtir.tune.sampling import Decision, Sampler, dumps
 from xtir.verify_numerics import NumericsChecker
 
 
@@ -49,6 +57,8 @@ class BlockRV:
     """A block, by name (TVM's BlockRV)."""
 
     name: str
+    id: int | None = field(default=None, compare=False)
+    """Which block of its Schedule it denotes (None: the block of this name, when used)."""
 
     def __repr__(self) -> str:
         return f"BlockRV({self.name!r})"
@@ -64,6 +74,8 @@ class LoopRV:
 
     name: str
     block: str | None = None
+    id: int | None = field(default=None, compare=False)
+    """Which loop of its Schedule it denotes (None: the loop of this name, when used)."""
 
     def __repr__(self) -> str:
         where = f" above block {self.block!r}" if self.block is not None else ""
@@ -82,16 +94,23 @@ class Schedule:
     XtirNumericsError naming it, and the schedule stays as it was.
     """
 
-    def __init__(self, module: ModuleOp, func_name: str | None = None, verify_numerics: bool = False):
+    def __init__(self, module: ModuleOp, func_name: str | None = None, verify_numerics: bool = False,
+                 seed: int | None = None, decisions: Sequence[Any] | None = None):
         module = expect_module(module, "xtir.Schedule", XtirPassError)
-        function = select_function(module, func_name)  # an unknown or missing function name fails here
+        function = _function_of(module, func_name)
         self._mod = module.clone()
         self._func_name = func_name
         self._ctx = make_context()
         self._steps: list[str] = []
         # decompose_reduction renames its block B to B_update, which B's handles then mean (as in TVM).
         self._renamed: dict[str, str] = {}
+        # What each handle made by this schedule (its id) denotes now, or which step consumed it.
+        # Copies share the counter, so a handle's id means the same in a copy.
+        self._ids = itertools.count()
+        self._ops: dict[int, ForOp | BlockOp] = {}
+        self._consumed: dict[int, str] = {}
         self._numerics = NumericsChecker(self._mod, function.sym_name.data) if verify_numerics else None
+        self._sampler = Sampler(seed, decisions)
 
     # state -------------------------------------------------------------------------------
     @property
@@ -100,28 +119,58 @@ class Schedule:
         return self._mod
 
     @property
-    def trace(self) -> str:
+    def trace(self) -> Trace:
         """The primitives applied so far as an `xtir-opt -p` pipeline (empty when none)."""
-        return ",".join(self._steps)
+        return Trace(self._steps)
 
-    def show(self) -> None:
-        print(self)
+    def show(self, style: str = "mlir") -> None:
+        """Print the current module: as xtir IR with each block's T.reads / T.writes (as TVM's
+        sch.mod.show()), or with style="tvm" as TVMScript would (xtir.script)."""
+        if style == "tvm":
+            from xtir.script import script
+
+            print(script(self._mod), end="")
+            return
+        if style != "mlir":
+            raise XtirPassError(f'show: unknown style "{style}"; styles: mlir, tvm')
+        shown = self._mod.clone()
+        run_passes(shown, [build_pass("test-block-regions", {})], ctx=self._ctx)
+        print(shown)
+
+    def copy(self) -> Schedule:
+        """An independent schedule in the same state; this schedule's handles work on it too."""
+        other = copy.copy(self)
+        other._mod = self._mod.clone()
+        other._ops = _carried(self._ops, self._mod, other._mod)
+        other._consumed = dict(self._consumed)
+        other._steps = list(self._steps)
+        other._renamed = dict(self._renamed)
+        other._sampler = copy.deepcopy(self._sampler)
+        return other
+
+    def work_on(self, func_name: str) -> None:
+        """Schedule the function `func_name` from now on (TVM's work_on)."""
+        _function_of(self._mod, func_name)
+        self._func_name = func_name
 
     def __str__(self) -> str:
         return str(self._mod)
 
     # handles -----------------------------------------------------------------------------
-    def get_block(self, name: str) -> BlockRV:
-        return BlockRV(get_block(self._function(), name).label)
+    def get_block(self, name: str, func_name: str | None = None) -> BlockRV:
+        """The block called `name` in the scheduled function, or in `func_name`."""
+        function = self._function() if func_name is None else _function_of(self._mod, func_name)
+        return self._block_rv(get_block(function, name))
 
-    def get_loops(self, block: BlockRV) -> list[LoopRV]:
-        """The loops above the block in its scope, outermost first."""
-        return [self._loop_rv(loop) for loop in get_loops(self._block(block))]
+    def get_loops(self, block: BlockRV | str) -> list[LoopRV]:
+        """The loops above the block (a handle or a block name) in its scope, outermost first."""
+        target = self._block(block) if isinstance(block, BlockRV) else get_block(self._function(), block)
+        return [self._loop_rv(loop) for loop in get_loops(target)]
 
     def get_child_blocks(self, block_or_loop: BlockRV | LoopRV) -> list[BlockRV]:
         """The blocks directly under a block or loop (not nested in other blocks)."""
         parent = self._block(block_or_loop) if isinstance(block_or_loop, BlockRV) else self._loop(block_or_loop)
-        return [BlockRV(b.label) for b in child_blocks(parent)]
+        return [self._block_rv(b) for b in child_blocks(parent)]
 
     def get_producers(self, block: BlockRV) -> list[BlockRV]:
         """Blocks of the same scope, before this one, that write a buffer it reads or writes
@@ -130,7 +179,7 @@ class Schedule:
         touched = _buffers(read_regions(target)) | _buffers(write_regions(target))
         scope = self._scope_blocks(target)
         before = scope[: scope.index(target)]
-        return [BlockRV(b.label) for b in before if _buffers(write_regions(b)) & touched]
+        return [self._block_rv(b) for b in before if _buffers(write_regions(b)) & touched]
 
     def get_consumers(self, block: BlockRV) -> list[BlockRV]:
         """Blocks of the same scope, after this one, that read or write a buffer it writes."""
@@ -138,7 +187,7 @@ class Schedule:
         written = _buffers(write_regions(target))
         scope = self._scope_blocks(target)
         after = scope[scope.index(target) + 1 :]
-        return [BlockRV(b.label) for b in after if (_buffers(read_regions(b)) | _buffers(write_regions(b))) & written]
+        return [self._block_rv(b) for b in after if (_buffers(read_regions(b)) | _buffers(write_regions(b))) & written]
 
     # loop transformations ------------------------------------------------------------------
     def split(self, loop: LoopRV, factors: Sequence[int | None]) -> list[LoopRV]:
@@ -179,23 +228,26 @@ class Schedule:
     def blockize(self, loop: LoopRV) -> BlockRV:
         """Make the subtree at `loop` a new outer block; return it."""
         outer = self._apply("blockize", {"loop": self._loop_handle(loop)})
-        return BlockRV(outer.label)
+        return self._block_rv(outer)
 
-    def cache_read(self, block: BlockRV, read_buffer_index: int, storage_scope: str,
+    def cache_read(self, block: BlockRV, read_buffer_index: int | str, storage_scope: str,
                    consumer_blocks: Sequence[BlockRV] | None = None) -> BlockRV:
-        """Read the block's read_buffer_index-th read buffer through a cache; return the copy block.
+        """Read the block's read_buffer_index-th read buffer (or the one of that name) through a
+        cache; return the copy block.
 
         The consumers that read the cache are `consumer_blocks`, or every reader in the block's scope."""
-        options: dict[str, Any] = {"block": self._block_handle(block), "index": read_buffer_index,
-                                   "scope": storage_scope}
+        index = self._buffer_index("cache_read", block, read_buffer_index, "read")
+        options: dict[str, Any] = {"block": self._block_handle(block), "index": index, "scope": storage_scope}
         if consumer_blocks:
             options["consumers"] = tuple(self._block_handle(b) for b in consumer_blocks)
-        return BlockRV(self._apply("cache-read", options).label)
+        return self._block_rv(self._apply("cache-read", options))
 
-    def cache_write(self, block: BlockRV, write_buffer_index: int, storage_scope: str) -> BlockRV:
-        """Write the block's write_buffer_index-th written buffer through a cache; return the write-back block."""
-        options = {"block": self._block_handle(block), "index": write_buffer_index, "scope": storage_scope}
-        return BlockRV(self._apply("cache-write", options).label)
+    def cache_write(self, block: BlockRV, write_buffer_index: int | str, storage_scope: str) -> BlockRV:
+        """Write the block's write_buffer_index-th written buffer (or the one of that name) through a
+        cache; return the write-back block."""
+        index = self._buffer_index("cache_write", block, write_buffer_index, "write")
+        options = {"block": self._block_handle(block), "index": index, "scope": storage_scope}
+        return self._block_rv(self._apply("cache-write", options))
 
     def decompose_reduction(self, block: BlockRV, loop: LoopRV) -> BlockRV:
         """Split the block's init into a block before `loop`; return the init block.
@@ -205,7 +257,7 @@ class Schedule:
         old = self._block_handle(block)
         init, update = self._apply("decompose-reduction", {"block": old, "loop": self._loop_handle(loop)})
         self._renamed[old] = update.label
-        return BlockRV(init.label)
+        return self._block_rv(init)
 
     def compute_at(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool = False) -> None:
         self._apply("compute-at", self._at_options(block, loop, preserve_unit_loops))
@@ -218,7 +270,7 @@ class Schedule:
 
         mode="per-iteration" also folds non-linear epilogues as TVM does, which changes the numbers."""
         options = {"block": self._block_handle(reduction), "epilogue": self._block_handle(epilogue), "mode": mode}
-        return BlockRV(self._apply("fuse-reduction-epilogue", options).label)
+        return self._block_rv(self._apply("fuse-reduction-epilogue", options))
 
     def compute_inline(self, block: BlockRV) -> None:
         self._apply("compute-inline", {"block": self._block_handle(block)})
@@ -226,17 +278,108 @@ class Schedule:
     def reverse_compute_inline(self, block: BlockRV) -> None:
         self._apply("reverse-compute-inline", {"block": self._block_handle(block)})
 
+    # sampling (xtir/tune/sampling.py): `seed` makes a schedule reproducible; `decisions`, the
+    # values of an earlier run's decision_trace (None: sample anew), replay or mutate it ------
+    def sample_perfect_tile(self, loop: LoopRV, n: int, max_innermost_factor: int = 16) -> list[int]:
+        """n factors whose product is the loop's extent (for `split`), the innermost at most max_innermost_factor."""
+        return self._sampler.perfect_tile(loop.name, self._loop(loop).extent, n, max_innermost_factor)
+
+    def sample_categorical(self, candidates: Sequence[Any], probs: Sequence[float] | None = None) -> Any:
+        return candidates[self._sampler.categorical(repr(list(candidates)), len(candidates), probs)]
+
+    def sample_compute_location(self, block: BlockRV) -> LoopRV | None:
+        """A loop above the block's first consumer to compute the block at, or None: where it is."""
+        consumers = self.get_consumers(block)
+        loops = self.get_loops(consumers[0]) if consumers else []
+        k = self._sampler.compute_location(self._block_handle(block), len(loops))
+        return loops[k] if k >= 0 else None
+
+    @property
+    def decisions(self) -> list[Decision]:
+        return list(self._sampler.decisions)
+
+    def decision_trace(self) -> str:
+        """The decisions sampled so far and the pipeline they gave, as JSON (xtir.tune.sampling.loads reads it)."""
+        return dumps(self._sampler.decisions, self.trace)
+
+    @property
+    def func_name(self) -> str:
+        """The name of the function this schedule schedules."""
+        return self._function().sym_name.data
+
+    def get(self, rv: BlockRV | LoopRV) -> BlockOp | ForOp:
+        """The block's or loop's op in the current state (read it, do not modify it)."""
+        return self._block(rv) if isinstance(rv, BlockRV) else self._loop(rv)
+
     # internals -----------------------------------------------------------------------------
     def _apply(self, pass_name: str, options: dict[str, Any]) -> Any:
         """Run one primitive on a copy; adopt the copy only if the pass succeeds and it verifies.
         Return what the primitive made (in the new state)."""
         primitive = build_pass(pass_name, {**options, "func": self._func_name})
         module = self._mod.clone()
+        handles = _carried(self._ops, self._mod, module)
+        anchors = {h: _anchors(op) for h, op in handles.items()}
+        existing = list(module.walk())  # held, so that no op made by the pass reuses an id of these
         (result,) = run_passes(module, [primitive], ctx=self._ctx, numerics=self._numerics,
                                where="primitive {k} of the schedule", first=len(self._steps) + 1)
         self._mod = module
         self._steps.append(spec_text(primitive))
+        step = f"{self._steps[-1]} (primitive {len(self._steps)} of the schedule)"
+        self._carry_over(handles, anchors, {id(op) for op in existing}, step)
         return result
+
+    def _carry_over(self, handles: dict[int, ForOp | BlockOp], anchors: dict[int, frozenset[str]],
+                    existing: set[int], step: str) -> None:
+        """Point each handle at what its op is after a primitive: the op itself when the primitive
+        kept it, else the one op the primitive made in its place (same kind and name, and for a
+        loop, above a block that the old loop was above); else the handle is consumed by `step`."""
+        present = {id(op) for op in self._mod.walk()}
+        made = [op for op in self._mod.walk() if id(op) not in existing and isinstance(op, ForOp | BlockOp)]
+        self._ops = {}
+        for h, op in handles.items():
+            if id(op) in present:
+                self._ops[h] = op
+                continue
+            successors = [new for new in made if type(new) is type(op) and new.label == op.label
+                          and (isinstance(op, BlockOp) or anchors[h] & _anchors(new))]
+            if len(successors) == 1:
+                self._ops[h] = successors[0]
+            else:
+                self._consumed[h] = step
+
+    def _block_rv(self, block: BlockOp) -> BlockRV:
+        h = next(self._ids)
+        self._ops[h] = block
+        return BlockRV(block.label, h)
+
+    def _loop_rv(self, loop: ForOp) -> LoopRV:
+        h = next(self._ids)
+        self._ops[h] = loop
+        blocks = blocks_under(loop)
+        return LoopRV(loop.label, blocks[0].label if blocks else None, h)
+
+    def _denoted(self, handle: BlockRV | LoopRV) -> ForOp | BlockOp | None:
+        """The op a handle of this schedule denotes; None for a handle made by hand (a name)."""
+        if handle.id in self._consumed:
+            what = "block" if isinstance(handle, BlockRV) else "loop"
+            raise XtirPassError(
+                f"{handle!r} is no longer valid: its {what} was removed or replaced by {self._consumed[handle.id]}; "
+                "use the handles that primitive returned, or get_block/get_loops again"
+            )
+        return self._ops.get(handle.id) if handle.id is not None else None
+
+    def _buffer_index(self, primitive: str, block: BlockRV, index: int | str, what: str) -> int:
+        """A buffer index as TVM takes it: an int, or the name of one of the block's read (write) buffers."""
+        if isinstance(index, int) and not isinstance(index, bool):
+            return index
+        if not isinstance(index, str):
+            raise XtirPassError(f"{primitive}: {what}_buffer_index must be an int or a buffer name, got {index!r}")
+        target = self._block(block)
+        names = [buffer_name(r.buffer) for r in (read_regions if what == "read" else write_regions)(target)]
+        if index not in names:
+            raise XtirPassError(f'{primitive}: block "{target.label}" {what}s no buffer named "{index}"; '
+                                f"it {what}s {', '.join(names) or 'none'}")
+        return names.index(index)
 
     def _at_options(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool) -> dict[str, Any]:
         return {
@@ -251,12 +394,14 @@ class Schedule:
         return {"loop": self._loop_handle(block_or_loop)}
 
     def _function(self) -> func.FuncOp:
-        return select_function(self._mod, self._func_name)
+        return _function_of(self._mod, self._func_name)
 
     def _block_handle(self, block: BlockRV) -> str:
         """The block's current name: its own, or what decompose_reduction renamed it to."""
         if not isinstance(block, BlockRV):
             raise XtirPassError(f"expected a block handle (BlockRV), got {block!r}")
+        if (op := self._denoted(block)) is not None:
+            return op.label
         names = {b.label for b in all_blocks(self._function())}
         name = block.name
         while name not in names and name in self._renamed:
@@ -267,6 +412,8 @@ class Schedule:
         """The loop's name when it is unique in the function, else `BLOCK/LOOP`."""
         if not isinstance(loop, LoopRV):
             raise XtirPassError(f"expected a loop handle (LoopRV), got {loop!r}")
+        if (op := self._denoted(loop)) is not None:
+            return _loop_text(op, self._function())
         namesakes = [lp for lp in all_loops(self._function()) if lp.label == loop.name]
         if len(namesakes) <= 1 or loop.block is None:
             return loop.name
@@ -278,20 +425,58 @@ class Schedule:
         return tuple(self._loop_handle(lp) for lp in loops)
 
     def _block(self, block: BlockRV) -> BlockOp:
-        return get_block(self._function(), self._block_handle(block))
+        op = self._denoted(block) if isinstance(block, BlockRV) else None
+        return op if isinstance(op, BlockOp) else get_block(self._function(), self._block_handle(block))
 
     def _loop(self, loop: LoopRV) -> ForOp:
-        return get_loop(self._function(), self._loop_handle(loop))
+        op = self._denoted(loop) if isinstance(loop, LoopRV) else None
+        return op if isinstance(op, ForOp) else get_loop(self._function(), self._loop_handle(loop))
 
     def _scope_blocks(self, block: BlockOp) -> list[BlockOp]:
         """The blocks in `block`'s scope (same enclosing block), in program order."""
         scope = enclosing_block(block)
         return [b for b in all_blocks(self._function()) if enclosing_block(b) is scope]
 
-    @staticmethod
-    def _loop_rv(loop: ForOp) -> LoopRV:
-        blocks = blocks_under(loop)
-        return LoopRV(loop.label, blocks[0].label if blocks else None)
+
+
+class Trace(str):
+    """`sch.trace`: the schedule as `xtir-opt -p` pipeline text (a str), with TVM's `show()`."""
+
+    steps: tuple[str, ...]
+
+    def __new__(cls, steps: Sequence[str]) -> Trace:
+        trace = super().__new__(cls, ",".join(steps))
+        trace.steps = tuple(steps)
+        return trace
+
+    def show(self) -> None:
+        """Print the primitives, one a line."""
+        print("\n".join(self.steps))
+
+
+def _function_of(module: ModuleOp, func_name: str | None) -> func.FuncOp:
+    """The function to schedule; with several and no name, say how to pick one from Python."""
+    if func_name is None and len(names := [f.sym_name.data for f in functions(module)]) > 1:
+        raise XtirPassError(f"the module has {len(names)} functions ({', '.join(names)}); choose one with "
+                            f"func_name=, e.g. xtir.Schedule(mod, func_name={names[0]!r}) or sch.work_on({names[0]!r})")
+    return select_function(module, func_name)
+
+
+def _carried(ops: dict[int, ForOp | BlockOp], source: ModuleOp, copy: ModuleOp) -> dict[int, ForOp | BlockOp]:
+    """The same handles in `copy`, a clone of `source` (cloning keeps the order of ops)."""
+    mapping = {id(old): new for old, new in zip(source.walk(), copy.walk(), strict=True)}
+    return {h: mapping[id(op)] for h, op in ops.items()}
+
+
+def _anchors(op: ForOp | BlockOp) -> frozenset[str]:
+    return frozenset(b.label for b in blocks_under(op)) if isinstance(op, ForOp) else frozenset()
+
+
+def _loop_text(loop: ForOp, function: func.FuncOp) -> str:
+    """How a pass option names `loop`: its name when unique in the function, else `BLOCK/LOOP`."""
+    namesakes = [lp for lp in all_loops(function) if lp.label == loop.label]
+    blocks = blocks_under(loop)
+    return loop.label if len(namesakes) <= 1 or not blocks else f"{blocks[0].label}/{loop.label}"
 
 
 def _buffers(regions: Sequence[BufferRegion]) -> set[SSAValue]:

@@ -122,7 +122,7 @@ def marked_loops_independent(module: Any) -> bool:
     the loop backwards tells nothing about compiled code: a loop marked by hand in the input."""
     try:
         for f in module.ops:
-            check_marked_loops("fuzz", f)
+            check_marked_loops(f)
     except xtir.XtirError:
         return False
     return True

@@ -112,16 +112,17 @@ func.func @unknown_loop(%A: memref<4x16xf32>, %C: memref<4xf32>) {
 
 // -----
 
-// Two blocks named "matmul".
-// expected-error @+1 {{'func.func' op decompose-reduction: block name "matmul" is ambiguous: 2 blocks have it}}
+// Two blocks named "matmul": a verifier error (block names are unique in a function).
 func.func @ambiguous_block(%A: memref<4xf32>, %B: memref<4xf32>) {
   block.for %k = 0 to 4 "k" {
+    // expected-note @+1 {{the first one is here}}
     block.block "matmul"(%vk = spatial(4, %k)) {
       %a = block.load %A[%vk] : memref<4xf32>
       block.store %a, %B[%vk] : memref<4xf32>
     }
   }
   block.for %j = 0 to 4 "j" {
+    // expected-error @+1 {{'block.block' op two blocks named "matmul" in function @ambiguous_block; block names must be unique in a function (schedules address blocks by name)}}
     block.block "matmul"(%vj = spatial(4, %j)) {
       %b = block.load %B[%vj] : memref<4xf32>
       block.store %b, %A[%vj] : memref<4xf32>

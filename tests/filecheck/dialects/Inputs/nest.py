@@ -11,7 +11,8 @@ import sys
 
 kind, n = sys.argv[1], int(sys.argv[2])
 if kind == "regions":
-    print("func.func @f() {\n" + 'block.block "b"() {\n' * n + "}\n" * n + "func.return\n}")
+    # Block names are unique in a function.
+    print("func.func @f() {\n" + "".join(f'block.block "b{k}"() {{\n' for k in range(n)) + "}\n" * n + "func.return\n}")
 elif kind == "types":
     t = "tuple<" * n + "f32" + ">" * n
     print(f'func.func @f(%A: memref<4xf32>) {{\nblock.for %i = 0 to 4 "i" {{\nblock.block "b"() where(%i < 2) {{\n'

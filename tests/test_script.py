@@ -1,0 +1,127 @@
+"""xtir.script (xtir/script.py) against what TVM 0.27 prints for the same schedules
+(/work/shared/reference/tvm/ir/*.tvmscript.txt, copied here as tests/script_reference/).
+
+Normalized on both sides before comparing, and nothing else:
+- TVM 0.27's `tirx` spellings: `T.sblock` -> `T.block`, `T.sblock_alloc_buffer` -> `T.alloc_buffer`,
+  `@T.prim_func(s_tir=True)` -> `@T.prim_func`; the `# from ...` header comments are dropped;
+- `a + (b + c)` -> `a + b + c`: TVM keeps the parentheses of a substituted sum, xtir's index
+  expressions are flat sums;
+- after tensorize, the lines of the tensorized block's body (`T.match_buffer`, `T.call_extern`):
+  TVM calls `tmm16` through access pointers, xtir prints the `accel.tmm16` op with its regions.
+Loop, block, buffer and iteration-variable names are xtir's own and are not normalized: they
+are TVM's names.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+import xtir
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = Path(__file__).resolve().parent / "script_reference"
+sys.path.insert(0, str(ROOT / "examples"))
+import seed_gpu  # noqa: E402
+
+SPLIT = (
+    "split{loop=i factors=-1,16},split{loop=j factors=-1,16},split{loop=k factors=-1,16},"
+    "reorder{loops=i_0,j_0,k_0,i_1,j_1,k_1}"
+)
+BLOCKIZE = SPLIT + ",blockize{loop=i_1}"
+CACHE_READ = (
+    BLOCKIZE + ',cache-read{block=matmul_o index=0 scope="global.A_reg"}'
+    ',cache-read{block=matmul_o index=1 scope="global.B_reg"}'
+)
+COMPUTE_AT = CACHE_READ + ',compute-at{block="A_global.A_reg" loop=k_0},compute-at{block="B_global.B_reg" loop=k_0}'
+CACHE_WRITE = COMPUTE_AT + ',cache-write{block=matmul_o index=0 scope="global.accumulator"}'
+REVERSE = CACHE_WRITE + ',reverse-compute-at{block="C_global.accumulator" loop=j_0}'
+DECOMPOSE = REVERSE + ",decompose-reduction{block=matmul_o loop=k_0}"
+TENSORIZE = DECOMPOSE + ",tensorize{block=matmul_o_update intrin=tmm16}"
+
+# TVM inserts the B_global.B_reg stage of the second cache_read before the A_global.A_reg one;
+# xtir's cache-read inserts it after (a difference of the primitive, not of the printing).
+ORDER_OF_CACHE_STAGES = pytest.mark.xfail(strict=True, reason="cache-read stages in the other order than TVM's")
+
+SEED_001 = {
+    "tmm_00_input": "",
+    "tmm_01_split_reorder": SPLIT,
+    "tmm_02_blockize": BLOCKIZE,
+    "tmm_03a_cache_read": CACHE_READ,
+    "tmm_03b_cache_read_compute_at": COMPUTE_AT,
+    "tmm_04a_cache_write": CACHE_WRITE,
+    "tmm_04b_cache_write_reverse_compute_at": REVERSE,
+    "tmm_05_decompose_reduction": DECOMPOSE,
+    "tmm_06_tensorize": TENSORIZE,
+}
+
+SEED_002 = {
+    "gpu_vecadd_02_bind": ("vector_add.mlir", seed_gpu.VECTOR_ADD),
+    "gpu_window_04_coop_fetch": ("window_sum.mlir", seed_gpu.WINDOW_SUM),
+    "gpu_gemm_local_blocking": ("gpu_matmul.mlir", seed_gpu.GEMM_LOCAL),
+    "gpu_gemm_shared_blocking": ("gpu_matmul.mlir", seed_gpu.GEMM_SHARED),
+}
+
+
+def normalize(text: str) -> list[str]:
+    text = text.replace("T.sblock_alloc_buffer", "T.alloc_buffer").replace("T.sblock", "T.block")
+    text = text.replace("@T.prim_func(s_tir=True)", "@T.prim_func")
+    flat = None
+    while flat != text:
+        flat, text = text, re.sub(r"\+ \(([^()]*)\)", r"+ \1", text)
+    lines = [line.rstrip() for line in text.splitlines()]
+    return [line for line in lines if line.strip() and not line.startswith("# from")]
+
+
+def without_intrinsic_body(lines: list[str]) -> list[str]:
+    return [line for line in lines if "T.match_buffer" not in line and "T.call_extern" not in line]
+
+
+def reference(name: str) -> list[str]:
+    return normalize((REFERENCE / f"{name}.tvmscript.txt").read_text())
+
+
+@pytest.mark.parametrize(
+    ("name", "pipeline"),
+    [pytest.param(n, p, marks=[ORDER_OF_CACHE_STAGES] if n == "tmm_03a_cache_read" else []) for n, p in SEED_001.items()],
+)
+def test_seed_001_steps_print_as_tvm_does(name: str, pipeline: str) -> None:
+    module = xtir.parse_file(ROOT / "examples" / "matmul.mlir")
+    if pipeline:
+        module = xtir.transform(module, pipeline)
+    ours, theirs = normalize(xtir.script(module)), reference(name)
+    if name == "tmm_06_tensorize":
+        ours, theirs = without_intrinsic_body(ours), without_intrinsic_body(theirs)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("name", SEED_002)
+def test_seed_002_schedules_print_as_tvm_does(name: str) -> None:
+    example, pipeline = SEED_002[name]
+    assert normalize(xtir.script(seed_gpu.scheduled(example, pipeline))) == reference(name)
+
+
+def test_loop_kinds_predicates_and_lets() -> None:
+    module = xtir.transform(
+        xtir.parse_file(ROOT / "examples" / "matmul.mlir"),
+        "split{loop=i factors=-1,1000},parallel{loop=i_0},split{loop=j factors=-1,16},vectorize{loop=j_1},unroll{loop=k}",
+    )
+    text = xtir.script(module)
+    assert "for i_0 in T.parallel(2):" in text
+    assert "for j_1 in T.vectorized(16):" in text
+    assert "for k in T.unroll(1024):" in text
+    assert "T.where(i_0 * 1000 + i_1 < 1024)" in text
+
+
+def test_schedule_show_tvm_style(capsys: pytest.CaptureFixture[str]) -> None:
+    sch = xtir.Schedule(xtir.parse_file(ROOT / "examples" / "matmul.mlir"))
+    sch.show(style="tvm")
+    assert 'vi, vj, vk = T.axis.remap("SSR", [i, j, k])' in capsys.readouterr().out
+
+
+def test_graph_functions_are_refused() -> None:
+    with pytest.raises(xtir.XtirError, match="block-level functions"):
+        xtir.script(xtir.parse_file(ROOT / "examples" / "mlp.mlir"))

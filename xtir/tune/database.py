@@ -1,0 +1,57 @@
+"""The tuning database: every measured candidate, in SQLite (the standard library's sqlite3).
+
+A record is a workload (a hash of the function's text), the target, the decision trace
+(JSON), the concrete pipeline, the latency in seconds and when it was measured. A later run
+on the same workload and target reads them back: it measures no pipeline twice and starts
+its search from the best known.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+
+from xtir.passes.analysis.navigation import select_function
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    workload TEXT NOT NULL, target TEXT NOT NULL, decisions TEXT NOT NULL, pipeline TEXT NOT NULL,
+    latency REAL NOT NULL, measured_at REAL NOT NULL, PRIMARY KEY (workload, target, pipeline));
+"""
+
+
+@dataclass(frozen=True)
+class Record:
+    decisions: str
+    pipeline: str
+    latency: float
+
+
+def workload_hash(module: ModuleOp, func_name: str | None) -> str:
+    """The structural hash of the function: its printed form (which names values by position)."""
+    return hashlib.sha256(str(select_function(module, func_name)).encode()).hexdigest()[:16]
+
+
+class Database:
+    def __init__(self, path: str | Path):
+        self._db = sqlite3.connect(str(path))
+        self._db.executescript(_SCHEMA)
+
+    def add(self, workload: str, target: str, record: Record) -> None:
+        with self._db:
+            self._db.execute("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)",
+                             (workload, target, record.decisions, record.pipeline, record.latency, time.time()))
+
+    def records(self, workload: str, target: str) -> list[Record]:
+        """The workload's records, fastest first."""
+        rows = self._db.execute("SELECT decisions, pipeline, latency FROM records WHERE workload = ? AND target = ? "
+                                "ORDER BY latency", (workload, target))
+        return [Record(*row) for row in rows]
+
+    def close(self) -> None:
+        self._db.close()
