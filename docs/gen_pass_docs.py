@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import inspect
+import itertools
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import MISSING, fields, is_dataclass
 from pathlib import Path
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ROOT / "docs" / "passes"
@@ -116,10 +120,11 @@ def example(name: str) -> list[str]:
     source = path.read_text().split("// -----")[0]
     wanted = re.search(r"\bfunc=(\w+)", invocation)
     try:
-        module = xtir.parse(source, path.name)
-        if prefix:
-            module = xtir.transform(module, ",".join(prefix))
-        after = xtir.transform(module, invocation)
+        with _sites_numbered_per_page():
+            module = xtir.parse(source, path.name)
+            if prefix:
+                module = xtir.transform(module, ",".join(prefix))
+            after = xtir.transform(module, invocation)
     except XtirError as error:  # a lit test that needs --intrinsics or the like
         return [f"From `{path.relative_to(ROOT)}` (`-p '{invocation}'`); it does not run on its own here: {error}"]
     before_text = _function_text(module, wanted.group(1) if wanted else None)
@@ -143,6 +148,18 @@ def example(name: str) -> list[str]:
         after_text,
         "```",
     ]
+
+
+@contextlib.contextmanager
+def _sites_numbered_per_page() -> Iterator[None]:
+    """Number the run-time error sites of an example from 0: the channel numbers them per
+    process (lowering/runtime_errors.py), and a page must read the same whatever ran before it
+    (tests/test_docs.py checks the pages inside the test session). Nothing here runs the code."""
+    from xtir.lowering import runtime_errors
+
+    numbers = itertools.count()
+    with mock.patch.object(runtime_errors, "register", lambda site: next(numbers)):
+        yield
 
 
 def _function_text(module, name: str | None) -> str:

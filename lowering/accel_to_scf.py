@@ -18,8 +18,9 @@ becomes (C[ci + i, cj + j] += sum_k A[ai + i, ak + k] * B[bj + j, bk + k]):
 The C element is loaded once and carried through the k loop (so LLVM keeps it in a
 register); `fill_zero` and `dma_copy` are i, j nests of stores. Region offsets are index
 expressions, computed once before the nest; the buffers keep their types (and scopes).
-The output uses the same dialects as lower-blocks, which lowers the accel ops it meets
-with the same pattern, so lower-accel may run before it, after it or not at all.
+The output uses the same dialects as lower-blocks, whose blocks-to-scf stage lowers the
+accel ops it meets with the same pattern, so lower-accel may run before it, after it or
+not at all (lower-to-llvm runs it for modules with accel ops and no blocks).
 """
 
 from __future__ import annotations

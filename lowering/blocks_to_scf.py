@@ -1,8 +1,10 @@
-"""lower-blocks: block-dialect IR (after any schedule) to scf / memref / arith.
+"""The stages of lower-blocks: block-dialect IR (after any schedule) to scf / memref / arith.
 
-Output contract (what the llvm lowering relies on): only func.func / func.return /
-func.call (a host function calling the module's block functions),
-arith (index arithmetic included), scf.for / scf.if / scf.yield and memref.alloca /
+lower-blocks is a pipeline (lowering/pipelines.py): inline-blocks, compact-buffers,
+check-parallel-loops, check-bounds, blocks-to-scf, then xDSL's cse, licm and cse. Its
+output contract (what convert-to-llvm and lower-to-gpu start from): only func.func /
+func.return / func.call (a host function calling the module's block functions), arith
+(index arithmetic included), scf.for / scf.if / scf.yield and memref.alloca /
 memref.load / memref.store remain, plus any scalar math.* ops of the input, which pass
 through; function signatures are unchanged.
 
@@ -18,30 +20,29 @@ through; function signatures are unchanged.
 - `block.load` / `block.store`: the index expressions become arith.muli / addi / subi,
   arith.floordivsi (floordiv) and arith.remsi (mod; with a select that makes it a floor
   mod when the operand may be negative) feeding memref.load / memref.store.
-- compact-buffers (on by default) shrinks each scratch buffer to what one iteration of
-  the deepest loop that does not carry data through it uses, and allocates it there. A
-  parallel loop two of whose iterations touch one element that one of them writes, in a
-  buffer allocated outside it (a parameter, or a scratch buffer that carries data between
-  iterations), is refused (a race); iterations writing disjoint rows of an intermediate
-  buffer are not.
-- Then every access must be shown inside its buffer, from the loop bounds and the conditions
-  of the guards around it, or is refused (lowering/bounds_check.py); with
-  `bounds_check=true` each access is checked at run time instead.
+- compact-buffers (lowering/compact_buffers.py, on by default) shrinks each scratch buffer
+  to what one iteration of the deepest loop that does not carry data through it uses, and
+  allocates it there. check-parallel-loops then refuses a parallel loop two of whose
+  iterations touch one element that one of them writes, in a buffer allocated outside it
+  (a parameter, or a scratch buffer that carries data between iterations): a race;
+  iterations writing disjoint rows of an intermediate buffer are not one.
+- check-bounds (lowering/bounds_check.py): every access must be shown inside its buffer,
+  from the loop bounds and the conditions of the guards around it, or is refused; with
+  `runtime=true` each access is checked at run time instead.
 - `block.alloc` becomes `memref.alloca` (same type: the scope string stays the memory
   space) at the start of the function, or inside the loop compact-buffers put it in;
   accel ops become loop nests (lower-accel).
 - Index constants live in the function prologue (after the allocas), once each; the
-  pass ends with xDSL's CSE and LICM, so each index subexpression is computed once per
+  pipeline ends with xDSL's CSE and LICM, so each index subexpression is computed once per
   scope, in the outermost loop whose variables it uses.
 
-It runs in two steps. Inlining is a recursive walk, not a rewrite pattern: inlining a
-block rewrites the index expressions of the ops nested in it (their iteration variables
-become expressions of the loops), which rebuilds those ops outside any rewriter, and
-the outer block must be inlined before the blocks nested in it. Between the steps the
-IR is still block dialect with the blocks gone (block.for loops, block.load/store and
-accel ops indexed by loop variables, guards as scf.if), the form compact-buffers works
-on (`lower-blocks{compact=true}` runs it there). The second step is local, one op at a
-time, and uses a PatternRewriteWalker.
+inline-blocks is a recursive walk, not a rewrite pattern: inlining a block rewrites the
+index expressions of the ops nested in it (their iteration variables become expressions
+of the loops), which rebuilds those ops outside any rewriter, and the outer block must be
+inlined before the blocks nested in it. Its output is still block dialect with the blocks
+gone (block.for loops, block.load/store and accel ops indexed by loop variables, guards
+as scf.if), the form compact-buffers and the checks work on. blocks-to-scf is local, one
+op at a time, and uses a PatternRewriteWalker.
 """
 
 from __future__ import annotations
@@ -61,16 +62,14 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.transforms.common_subexpression_elimination import cse
-from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 
 from xtir.dialects import block as blk
 from xtir.dialects.accel import Accel, TMM16Op
 from xtir.dialects.block import SERIAL, AccessOp, BlockOp
-from xtir.lowering import bounds_check, runtime_errors
+from xtir.lowering import runtime_errors
 from xtir.lowering.accel_to_scf import LowerAccelOp
 from xtir.lowering.arith_guards import GUARDED
-from xtir.lowering.compact_buffers import INIT_GUARD, CompactBuffersPass
+from xtir.lowering.compact_buffers import INIT_GUARD, require_inlined
 from xtir.lowering.index_expr import IndexEmitter, alloca_point, constant, entry_block, sort_prologue
 from xtir.lowering.loops import LOOP_KIND, LOOP_NAME
 from xtir.lowering.microkernels import KERNEL_ATTR, tmm16_call
@@ -260,40 +259,54 @@ def _check_parallel_loops(pass_name: str, f: Operation) -> None:
 
 
 @dataclass(frozen=True)
-class LowerBlocksPass(ModulePass):
-    """lower-blocks{compact=true}: see the module docstring for the output contract."""
+class InlineBlocksPass(ModulePass):
+    """inline-blocks: step 1. Refuses ops outside the dialects lower-blocks lowers, then
+    replaces every block by its body (the IR stays block dialect, without blocks)."""
 
-    name = "lower-blocks"
-
-    compact: bool = True
-    """Run compact-buffers after inlining the blocks (scratch buffers shrink to a tile)."""
-    microkernels: bool = False
-    """Leave accel.tmm16 as a call of the CPU micro-kernel (lowering/microkernels.py) for
-    convert-to-llvm, instead of a scalar loop nest; xtir.build sets it."""
-    bounds_check: bool = False
-    """Check every access at run time (lowering/bounds_check.py) instead of refusing the
-    ones that cannot be shown in bounds; xtir.build(..., bounds_check=True) sets it."""
+    name = "inline-blocks"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _check(op, _INPUT_OPS, self.name, "it lowers the block, accel, arith, math, scf and memref dialects only")
         for f in op.ops:
             if isinstance(f, func.FuncOp):
                 inline_blocks(f.body)
-        if self.compact:
-            CompactBuffersPass().apply(ctx, op)
+
+
+@dataclass(frozen=True)
+class CheckParallelLoopsPass(ModulePass):
+    """check-parallel-loops: refuse a parallel loop whose iterations race (on inlined blocks,
+    after compact-buffers gave each iteration its own scratch buffers where it could)."""
+
+    name = "check-parallel-loops"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in op.ops:
-            _check_parallel_loops(self.name, f)
-            if isinstance(f, func.FuncOp) and f.body.blocks:
-                bounds_check.check_accesses(self.name, f, self.bounds_check)
+            if isinstance(f, func.FuncOp):
+                require_inlined(self.name, f)
+                _check_parallel_loops(self.name, f)
+
+
+@dataclass(frozen=True)
+class BlocksToScfPass(ModulePass):
+    """blocks-to-scf{microkernels=false}: step 2, on inlined blocks. Loops, accesses,
+    allocations and accel ops become scf / memref / arith (see the module docstring for the
+    output contract, which it checks); xDSL's cse and licm run after it in lower-blocks."""
+
+    name = "blocks-to-scf"
+
+    microkernels: bool = False
+    """Leave accel.tmm16 as a call of the CPU micro-kernel (lowering/microkernels.py) for
+    convert-to-llvm, instead of a scalar loop nest; xtir.build sets it."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for f in op.ops:
+            if isinstance(f, func.FuncOp):
+                require_inlined(self.name, f)
         patterns = [LowerFor(), LowerLoad(), LowerStore(), LowerAlloc(), LowerAccelOp()]
         if self.microkernels:
             patterns.insert(0, TMM16ToMicrokernel())
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False).rewrite_module(op)
-        # each subexpression once per scope, computed in the outermost loop it depends on
         for f in op.ops:
-            cse(f)
-        LoopInvariantCodeMotionPass().apply(ctx, op)
-        for f in op.ops:
-            cse(f)
-            sort_prologue(f)  # type: ignore[arg-type]
+            if isinstance(f, func.FuncOp):
+                sort_prologue(f)
         _check(op, _OUTPUT_OPS, self.name, "lowering left it behind")

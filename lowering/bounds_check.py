@@ -1,34 +1,37 @@
 """Compiled code touches only its buffers: each access is shown in bounds, or checked at run time.
 
-lower-blocks runs `check_accesses` on each function once its blocks are inlined and its
-scratch buffers compacted, where every index is an expression of loop variables under the
-guards (scf.if) that block predicates became. Each index must stay in its dimension
+The check-bounds stage of lower-blocks runs `check_accesses` on each function once its
+blocks are inlined and its scratch buffers compacted, where every index is an expression
+of loop variables under the guards (scf.if) that block predicates became. Each index must stay in its dimension
 wherever the guards' conditions hold (dialects/bounds.py: interval arithmetic with the
 conditions as facts, else every point). An index that leaves at some point is refused with
 that point; one that cannot be shown either way (too many points) is refused too, unless
 the build checks bounds at run time.
 
-With `bounds_check` (`xtir.build(module, bounds_check=True)`, `lower-blocks{bounds_check=true}`)
-every access is guarded instead: `scf.if (0 <= index < size, each dimension)` around it, and
-otherwise a report `(dimension, index)` per dimension on the run-time error channel
-(lowering/runtime_errors.py), which records the first access out of range; a load out of
-range yields 0. The built function raises that access as an XtirEvaluationError after the
-call returns.
+With `check-bounds{runtime=true}` (`xtir.build(module, bounds_check=True)`,
+`lower-blocks{bounds_check=true}`) every access is guarded instead: `scf.if (0 <= index <
+size, each dimension)` around it, and otherwise a report `(dimension, index)` per dimension
+on the run-time error channel (lowering/runtime_errors.py), which records the first access
+out of range; a load out of range yields 0. The built function raises that access as an
+XtirEvaluationError after the call returns.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.diagnostics import op_location
 from xtir.dialects.block import AccessOp, buffer_name, point_text
 from xtir.dialects.bounds import within
 from xtir.lowering import runtime_errors
+from xtir.lowering.compact_buffers import require_inlined
 from xtir.lowering.index_expr import IndexEmitter, index_bounds
 from xtir.passes.analysis.dependences import block_of, guard_facts
 from xtir.passes.utils import fail
@@ -69,6 +72,24 @@ def check_accesses(pass_name: str, f: func.FuncOp, guard_all: bool) -> None:
                                "to check it at run time")
         if guard_all:
             _guard(op)
+
+
+@dataclass(frozen=True)
+class CheckBoundsPass(ModulePass):
+    """check-bounds{runtime=false}: refuse the accesses not shown in bounds, or (runtime=true)
+    check every access at run time; on loop nests whose blocks are inlined."""
+
+    name = "check-bounds"
+
+    runtime: bool = False
+    """Guard every access with a run-time check instead of refusing the ones that cannot be
+    shown in bounds; lower-blocks{bounds_check=true} and xtir.build(..., bounds_check=True) set it."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for f in op.ops:
+            if isinstance(f, func.FuncOp) and f.body.blocks:
+                require_inlined(self.name, f)
+                check_accesses(self.name, f, self.runtime)
 
 
 def _what(op: Operation, buffer: SSAValue) -> str:

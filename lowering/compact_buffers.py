@@ -7,8 +7,8 @@ into the deepest loop L whose iterations do not share data through the buffer, s
 it to the box that one iteration of L touches, and rebases every access by the box's
 start (an expression of the loops around L): the tile becomes `memref<16x16xf32>`.
 
-It works on IR whose blocks are already inlined (lower-blocks runs it between inlining
-and access lowering), where every index is an expression of loop variables.
+It works on IR whose blocks are already inlined (lower-blocks runs it right after
+inline-blocks), where every index is an expression of loop variables.
 
 L is sound when no iteration of L reads what an earlier iteration wrote: every read of
 the buffer under L must be covered by a write earlier in the same iteration that runs
@@ -291,14 +291,19 @@ def _rebase(op: AccessOp, buffer: SSAValue, starts: list[Expr]) -> None:
                       for b, offs, sizes in op.regions_()])
 
 
+def require_inlined(pass_name: str, f: func.FuncOp) -> None:
+    """The stages of lower-blocks after inline-blocks work on loop nests without blocks."""
+    if any(isinstance(o, BlockOp) for o in f.walk()):
+        raise fail(pass_name, f, f"function @{f.sym_name.data} still has blocks; {pass_name} runs on loop nests "
+                   "whose blocks are inlined (after inline-blocks)")
+
+
 @dataclass(frozen=True)
 class CompactBuffersPass(ModulePass):
     name = "compact-buffers"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in (o for o in op.ops if isinstance(o, func.FuncOp)):
-            if any(isinstance(o, BlockOp) for o in f.walk()):
-                raise fail(self.name, f, f"function @{f.sym_name.data} still has blocks; it runs on lowered loop "
-                           "nests (lower-blocks runs it after inlining the blocks)")
+            require_inlined(self.name, f)
             for alloc in [o for o in f.walk() if isinstance(o, AllocOp)]:
                 compact(alloc, f)

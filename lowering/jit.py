@@ -51,8 +51,8 @@ from xdsl.utils.exceptions import LLVMTranslationException
 from xtir.errors import XtirError, XtirEvaluationError, XtirWarning
 from xtir.evaluate import check_arguments
 from xtir.lowering import llvm_worker
+from xtir.lowering.llvm_target import SYMBOL_PREFIX, llvm_symbol
 from xtir.lowering.loops import LOOP_ANNOTATION
-from xtir.lowering.to_llvm import SYMBOL_PREFIX, llvm_symbol
 
 _LLVM_LOCK = threading.RLock()
 """Held by every call into LLVM in this process (reentrant: an engine may be freed by the

@@ -1,8 +1,9 @@
-"""Loop kinds at the scf level, before the llvm conversion.
+"""Loop kinds at the scf level, before the llvm conversion: the stages expand-unrolled-loops
+and convert-scf-to-cf-annotated of convert-to-llvm.
 
 `lower-blocks` tags each `scf.for` with `xtir.loop_name` and, unless it is serial,
 `xtir.loop_kind` (parallel, vectorized, unrolled, thread_binding). Here:
-- thread-bound loops are refused (they belong to the cuda target);
+- thread-bound loops are refused before (check-llvm-target, in lowering/llvm_target.py);
 - unrolled loops with a constant trip count are fully unrolled in the IR (xDSL's
   `scf-for-loop-unroll` pattern, restricted to them) when that makes at most
   UNROLL_BUDGET ops; a bigger loop asks LLVM to unroll it by the largest count
@@ -17,9 +18,13 @@ Parallel loops are outlined by `lowering/openmp.py` before this runs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import BoolAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -29,9 +34,6 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
 from xdsl.transforms.scf_for_loop_unroll import UnrollLoopPattern
-
-from xtir.diagnostics import format_op_error
-from xtir.errors import XtirPassError
 
 LOOP_NAME = "xtir.loop_name"
 LOOP_KIND = "xtir.loop_kind"
@@ -80,13 +82,9 @@ def unrolled_size(op: Operation) -> float:
     return 1 + inner
 
 
-def refuse_thread_bindings(module: ModuleOp) -> None:
-    """The llvm target runs on the CPU: a loop bound to a GPU thread axis is an error."""
-    for op in module.walk():
-        if isinstance(op, scf.ForOp) and loop_kind(op) == THREAD_BINDING:
-            tag = next((t for a in THREAD_TAG_ATTRS if (t := _string_attr(op, a))), "a GPU thread axis")
-            message = f"loop {loop_name(op)} is bound to {tag}; build it for the cuda target"
-            raise XtirPassError(format_op_error(op, f"convert-to-llvm: {message}"))
+def thread_tag(op: scf.ForOp) -> str:
+    """The GPU thread axis a thread-bound loop is bound to."""
+    return next((t for a in THREAD_TAG_ATTRS if (t := _string_attr(op, a))), "a GPU thread axis")
 
 
 def annotate(op: scf.ForOp, **entries: Attribute) -> None:
@@ -147,11 +145,25 @@ class AnnotatedForLowering(ForLowering):
                 block.last_op.attributes[LOOP_ANNOTATION] = annotation
 
 
-def unroll_loops(module: ModuleOp) -> None:
-    PatternRewriteWalker(UnrollTaggedLoop()).rewrite_module(module)
+@dataclass(frozen=True)
+class ExpandUnrolledLoopsPass(ModulePass):
+    """expand-unrolled-loops: unroll the loops of kind "unrolled" (xDSL's `scf-for-loop-unroll`
+    unrolls every loop it is given; here only the marked ones, within UNROLL_BUDGET)."""
+
+    name = "expand-unrolled-loops"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(UnrollTaggedLoop()).rewrite_module(op)
 
 
-def scf_to_cf(module: ModuleOp) -> None:
-    PatternRewriteWalker(GreedyRewritePatternApplier([SwitchLowering(), IfLowering(), AnnotatedForLowering()])).rewrite_module(
-        module
-    )
+@dataclass(frozen=True)
+class ConvertScfToCfAnnotatedPass(ModulePass):
+    """convert-scf-to-cf-annotated: xDSL's `convert-scf-to-cf` patterns, with the for loop's
+    lowering replaced by one that keeps the loop's annotation on its back edge (upstream's
+    drops the loop's attributes, and with them what LLVM is asked to do with the loop)."""
+
+    name = "convert-scf-to-cf-annotated"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns = GreedyRewritePatternApplier([SwitchLowering(), IfLowering(), AnnotatedForLowering()])
+        PatternRewriteWalker(patterns).rewrite_module(op)

@@ -13,7 +13,7 @@ only exist once memrefs become pointers:
 - `lower-blocks{microkernels=true}` (what `xtir.build` runs) turns each accel.tmm16 into
   a `func.call` of a private declaration marked `xtir.microkernel = "tmm16"`, passing
   each buffer with the row and column where its tile starts;
-- `convert-to-llvm` turns that call into `getelementptr`s to the three tiles and a call
+- `convert-memref-to-llvm` (a stage of convert-to-llvm) turns that call into `getelementptr`s to the three tiles and a call
   of `@xtir_tmm16` with the row strides, and defines `@xtir_tmm16` in the module.
 """
 
@@ -26,6 +26,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from xtir.dialects.accel import TILE, TMM16Op
 from xtir.dialects.layout import row_stride
+from xtir.lowering.to_llvm import entry_constant
 
 KERNEL_ATTR = "xtir.microkernel"
 TMM16 = "xtir_tmm16"
@@ -153,12 +154,11 @@ class MicrokernelCallLowering(RewritePattern):
         pointers, strides = [], []
         args = list(op.arguments)
         for buffer, row, col in zip(args[0::3], args[1::3], args[2::3]):
-            made, pointer = self.element_pointer(op, buffer, [row, col])
+            made, pointer = self.element_pointer(rewriter, op, buffer, [row, col])
             ops += made
             pointers.append(pointer)
             assert isinstance(buffer.type, MemRefType)
-            ops.append(stride := llvm.ConstantOp(IntegerAttr(row_stride(buffer.type), i64), i64))
-            strides.append(stride.result)
+            strides.append(entry_constant(rewriter, op, row_stride(buffer.type)))
         module = op.get_toplevel_object()
         assert isinstance(module, ModuleOp)
         if not any(isinstance(o, llvm.FuncOp) and o.sym_name.data == TMM16 for o in module.ops):

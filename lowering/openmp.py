@@ -12,7 +12,7 @@ and the loop becomes `func.call @main_i_0_parallel(<captured values>) {xtir.omp_
 Constants are cloned into the body, not captured, so LLVM still sees constant bounds.
 Parallel loops nested in it, and parallel loops that carry values, run serially.
 
-At the llvm level (see `lowering/to_llvm.py`) the marked call stores the captured values
+At the llvm level (convert-func-to-llvm, `lowering/func_to_llvm.py`) the marked call stores the captured values
 in an 8-byte slot each of an `llvm.alloca`'d array and calls
 `GOMP_parallel(@main_i_0_parallel_omp, %data, 0, 0)`; the wrapper `@..._omp(%data)` loads
 the slots and calls the body, whose pointer arguments are `noalias` like the entry's
@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
+from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
 from xdsl.dialects.builtin import (
     IndexType,
@@ -38,6 +40,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.passes import ModulePass
 
 from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, PARALLEL, loop_kind, loop_name
 
@@ -130,7 +133,7 @@ def _outline(module: ModuleOp, loop: scf.ForOp) -> None:
     while parent is not None and not isinstance(parent, func.FuncOp):
         parent = parent.parent_op()
     assert isinstance(parent, func.FuncOp)
-    # the function's name is an identifier already (convert-to-llvm checks), the loop's may be anything
+    # the function's name is an identifier already (mangle-symbols checks), the loop's may be anything
     loop_part = re.sub(r"[^A-Za-z0-9_]", "_", loop_name(loop))
     name = _fresh_symbol(module, f"{parent.sym_name.data}_{loop_part}_parallel")
 
@@ -171,14 +174,22 @@ def _outline(module: ModuleOp, loop: scf.ForOp) -> None:
     loop.erase()
 
 
-def outline_parallel_loops(module: ModuleOp) -> None:
-    loops = list(_outermost_parallel_loops(module))
-    if not loops:
-        return
-    for loop in loops:
-        _outline(module, loop)
-    _declare(module, "omp_get_thread_num", [], [i32])
-    _declare(module, "omp_get_num_threads", [], [i32])
+@dataclass(frozen=True)
+class OutlineParallelLoopsPass(ModulePass):
+    """outline-parallel-loops: the scf level of the module docstring. xDSL's
+    `convert-scf-to-openmp` makes omp dialect ops, which nothing lowers to LLVM IR here;
+    xtir calls libgomp itself, as TVM's CPU codegen does."""
+
+    name = "outline-parallel-loops"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        loops = list(_outermost_parallel_loops(op))
+        if not loops:
+            return
+        for loop in loops:
+            _outline(op, loop)
+        _declare(op, "omp_get_thread_num", [], [i32])
+        _declare(op, "omp_get_num_threads", [], [i32])
 
 
 # ----------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import pytest
 import xtir
 from tests.test_build import matmul
 from xtir.build import lower_to_llvm
-from xtir.lowering.to_llvm import STACK_BUDGET
+from xtir.lowering.memref_to_llvm import STACK_BUDGET
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -413,7 +413,7 @@ def test_scratch_buffers_of_element_types_without_lowering_are_refused(element: 
   }}
   func.return
 }}"""
-    with pytest.raises(xtir.XtirPassError, match=f"convert-to-llvm: element type {re.escape(element)} is not supported "
+    with pytest.raises(xtir.XtirPassError, match=f"check-llvm-target: element type {re.escape(element)} is not supported "
                        "on the CPU"):
         xtir.build(xtir.parse(text))
 

@@ -10,7 +10,7 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 
 import xtir
-from xtir.lowering.blocks_to_scf import LowerBlocksPass
+from xtir.lowering.pipelines import LowerBlocksPass
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -179,7 +179,7 @@ def test_unexpected_op_is_refused() -> None:
         }
         """
     )
-    with pytest.raises(xtir.XtirPassError, match="lower-blocks: unexpected op tensor.empty"):
+    with pytest.raises(xtir.XtirPassError, match="inline-blocks: unexpected op tensor.empty"):
         xtir.transform(module, "lower-blocks")
 
 

@@ -1,10 +1,11 @@
 """`xtir.build`: compile a module to a function callable on numpy arrays (TVM's `tvm.build`).
 
-Pipeline for target "llvm": `lower-blocks` (when the module still has block-dialect ops),
-`lower-accel` (when accel ops are left), `guard-arith`, `convert-to-llvm`, then the JIT of
-`xtir.lowering.jit` (LLVM IR, O3 for the host CPU in a worker process, MCJIT). Compiled
-functions are cached in the process by the hash of the module's text, the target and the
-entry. Safe to call from several threads at once.
+Pipeline for target "llvm": `lower-to-llvm` (lowering/pipelines.py: lower-blocks when the
+module has block-dialect ops, lower-accel when accel ops are left, guard-arith,
+convert-to-llvm), then the JIT of `xtir.lowering.jit` (LLVM IR, O3 for the host CPU in a
+worker process, MCJIT). Targets "cuda" / "cuda-cpu" run the same lower-blocks pipeline,
+then lower-to-gpu and the CUDA emitter. Compiled functions are cached in the process by
+the hash of the module's text, the target and the entry. Safe to call from several threads at once.
 """
 
 from __future__ import annotations
@@ -47,13 +48,8 @@ def lower_to_llvm(module: ModuleOp, entry: str | None = None, bounds_check: bool
     for op in result.ops:
         if isinstance(op, func.FuncOp) and op.sym_name.data == entry:
             op.sym_visibility = None
-    if _uses_dialect(result, "block"):
-        # accel.tmm16 becomes a call of the vectorized CPU micro-kernel rather than a loop nest
-        _run(result, "lower-blocks", microkernels=True, bounds_check=bounds_check)
-    if _uses_dialect(result, "accel"):
-        _run(result, "lower-accel")
-    _run(result, "guard-arith")
-    _run(result, "convert-to-llvm")
+    # accel.tmm16 becomes a call of the vectorized CPU micro-kernel rather than a loop nest
+    _run(result, "lower-to-llvm", microkernels=True, bounds_check=bounds_check)
     return result
 
 

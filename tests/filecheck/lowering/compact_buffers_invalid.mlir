@@ -1,7 +1,7 @@
 // RUN: not xtir-opt %s -p compact-buffers 2>&1 | filecheck %s
 
 // Blocks must be inlined first.
-// CHECK: {{.*}}compact_buffers_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op compact-buffers: function @blocks still has blocks; it runs on lowered loop nests (lower-blocks runs it after inlining the blocks)
+// CHECK: {{.*}}compact_buffers_invalid.mlir:[[# @LINE + 1]]:1: error: 'func.func' op compact-buffers: function @blocks still has blocks; compact-buffers runs on loop nests whose blocks are inlined (after inline-blocks)
 func.func @blocks(%A: memref<8xf32>) {
   block.for %i = 0 to 8 "i" {
     block.block "b"(%vi = spatial(8, %i)) {

@@ -3,7 +3,7 @@
 // arith, math, scf and memref dialects, and top-level ops other than functions.
 
 func.func @graph(%A: memref<4xf32>, %B: memref<4xf32>) {
-  // CHECK: {{.*}}lower_blocks_invalid.mlir:[[# @LINE + 1]]:3: error: 'tensor.empty' op lower-blocks: unexpected op tensor.empty; it lowers the block, accel, arith, math, scf and memref dialects only
+  // CHECK: {{.*}}lower_blocks_invalid.mlir:[[# @LINE + 1]]:3: error: 'tensor.empty' op inline-blocks: unexpected op tensor.empty; it lowers the block, accel, arith, math, scf and memref dialects only
   %t = tensor.empty() : tensor<4xf32>
   block.for %i = 0 to 4 "i" {
     block.block "B"(%vi = spatial(4, %i)) {
@@ -17,7 +17,7 @@ func.func @graph(%A: memref<4xf32>, %B: memref<4xf32>) {
 
 // -----
 
-// CHECK: {{.*}}lower_blocks_invalid.mlir:[[# @LINE + 1]]:1: error: 'memref.global' op lower-blocks: unexpected op memref.global at the top level; it lowers functions only
+// CHECK: {{.*}}lower_blocks_invalid.mlir:[[# @LINE + 1]]:1: error: 'memref.global' op inline-blocks: unexpected op memref.global at the top level; it lowers functions only
 "memref.global"() <{sym_name = "table", sym_visibility = "private", type = memref<4xf32>, initial_value = dense<1.000000e+00> : tensor<4xf32>, constant}> : () -> ()
 
 // -----
@@ -25,7 +25,7 @@ func.func @graph(%A: memref<4xf32>, %B: memref<4xf32>) {
 // A parallel loop written by hand whose iterations share an element one of them writes (the
 // parallel primitive refuses it; parallel_invalid.mlir): a race, refused.
 func.func @racing_parallel_loop(%U: memref<17xf32>) {
-  // CHECK: {{.*}}lower_blocks_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op lower-blocks: parallel loop "i" would race: block "B" writes an element of U in iteration 15 of loop "i" that block "B" reads in iteration 14
+  // CHECK: {{.*}}lower_blocks_invalid.mlir:[[# @LINE + 1]]:3: error: 'block.for' op check-parallel-loops: parallel loop "i" would race: block "B" writes an element of U in iteration 15 of loop "i" that block "B" reads in iteration 14
   block.for %i = 0 to 16 "i" parallel {
     block.block "B"(%vi = spatial(16, %i)) {
       %u = block.load %U[15 - %vi] : memref<17xf32>
@@ -47,7 +47,7 @@ func.func @guard_too_weak(%A: memref<10xf32>, %B: memref<10xf32>) {
     %in = arith.cmpi slt, %t, %c12 : index
     scf.if %in {
       block.block "g"(%vt = spatial(12, %t)) {
-        // CHECK: {{.*}}lower_blocks_invalid.mlir:[[# @LINE + 1]]:9: error: 'block.load' op lower-blocks: block.load on %A in block "g": index 0 is 10 at t = 10, outside [0, 9]
+        // CHECK: {{.*}}lower_blocks_invalid.mlir:[[# @LINE + 1]]:9: error: 'block.load' op check-bounds: block.load on %A in block "g": index 0 is 10 at t = 10, outside [0, 9]
         %a = block.load %A[%vt] : memref<10xf32>
         block.store %a, %B[%vt] : memref<10xf32>
       }
@@ -67,7 +67,7 @@ func.func @unknown_guard(%A: memref<10xf32>, %B: memref<10xf32>, %N: memref<1xin
     %in = arith.cmpi slt, %t, %n : index
     scf.if %in {
       block.block "g"(%vt = spatial(16, %t)) {
-        // CHECK: {{.*}}lower_blocks_invalid.mlir:[[# @LINE + 1]]:9: error: 'block.load' op lower-blocks: block.load on %A in block "g": cannot show that index 0 stays in [0, 9] under the conditions around it; build with bounds_check=True to check it at run time
+        // CHECK: {{.*}}lower_blocks_invalid.mlir:[[# @LINE + 1]]:9: error: 'block.load' op check-bounds: block.load on %A in block "g": cannot show that index 0 stays in [0, 9] under the conditions around it; build with bounds_check=True to check it at run time
         %a = block.load %A[%vt] : memref<10xf32>
         block.store %a, %B[%vt] : memref<10xf32>
       }

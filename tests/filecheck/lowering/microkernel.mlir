@@ -1,17 +1,16 @@
 // RUN: xtir-opt %s -p convert-to-llvm | filecheck %s
 // A call of the tmm16 micro-kernel (what lower-blocks{microkernels=true} leaves for
 // accel.tmm16): convert-to-llvm passes element pointers to the three tiles and their row
-// strides, and defines @xtir_tmm16 once: 16 vector loads of B's rows, a transpose in
+// strides (each constant once in the function), and defines @xtir_tmm16 once: 16 vector loads of B's rows, a transpose in
 // registers (64 shuffles), 256 broadcasts of A's elements, 256 vector FMAs, 16 stores.
 
 // CHECK:      llvm.func @xtir.main(%A: !llvm.ptr {llvm.noalias}, %B: !llvm.ptr {llvm.noalias}, %C: !llvm.ptr {llvm.noalias}) {
+// CHECK-NEXT:   %c32 = llvm.mlir.constant(32) : i64
+// CHECK-NEXT:   %c16 = llvm.mlir.constant(16) : i64
 // CHECK-NEXT:   %C_ptr = llvm.getelementptr inbounds %C[0] : (!llvm.ptr) -> !llvm.ptr, f32
-// CHECK-NEXT:   %0 = llvm.mlir.constant(16) : i64
 // CHECK-NEXT:   %A_ptr = llvm.getelementptr inbounds %A[512] : (!llvm.ptr) -> !llvm.ptr, f32
-// CHECK-NEXT:   %1 = llvm.mlir.constant(32) : i64
 // CHECK-NEXT:   %B_ptr = llvm.getelementptr inbounds %B[16] : (!llvm.ptr) -> !llvm.ptr, f32
-// CHECK-NEXT:   %2 = llvm.mlir.constant(32) : i64
-// CHECK-NEXT:   llvm.call @xtir_tmm16(%C_ptr, %A_ptr, %B_ptr, %0, %1, %2) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
+// CHECK-NEXT:   llvm.call @xtir_tmm16(%C_ptr, %A_ptr, %B_ptr, %c16, %c32, %c32) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
 // CHECK-NEXT:   llvm.return
 // CHECK-NEXT: }
 // CHECK-NEXT: llvm.func internal @xtir_tmm16(%C_1: !llvm.ptr, %A_1: !llvm.ptr, %B_1: !llvm.ptr, %ldc: i64, %lda: i64, %ldb: i64) {

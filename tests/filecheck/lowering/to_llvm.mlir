@@ -39,16 +39,17 @@ func.func @vadd(%A: memref<1024xf32>, %B: memref<1024xf32>, %C: memref<1024xf32>
 
 // -----
 
-// A 2-D access is linearized with the row-major strides (constant indices folded in); a
+// A 2-D access is linearized with the row-major strides (constant indices folded in), its
+// constants (the stride 32, the offset 3) taken from the function's prologue; a
 // loop-carried value becomes a block argument of the loop header.
 
 // CHECK-LABEL: llvm.func @xtir.row_sum(%A: !llvm.ptr {llvm.noalias}, %S: !llvm.ptr {llvm.noalias}) {
-// CHECK:         llvm.br ^[[HEAD:bb[0-9]+]](%c0, %zero : i64, f32)
+// CHECK:         %c3 = llvm.mlir.constant(3) : i64
+// CHECK:         %c32 = llvm.mlir.constant(32) : i64
+// CHECK-NEXT:    llvm.br ^[[HEAD:bb[0-9]+]](%c0, %zero : i64, f32)
 // CHECK-NEXT:  ^[[HEAD]](%k: i64, %acc: f32):
-// CHECK:         %[[STRIDE:.*]] = llvm.mlir.constant(32) : i64
-// CHECK-NEXT:    %[[ROW:.*]] = llvm.mul %k, %[[STRIDE]] overflow<nsw> : i64
-// CHECK-NEXT:    %[[OFF:.*]] = llvm.mlir.constant(3) : i64
-// CHECK-NEXT:    %[[LIN:.*]] = llvm.add %[[ROW]], %[[OFF]] overflow<nsw> : i64
+// CHECK:         %[[ROW:.*]] = llvm.mul %k, %c32 overflow<nsw> : i64
+// CHECK-NEXT:    %[[LIN:.*]] = llvm.add %[[ROW]], %c3 overflow<nsw> : i64
 // CHECK-NEXT:    %A_ptr = llvm.getelementptr inbounds %A[%[[LIN]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    %a = llvm.load %A_ptr : !llvm.ptr -> f32
 // CHECK-NEXT:    %next = llvm.fadd %acc, %a {fastmathFlags = #llvm.fastmath<contract>} : f32
@@ -286,5 +287,29 @@ func.func @select_and_divide(%A: memref<8xf32>) {
     }
     memref.store %v, %A[%i] : memref<8xf32>
   } {xtir.loop_name = "i"}
+  func.return
+}
+
+// -----
+
+// Each constant is in the function once, not once per access: the three accesses share the
+// stride 32 (and the offset 2), and a floor division's 0 and 1 are shared with them.
+
+// CHECK-LABEL: llvm.func @xtir.shared_constants(
+// CHECK-COUNT-1: llvm.mlir.constant(32) : i64
+// CHECK-NOT:     llvm.mlir.constant(32) : i64
+// CHECK-NOT:     llvm.mlir.constant(2) : i64
+// CHECK-NOT:     llvm.mlir.constant(0) : i64
+// CHECK-NOT:     llvm.mlir.constant(1) : i64
+// CHECK:         llvm.return
+func.func @shared_constants(%A: memref<16x32xf32>, %B: memref<16x32xf32>, %i: index, %j: index) {
+  %c2 = arith.constant 2 : index
+  %a = memref.load %A[%i, %j] : memref<16x32xf32>
+  %b = memref.load %B[%j, %i] : memref<16x32xf32>
+  %s = arith.addf %a, %b : f32
+  memref.store %s, %A[%j, %c2] : memref<16x32xf32>
+  %q = arith.floordivsi %i, %c2 : index
+  %r = arith.floordivsi %j, %c2 : index
+  memref.store %s, %B[%q, %r] : memref<16x32xf32>
   func.return
 }

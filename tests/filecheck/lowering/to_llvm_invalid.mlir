@@ -6,7 +6,7 @@ func.func @bound(%A: memref<64xf32>) {
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
   %one = arith.constant 1.0 : f32
-  // CHECK: {{.*}}to_llvm_invalid.mlir:[[# @LINE + 1]]:3: error: 'scf.for' op convert-to-llvm: loop i_0 is bound to threadIdx.x; build it for the cuda target
+  // CHECK: {{.*}}to_llvm_invalid.mlir:[[# @LINE + 1]]:3: error: 'scf.for' op check-llvm-target: loop i_0 is bound to threadIdx.x; build it for the cuda target
   scf.for %i = %c0 to %c64 step %c1 {
     memref.store %one, %A[%i] : memref<64xf32>
   } {xtir.loop_name = "i_0", xtir.loop_kind = "thread_binding", xtir.thread = "threadIdx.x"}

@@ -4,14 +4,14 @@
 // element types without lowering are refused: bf16 (llvmlite, which writes the LLVM IR, has no
 // bfloat type), f80 and complex numbers (xDSL's translation raised a ValueError or its own error).
 
-// expected-error @+1 {{convert-to-llvm: function name 'fé' cannot be a symbol of machine code: use ASCII letters, digits, '_', '$' and '.', starting with a letter or '_'}}
+// expected-error @+1 {{mangle-symbols: function name 'fé' cannot be a symbol of machine code: use ASCII letters, digits, '_', '$' and '.', starting with a letter or '_'}}
 func.func @"fé"(%A: memref<4xf32>) {
   func.return
 }
 
 // -----
 
-// expected-error @+1 {{convert-to-llvm: function name 'a b' cannot be a symbol of machine code}}
+// expected-error @+1 {{mangle-symbols: function name 'a b' cannot be a symbol of machine code}}
 func.func @"a b"(%A: memref<4xf32>) {
   func.return
 }
@@ -21,7 +21,7 @@ func.func @"a b"(%A: memref<4xf32>) {
 func.func @half(%A: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %a = memref.load %A[%c0] : memref<4xf32>
-  // expected-error @+1 {{convert-to-llvm: element type bf16 is not supported on the CPU}}
+  // expected-error @+1 {{check-llvm-target: element type bf16 is not supported on the CPU}}
   %h = arith.truncf %a : f32 to bf16
   func.return
 }
@@ -29,7 +29,7 @@ func.func @half(%A: memref<4xf32>) {
 // -----
 
 func.func @extended(%A: memref<4xf32>) {
-  // expected-error @+1 {{convert-to-llvm: element type f80 is not supported on the CPU (the backend compiles f16, f32, f64 and integers)}}
+  // expected-error @+1 {{check-llvm-target: element type f80 is not supported on the CPU (the backend compiles f16, f32, f64 and integers)}}
   %T = memref.alloca() : memref<4xf80>
   func.return
 }
@@ -37,7 +37,7 @@ func.func @extended(%A: memref<4xf32>) {
 // -----
 
 func.func @complex(%A: memref<4xf32>) {
-  // expected-error @+1 {{convert-to-llvm: element type complex<f32> is not supported on the CPU}}
+  // expected-error @+1 {{check-llvm-target: element type complex<f32> is not supported on the CPU}}
   %T = memref.alloca() : memref<4xcomplex<f32>>
   func.return
 }
