@@ -22,7 +22,8 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import MISSING, fields, is_dataclass
 from io import BytesIO
 from typing import IO
@@ -40,6 +41,8 @@ from xtir.passes_registry import XTIR_PASSES
 from xtir.pipeline import PassRegistry, did_you_mean, parse_pipeline, run_passes, spec_text
 from xtir.source_limits import recursion_room
 from xtir.support.locations import format_parse_error
+from xtir.translate import TARGETS as TRANSLATE_TARGETS
+from xtir.translate import translate
 from xtir.verify_diagnostics import check_diagnostics, diagnostics_from_text, parse_expectations
 
 
@@ -73,10 +76,23 @@ class XtirOptMain(xDSLOptMain):
         arg_parser.add_argument("--print-ir-after-all", action="store_true",
                                 help="print the IR after every pass, with the pass and its options, on stderr")
         arg_parser.add_argument("--help-pass", metavar="NAME", help="print a pass's documentation and options, and exit")
+        # --help ends with xtir's passes, each with its summary, instead of a list of every
+        # name xDSL registers; built on demand, since it imports every pass
+        default_help = arg_parser.format_help
+        arg_parser.format_help = lambda: f"{default_help()}\n{pass_listing()}\n"  # type: ignore[method-assign]
         for action in arg_parser._actions:
+            if action.dest == "passes":
+                action.help = "the pipeline: PASS{option=value ...},PASS,... (xtir's passes are listed below)"
             if action.dest == "verify_diagnostics":
                 action.help = ("check the diagnostics against the input's `// expected-error @+1 {{...}}` "
                                "comments (MLIR's -verify-diagnostics); exit 1 on a missing or unexpected one")
+
+    def register_all_targets(self) -> None:
+        """The targets that apply to xtir programs: the IR itself (mlir) and what `xtir-translate`
+        prints (llvm, cuda); xDSL's other printers (wgsl, riscv-asm, ...) do not take block IR."""
+        super().register_all_targets()
+        self.available_targets = {"mlir": self.available_targets["mlir"],
+                                  **{name: _translator(name) for name in TRANSLATE_TARGETS}}
 
     def register_all_passes(self) -> None:
         super().register_all_passes()
@@ -180,6 +196,13 @@ class XtirOptMain(xDSLOptMain):
             self.had_error = True
 
 
+def _translator(target: str) -> Callable[[ModuleOp, IO[str]], None]:
+    def emit(module: ModuleOp, output: IO[str]) -> None:
+        output.write(translate(module, target))
+
+    return emit
+
+
 def module_pipeline(text: str) -> str:
     """The passes of `builtin.module(...)`, mlir-opt's pipeline form; xtir's passes all run on the module."""
     text = text.strip()
@@ -193,12 +216,38 @@ def module_pipeline(text: str) -> str:
     return inner
 
 
+def own_doc(cls: type[ModulePass]) -> str | None:
+    """The class's own docstring (not ModulePass's, nor the signature dataclasses put there)."""
+    doc = cls.__dict__.get("__doc__")
+    return inspect.cleandoc(doc) if doc and not doc.startswith(f"{cls.__name__}(") else None
+
+
+def pass_doc(cls: type[ModulePass]) -> str:
+    """A pass's documentation: its module's docstring, else its class's."""
+    return inspect.getdoc(sys.modules[cls.__module__]) or own_doc(cls) or f"(no documentation; {cls.__module__})"
+
+
+def pass_listing() -> str:
+    """xtir's passes, one line each: the name and the first sentence of its documentation."""
+    width = max(map(len, XTIR_PASSES))
+    lines = ["xtir's passes (xtir-opt --help-pass NAME for one pass's options and documentation; "
+             "xDSL's own passes such as cse, dce and canonicalize work too):"]
+    classes = {name: factory() for name, factory in sorted(XTIR_PASSES.items())}
+    shared = Counter(cls.__module__ for cls in classes.values())
+    for name, cls in classes.items():
+        # a module holding several passes describes them together; each class says what it does
+        own = own_doc(cls) if shared[cls.__module__] > 1 else None
+        summary = (own or pass_doc(cls)).split("\n\n")[0].replace("\n", " ")
+        lines.append(f"  {name:<{width}}  {summary}")
+    return "\n".join(lines)
+
+
 def pass_help(name: str, available: PassRegistry) -> str:
-    """A pass's documentation (its module's docstring, else its class's) and its options."""
+    """A pass's documentation and its options."""
     if name not in available:
         raise XtirPassError(f"unknown pass '{name}'{did_you_mean(name, available)}")
     cls = available[name]()
-    doc = inspect.getdoc(sys.modules[cls.__module__]) or inspect.getdoc(cls) or "(no documentation)"
+    doc = pass_doc(cls)
     lines = [doc, "", "options:"]
     for f in fields(cls) if is_dataclass(cls) else ():
         default = "" if f.default is MISSING else f" (default: {f.default!r})"

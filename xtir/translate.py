@@ -11,28 +11,37 @@ from __future__ import annotations
 import argparse
 import sys
 
+from xdsl.dialects.builtin import ModuleOp
+
 import xtir
-from xtir.build import cuda_program, entry_function
 from xtir.diagnostics import read_source
 from xtir.errors import XtirError
+
+TARGETS = ("llvm", "cuda")
+
+
+def translate(module: ModuleOp, target: str, entry: str | None = None) -> str:
+    """The code `module` compiles to: LLVM IR as `xtir.build` hands it to LLVM, or CUDA C."""
+    from xtir.build import cuda_program, entry_function
+
+    if target == "cuda":
+        return cuda_program(module, entry).source
+    name = entry_function(module, entry).sym_name.data
+    return xtir.build(module, target=target, entry=name).llvm_ir + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="xtir-translate", description=__doc__.split("\n")[0])
     parser.add_argument("file")
     parser.add_argument("-p", "--pipeline", default="", help="xtir-opt pass pipeline to apply first")
-    parser.add_argument("--target", choices=["llvm", "cuda"], required=True)
+    parser.add_argument("--target", choices=TARGETS, required=True)
     parser.add_argument("--entry", help="function to translate (default: the only one, or main)")
     args = parser.parse_args(argv)
     try:
         module = xtir.parse(read_source(args.file), args.file)
         if args.pipeline:
             module = xtir.transform(module, args.pipeline)
-        if args.target == "cuda":
-            print(cuda_program(module, args.entry).source, end="")
-            return 0
-        name = entry_function(module, args.entry).sym_name.data
-        print(xtir.build(module, target=args.target, entry=name).llvm_ir)
+        print(translate(module, args.target, args.entry), end="")
         return 0
     except XtirError as e:
         print(e, file=sys.stderr)
