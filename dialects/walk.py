@@ -1,4 +1,4 @@
-"""Walking up the IR: the ops around an op, innermost first.
+"""Walking the IR: the ops around an op, innermost first, and whether a module uses a dialect.
 
 xDSL's `Operation` has `parent_op()` and `is_ancestor()` but no iterator over the
 ancestors (MLIR's `getParentOfType` has no xDSL counterpart); these two are that, so
@@ -30,3 +30,9 @@ def ancestors(op: Operation, stop: Operation | type[Operation] | UnionType | Non
 def parent_of_type(op: Operation, kind: type[T]) -> T | None:
     """The innermost op around `op` of type `kind` (MLIR's getParentOfType), or None."""
     return next((p for p in ancestors(op) if isinstance(p, kind)), None)
+
+
+def uses_dialect(module: Operation, dialect: str) -> bool:
+    """Whether any op under `module` belongs to `dialect` ("block", "accel", "gpu")."""
+    prefix = dialect + "."
+    return any(op.name.startswith(prefix) for op in module.walk())

@@ -35,6 +35,7 @@ from xdsl.transforms.common_subexpression_elimination import CommonSubexpression
 from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPass
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
 
+from xtir.dialects.walk import uses_dialect
 from xtir.lowering.accel_to_scf import LowerAccelPass
 from xtir.lowering.arith_guards import GuardArithPass
 from xtir.lowering.arith_to_llvm import ConvertArithToLLVMPass, ConvertMathToLLVMPass
@@ -92,17 +93,12 @@ CONVERT_TO_LLVM_STAGES: tuple[ModulePass, ...] = (
 )
 
 
-def _uses_dialect(module: ModuleOp, dialect: str) -> bool:
-    prefix = dialect + "."
-    return any(op.name.startswith(prefix) for op in module.walk())
-
-
 def lower_to_llvm_stages(module: ModuleOp, microkernels: bool = False, bounds_check: bool = False) -> list[ModulePass]:
     """The stages that take `module` to the llvm dialect, by what it holds."""
     stages: list[ModulePass] = []
-    if _uses_dialect(module, "block"):
+    if uses_dialect(module, "block"):
         stages += lower_blocks_stages(microkernels=microkernels, bounds_check=bounds_check)
-    elif _uses_dialect(module, "accel"):
+    elif uses_dialect(module, "accel"):
         stages.append(LowerAccelPass())
     return [*stages, GuardArithPass(), *CONVERT_TO_LLVM_STAGES]
 

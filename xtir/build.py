@@ -18,6 +18,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Block, Region
 
+from xtir.dialects.symbols import functions
+from xtir.dialects.walk import uses_dialect
 from xtir.errors import XtirError, expect_module
 from xtir.evaluate import check_parameters
 
@@ -28,11 +30,6 @@ if TYPE_CHECKING:
 TARGETS = ("llvm", "cuda", "cuda-cpu")
 GPU_TARGETS = ("cuda", "cuda-cpu")
 _CACHE: dict[str, CompiledFunction] = {}
-
-
-def _uses_dialect(module: ModuleOp, dialect: str) -> bool:
-    prefix = dialect + "."
-    return any(op.name.startswith(prefix) for op in module.walk())
 
 
 def _run(module: ModuleOp, pass_name: str, **options: object) -> None:
@@ -56,9 +53,9 @@ def lower_to_llvm(module: ModuleOp, entry: str | None = None, bounds_check: bool
 def lower_to_gpu(module: ModuleOp) -> ModuleOp:
     """A copy of `module` in the gpu dialect (kernels and their launches), the CUDA emitter's input."""
     result = module.clone()
-    if _uses_dialect(result, "block"):
+    if uses_dialect(result, "block"):
         _run(result, "lower-blocks")
-    if not _uses_dialect(result, "gpu"):
+    if not uses_dialect(result, "gpu"):
         _run(result, "lower-to-gpu")
     return result
 
@@ -90,7 +87,7 @@ def _build_gpu(module: ModuleOp, target: str, entry: str | None, bounds_check: b
 
 def entry_function(module: ModuleOp, entry: str | None) -> func.FuncOp:
     """The function `entry`, else `main`, else the module's only function with a body."""
-    funcs = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
+    funcs = [f for f in functions(module) if f.body.blocks]
     names = ", ".join(f.sym_name.data for f in funcs) or "none"
     wanted = entry or "main"
     for f in funcs:
