@@ -36,7 +36,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from xdsl.dialects import arith, func, gpu, memref, scf
-from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, MemRefType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, IntegerType, MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
 from xtir.errors import XtirError
@@ -58,6 +58,9 @@ HELPERS = {
     "  T q = a / b;\n  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;\n}",
     "xtir_floordiv": "template <typename T> __device__ __forceinline__ T xtir_floordiv(T a, T b) {\n"
     "  T q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}",
+    # T unsigned
+    "xtir_ceildivu": "template <typename T> __device__ __forceinline__ T xtir_ceildivu(T a, T b) {\n"
+    "  return (T)(a / b + (a % b != 0 ? 1 : 0));\n}",
     "xtir_maximum": "template <typename T> __device__ __forceinline__ T xtir_maximum(T a, T b) {\n"
     "  return a != a ? a : b != b ? b : (a > b || (a == b && !signbit(a))) ? a : b;\n}",
     "xtir_minimum": "template <typename T> __device__ __forceinline__ T xtir_minimum(T a, T b) {\n"
@@ -81,6 +84,7 @@ HELPERS = {
            ("xtir_floordiv_checked", "xtir_divisible", "xtir_floordiv(a, b)"),
            ("xtir_ceildiv_checked", "xtir_divisible", "xtir_ceildiv(a, b)"),
            ("xtir_divu", "xtir_nonzero", "a / b"), ("xtir_remu", "xtir_nonzero", "a % b"),
+           ("xtir_ceildivu_checked", "xtir_nonzero", "xtir_ceildivu(a, b)"),
            ("xtir_shl", "xtir_shiftable", "(unsigned long long)a << b"), ("xtir_shr", "xtir_shiftable", "a >> b")]},
 }
 """Device helpers by name, each after those it uses (the source lists them in this order)."""
@@ -93,6 +97,7 @@ _CHECKED = {
     arith.CeilDivSIOp: ("xtir_ceildiv_checked", ("xtir_divisible", "xtir_ceildiv"), False),
     arith.DivUIOp: ("xtir_divu", ("xtir_nonzero",), True),
     arith.RemUIOp: ("xtir_remu", ("xtir_nonzero",), True),
+    arith.CeilDivUIOp: ("xtir_ceildivu_checked", ("xtir_nonzero", "xtir_ceildivu"), True),
     arith.ShLIOp: ("xtir_shl", ("xtir_shiftable",), False),
     arith.ShRSIOp: ("xtir_shr", ("xtir_shiftable",), False),
     arith.ShRUIOp: ("xtir_shr", ("xtir_shiftable",), True),
@@ -118,6 +123,10 @@ _MATH = {
     "math.acosh": "acosh", "math.atanh": "atanh", "math.erf": "erf", "math.cbrt": "cbrt", "math.absf": "fabs",
     "math.floor": "floor", "math.ceil": "ceil", "math.round": "round", "math.roundeven": "rint",
     "math.trunc": "trunc", "math.powf": "pow", "math.atan2": "atan2", "math.copysign": "copysign", "math.fma": "fma",
+}
+_BITCASTS = {
+    ("int", "float"): "__int_as_float", ("float", "int"): "__float_as_int",
+    ("long long", "double"): "__longlong_as_double", ("double", "long long"): "__double_as_longlong",
 }
 _MIN_MAX = {arith.MaxSIOp: ">", arith.MinSIOp: "<", arith.MaxUIOp: ">", arith.MinUIOp: "<"}
 _IDS = {gpu.ThreadIdOp: "threadIdx", gpu.BlockIdOp: "blockIdx", gpu.BlockDimOp: "blockDim", gpu.GridDimOp: "gridDim"}
@@ -484,6 +493,11 @@ class _KernelEmitter:
         match op:
             case arith.FloorDivSIOp() | arith.CeilDivSIOp():
                 return self.division(op)
+            case arith.CeilDivUIOp():
+                self.helpers.add("xtir_ceildivu")
+                return self.unsigned(op, "xtir_ceildivu")
+            case arith.BitcastOp():
+                return self.bitcast(op)
             case arith.CmpiOp():
                 return self.compare_int(op)
             case arith.CmpfOp():
@@ -521,10 +535,28 @@ class _KernelEmitter:
         return name + ("f" if c.c_type(ty, self.index_type) == "float" else "")
 
     def unsigned(self, op: Operation, symbol: str) -> Expr:
+        """`op` on the unsigned type: `(int)((unsigned int)a / (unsigned int)b)`; a `symbol` that is
+        a name is a helper, called as `name<unsigned int>(a, b)`."""
         ty = op.results[0].type
         unsigned = c.unsigned_type(ty, self.index_type)
         lhs, rhs = (c.cast(unsigned, self.expr(v)) for v in op.operands)
-        return c.cast(c.c_type(ty, self.index_type), c.binary(symbol, lhs, rhs))
+        result = c.call(f"{symbol}<{unsigned}>", lhs, rhs) if symbol.isidentifier() else c.binary(symbol, lhs, rhs)
+        return c.cast(c.c_type(ty, self.index_type), result)
+
+    def bitcast(self, op: arith.BitcastOp) -> Expr:
+        """The bits of a value as another type of the same width: CUDA's `__int_as_float` family."""
+        source, target = op.operands[0].type, op.results[0].type
+        value = self.expr(op.operands[0])
+        if isinstance(source, IntegerType | IndexType) and isinstance(target, IntegerType | IndexType):
+            return c.cast(c.c_type(target, self.index_type), value)
+        intrinsic = _BITCASTS.get((c.c_type(source, self.index_type).removeprefix("unsigned "),
+                                   c.c_type(target, self.index_type).removeprefix("unsigned ")))
+        if intrinsic is None:
+            raise XtirError(f"'arith.bitcast' from {source} to {target} in gpu.func @{self.kernel.sym_name.data} has no "
+                            "CUDA C form in the emitter")
+        result = c.call(intrinsic, value)
+        return c.cast(c.c_type(target, self.index_type), result) if c.c_type(target, self.index_type).startswith("unsigned") \
+            else result
 
     def checked(self, op: Operation) -> Expr:
         """`op` through its checking helper: `xtir_div<int>(A[v], B[v], 1)`, 1 being its site code."""
@@ -546,7 +578,8 @@ class _KernelEmitter:
             return c.binary("/", lhs, rhs)
         helper = "xtir_floordiv" if isinstance(op, arith.FloorDivSIOp) else "xtir_ceildiv"
         self.helpers.add(helper)
-        return c.call(helper, lhs, rhs)
+        # the type is explicit: a literal divisor is an int, which deduction would set against `a`'s type
+        return c.call(f"{helper}<{c.c_type(op.result.type, self.index_type)}>", lhs, rhs)
 
     def compare_int(self, op: arith.CmpiOp) -> Expr:
         predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]

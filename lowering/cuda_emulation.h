@@ -164,8 +164,20 @@ int launch(void (*kernel)(P...), void** args, const unsigned* dims) {
 #define gridDim (xtir_emu::running->grid)
 #define __syncthreads() xtir_emu::syncthreads()
 
-inline float __int_as_float(int bits) { float f; memcpy(&f, &bits, sizeof f); return f; }
-inline double __longlong_as_double(long long bits) { double d; memcpy(&d, &bits, sizeof d); return d; }
+namespace xtir_emu {
+template <typename To, typename From>
+inline To bits_as(From value) {
+  static_assert(sizeof(To) == sizeof(From), "a bit cast keeps the width");
+  To to;
+  memcpy(&to, &value, sizeof to);
+  return to;
+}
+}  // namespace xtir_emu
+
+inline float __int_as_float(int bits) { return xtir_emu::bits_as<float>(bits); }
+inline int __float_as_int(float value) { return xtir_emu::bits_as<int>(value); }
+inline double __longlong_as_double(long long bits) { return xtir_emu::bits_as<double>(bits); }
+inline long long __double_as_longlong(double value) { return xtir_emu::bits_as<long long>(value); }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 

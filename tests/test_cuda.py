@@ -215,7 +215,7 @@ def test_float4_on_a_misaligned_numpy_array() -> None:
     np.testing.assert_array_equal(b, a[:1024])
 
 
-INTEGER_OPS = ("divsi", "remsi", "divui", "remui", "floordivsi", "ceildivsi", "shli", "shrsi", "shrui")
+INTEGER_OPS = ("divsi", "remsi", "divui", "remui", "floordivsi", "ceildivsi", "ceildivui", "shli", "shrsi", "shrui")
 INTEGER_TYPES = {"i8": np.int8, "i32": np.int32, "i64": np.int64}
 THREADS = 'split{loop=i factors=-1,32},bind{loop=i_0 thread="blockIdx.x"},bind{loop=i_1 thread="threadIdx.x"}'
 
@@ -253,7 +253,7 @@ def _c_semantics(op: str, a: int, b: int, bits: int) -> int:
     else:
         quotient = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
         value = {"divsi": quotient, "remsi": a - b * quotient, "divui": ua // ub, "remui": ua % ub,
-                 "floordivsi": a // b, "ceildivsi": -(-a // b)}[op]
+                 "floordivsi": a // b, "ceildivsi": -(-a // b), "ceildivui": -(-ua // ub)}[op]
     value %= 1 << bits
     return value - (1 << bits) if value >= 1 << (bits - 1) else value
 
@@ -311,6 +311,7 @@ def _report_in_a_child(module: xtir.ModuleOp, arrays: list[np.ndarray]) -> str:
     ("divsi", "i8", -128, -1, "a signed division that overflows"),
     ("remsi", "i32", 7, 0, "division by zero"),
     ("divui", "i64", 7, 0, "division by zero"),
+    ("ceildivui", "i32", 7, 0, "division by zero"),
     ("floordivsi", "i64", -2**63, -1, "a signed division that overflows"),
     ("shli", "i32", 7, 32, "a shift by 32 (not less than the width, 32)"),
     ("shrsi", "i32", 7, -1, "a shift by 4294967295 (not less than the width, 32)"),
