@@ -18,7 +18,6 @@ llvm target does.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,20 +66,18 @@ class EmulatedFunction(_GpuFunction):
     """Target "cuda-cpu": the CUDA C compiled for the host CPU (lowering/cuda_emulation.py)."""
 
     _module: Any = field(default=None, repr=False)
-    _calls: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    """One call at a time: the error channel is the module's."""
 
     def __post_init__(self) -> None:
-        from xtir.lowering.cuda_emulation import EmulatedModule
+        from xtir.lowering.cuda_emulation import emulated_module
 
-        self._module = EmulatedModule(self.program)
+        self._module = emulated_module(self.program)
 
     def __call__(self, *arrays: Any) -> None:
         checked = host_arrays(self.signature, arrays)
         # float4 accesses need 16-byte aligned buffers; numpy only promises the element's alignment
         staged = [_aligned_copy(a) if k in self.program.aligned_params and a.ctypes.data % FLOAT4_BYTES else a
                   for k, a in enumerate(checked)]
-        with self._calls:
+        with self._module.calls:  # one call at a time: the error channel is the library's
             if self.program.error_sites:
                 self._module.take_error()  # what a call cut short (XtirError) left there
             for launch in self.launches:
