@@ -8,11 +8,13 @@ report); a call clears it, runs, and raises that report as an XtirEvaluationErro
 llvm target does.
 - "cuda-cpu" (`EmulatedFunction`) takes numpy arrays and runs the emulation of
   lowering/cuda_emulation.py on them in place.
-- "cuda" (`CudaFunction`) compiles with NVRTC through CuPy (the optional extra `xtir[cuda]`)
-  and takes numpy arrays (copied to the device, and the buffers the kernels write copied
-  back) or device arrays: CuPy arrays, or anything with `__cuda_array_interface__` or
-  `__dlpack__` (torch), used in place without copies. Without CuPy or without a GPU it
-  raises XtirError saying so.
+- "cuda" compiles with NVRTC and launches through one of two runtimes (the optional extra
+  `xtir[cuda]` installs both): CuPy (`CupyFunction`) or cuda-python's driver API
+  (`CudaPythonFunction`: NVRTC to a cubin for the device's architecture, cuModuleLoadData,
+  cuLaunchKernel). Both take numpy arrays (copied to the device, and the buffers the kernels
+  write copied back) or device arrays used in place without copies: CuPy arrays, anything
+  with `__cuda_array_interface__` (torch, Numba), and through CuPy also `__dlpack__`.
+  Without the runtime or without a GPU they raise XtirError saying so.
 """
 
 from __future__ import annotations
@@ -100,26 +102,174 @@ def _aligned_copy(array: np.ndarray) -> np.ndarray:
     return copy
 
 
+RUNTIMES = ("cupy", "cuda-python")
+_ALTERNATIVE = "target 'cuda-cpu' runs the same CUDA C on the CPU"
+
+
+def _importable(runtime: str) -> bool:
+    try:
+        if runtime == "cupy":
+            import cupy  # noqa: F401
+        else:
+            from cuda.bindings import driver, nvrtc  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def select_runtime(runtime: str | None) -> str:
+    """The runtime that runs target "cuda": the one named, else CuPy, else cuda-python."""
+    if runtime is not None and runtime not in RUNTIMES:
+        raise XtirError(f"unknown CUDA runtime '{runtime}'; runtimes: {', '.join(RUNTIMES)}")
+    for candidate in (runtime,) if runtime else RUNTIMES:
+        if _importable(candidate):
+            return candidate
+    missing = f"'{runtime}' is not installed" if runtime else "neither is installed"
+    raise XtirError(f"target 'cuda' launches kernels through CuPy or cuda-python (pip install 'xtir[cuda]'), and "
+                    f"{missing}; {_ALTERNATIVE}")
+
+
+def gpu_function(runtime: str | None) -> type[DeviceFunction]:
+    """The callable class of target "cuda" for `runtime`, once a GPU is known to be usable."""
+    if select_runtime(runtime) == "cupy":
+        import_cupy()
+        return CupyFunction
+    cuda_python_context()
+    return CudaPythonFunction
+
+
 def import_cupy() -> Any:
     """CuPy with at least one usable GPU, else an XtirError that says what is missing."""
     try:
         import cupy
     except ImportError:
-        raise XtirError("target 'cuda' runs kernels through CuPy (pip install 'xtir[cuda]'), which is not installed; "
-                        "target 'cuda-cpu' runs the same CUDA C on the CPU") from None
+        raise XtirError(f"target 'cuda' runs kernels through CuPy (pip install 'xtir[cuda]'), which is not installed; "
+                        f"{_ALTERNATIVE}") from None
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as e:  # CuPy raises its own CUDARuntimeError when there is no driver or device
-        raise XtirError(f"target 'cuda' needs a CUDA GPU and none is usable here ({e}); "
-                        "target 'cuda-cpu' runs the same CUDA C on the CPU") from None
+        raise XtirError(f"target 'cuda' needs a CUDA GPU and none is usable here ({e}); {_ALTERNATIVE}") from None
     if count == 0:
-        raise XtirError("target 'cuda' needs a CUDA GPU and there is none; target 'cuda-cpu' runs the same CUDA C on the CPU")
+        raise XtirError(f"target 'cuda' needs a CUDA GPU and there is none; {_ALTERNATIVE}")
     return cupy
 
 
+@dataclass(frozen=True)
+class DeviceArray:
+    """An argument as the kernels get it: device memory at `pointer`."""
+
+    pointer: int
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    contiguous: bool
+    owner: Any
+    """What holds the memory: the caller's array, or the runtime's copy of a numpy array."""
+
+
 @dataclass
-class CudaFunction(_GpuFunction):
-    """Target "cuda": the kernels compiled by NVRTC and launched through CuPy."""
+class DeviceFunction(_GpuFunction):
+    """Target "cuda": a call checks its arguments, stages numpy arrays on the device, runs the
+    launches, copies written buffers back and raises the error channel's report. A runtime
+    supplies the steps (`upload`, `view`, `launch`, `download`, `finish`, the error channel)."""
+
+    nvrtc_seconds: float = 0.0
+
+    def __call__(self, *arrays: Any) -> None:
+        params = self.signature.function_type.inputs.data
+        if len(arrays) != len(params):
+            raise XtirEvaluationError(f"function '{self.name}' takes {len(params)} arguments, got {len(arrays)}")
+        host = [k for k, a in enumerate(arrays) if isinstance(a, np.ndarray)]
+        for k in host:
+            self._check_host(k, arrays[k])
+        device = [None if k in host else self.view(k, a) for k, a in enumerate(arrays)]
+        self._check_device([d for d in device if d is not None], [k for k in range(len(arrays)) if k not in host])
+        for j, k in enumerate(host):
+            for i in host[:j]:
+                if np.may_share_memory(arrays[i], arrays[k]):
+                    raise XtirEvaluationError(f"function '{self.name}': arguments {i} and {k} overlap; the buffers of a "
+                                              "compiled function must be distinct")
+        staged: list[DeviceArray] = []
+        try:
+            for k in host:
+                device[k] = self.upload(arrays[k])
+                staged.append(device[k])
+            self.clear_error()
+            for launch in self.launches:
+                self.launch(launch, [device[k] for k in launch.args])
+            for k in host:
+                if k in self.program.written_params:
+                    self.download(device[k], arrays[k])
+            self.finish()
+            report = self.read_error()
+        finally:
+            self.release(staged)
+        self._raise_report(*report)
+
+    def _check_host(self, k: int, array: np.ndarray) -> None:
+        if not array.flags.c_contiguous or not array.flags.writeable:
+            raise XtirEvaluationError(f"function '{self.name}': argument {k} must be a C-contiguous, writeable array")
+        self._check_type(k, array.shape, array.dtype)
+
+    def _check_type(self, k: int, shape: tuple[int, ...], dtype: np.dtype) -> None:
+        param = self.signature.function_type.inputs.data[k]
+        assert isinstance(param, MemRefType)
+        expected, expected_dtype = tuple(param.get_shape()), numpy_dtype(param.element_type)
+        if tuple(shape) != expected or dtype != expected_dtype:
+            raise XtirEvaluationError(f"function '{self.name}': argument {k} must be a C-contiguous {expected_dtype} "
+                                      f"array of shape {expected}, got {dtype} {tuple(shape)}")
+
+    def _check_device(self, arrays: list[DeviceArray], positions: list[int]) -> None:
+        spans = []
+        for k, array in zip(positions, arrays):
+            self._check_type(k, array.shape, array.dtype)
+            if not array.contiguous:
+                raise XtirEvaluationError(f"function '{self.name}': argument {k} must be a C-contiguous device array")
+            if k in self.program.aligned_params and array.pointer % FLOAT4_BYTES:
+                raise XtirEvaluationError(f"function '{self.name}': argument {k} is read or written as float4 and must "
+                                          "be 16-byte aligned")
+            spans.append((array.pointer, array.pointer + max(1, math.prod(array.shape)) * array.dtype.itemsize, k))
+        spans.sort()
+        for (_, end, j), (begin, _, k) in zip(spans, spans[1:]):
+            if begin < end:
+                raise XtirEvaluationError(f"function '{self.name}': arguments {j} and {k} overlap; the buffers of a "
+                                          "compiled function must be distinct")
+
+    def _not_a_device_array(self, k: int, value: Any) -> XtirEvaluationError:
+        return XtirEvaluationError(f"function '{self.name}': argument {k} must be a numpy or device array (CuPy, or "
+                                   f"with __cuda_array_interface__ / __dlpack__), got {type(value).__name__}")
+
+    # ---- what a runtime supplies ------------------------------------------------------------
+    def view(self, k: int, value: Any) -> DeviceArray:
+        raise NotImplementedError
+
+    def upload(self, array: np.ndarray) -> DeviceArray:
+        raise NotImplementedError
+
+    def launch(self, launch: KernelLaunch, args: list[DeviceArray]) -> None:
+        raise NotImplementedError
+
+    def download(self, array: DeviceArray, into: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def finish(self) -> None:
+        """Wait for the launches and copies."""
+
+    def release(self, staged: list[DeviceArray]) -> None:
+        """Free the device copies of numpy arguments."""
+
+    def clear_error(self) -> None:
+        """Zero the error channel's flag (sources with error sites)."""
+
+    def read_error(self) -> tuple[int, int, int]:
+        return (0, 0, 0)
+
+    def __repr__(self) -> str:
+        return f"<xtir.{type(self).__name__} @{self.name} (cuda, {self.compile_seconds:.2f} s to compile)>"
+
+
+@dataclass
+class CupyFunction(DeviceFunction):
+    """Target "cuda" through CuPy: NVRTC by RawModule, device arrays as CuPy arrays."""
 
     _cupy: Any = field(default=None, repr=False)
     _kernels: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -141,62 +291,207 @@ class CudaFunction(_GpuFunction):
             raise XtirError(f"NVRTC rejected the CUDA C of '{self.name}':\n{e}") from None
         self.nvrtc_seconds = time.perf_counter() - start
 
-    def __call__(self, *arrays: Any) -> None:
-        cupy = self._cupy
-        params = self.signature.function_type.inputs.data
-        if len(arrays) != len(params):
-            raise XtirEvaluationError(f"function '{self.name}' takes {len(params)} arguments, got {len(arrays)}")
-        host = [k for k, a in enumerate(arrays) if isinstance(a, np.ndarray)]
-        for k in host:
-            if not arrays[k].flags.c_contiguous or not arrays[k].flags.writeable:
-                raise XtirEvaluationError(f"function '{self.name}': argument {k} must be a C-contiguous, writeable array")
-            for j in host[:host.index(k)]:
-                if np.may_share_memory(arrays[j], arrays[k]):
-                    raise XtirEvaluationError(f"function '{self.name}': arguments {j} and {k} overlap; the buffers of a "
-                                              "compiled function must be distinct")
-        device = [cupy.asarray(a) if k in host else self._device_array(k, a) for k, a in enumerate(arrays)]
-        self._check_device(device)
-        if self._error is not None:
-            self._error[0].fill(0)
-        for launch in self.launches:
-            self._kernels[launch.kernel](launch.grid, launch.block, tuple(device[k] for k in launch.args))
-        for k in host:
-            if k in self.program.written_params:
-                device[k].get(out=arrays[k])
-        cupy.cuda.get_current_stream().synchronize()
-        if self._error is not None:
-            flag, operands = self._error
-            self._raise_report(int(flag.get()[0]), *(int(v) for v in operands.get()))
+    def _wrap(self, array: Any) -> DeviceArray:
+        return DeviceArray(array.data.ptr, tuple(array.shape), np.dtype(array.dtype), array.flags.c_contiguous, array)
 
-    def _device_array(self, k: int, value: Any) -> Any:
+    def view(self, k: int, value: Any) -> DeviceArray:
         cupy = self._cupy
         if isinstance(value, cupy.ndarray):
-            return value
+            return self._wrap(value)
         if hasattr(value, "__cuda_array_interface__"):
-            return cupy.asarray(value)  # a view of the same memory
+            return self._wrap(cupy.asarray(value))  # a view of the same memory
         if hasattr(value, "__dlpack__"):
-            return cupy.from_dlpack(value)
-        raise XtirEvaluationError(f"function '{self.name}': argument {k} must be a numpy or device array "
-                                  f"(CuPy, or with __cuda_array_interface__ / __dlpack__), got {type(value).__name__}")
+            return self._wrap(cupy.from_dlpack(value))
+        raise self._not_a_device_array(k, value)
 
-    def _check_device(self, device: list[Any]) -> None:
-        spans = []
-        for k, (array, param) in enumerate(zip(device, self.signature.function_type.inputs.data)):
-            assert isinstance(param, MemRefType)
-            shape, dtype = tuple(param.get_shape()), numpy_dtype(param.element_type)
-            if tuple(array.shape) != shape or array.dtype != dtype or not array.flags.c_contiguous:
-                raise XtirEvaluationError(f"function '{self.name}': argument {k} must be a C-contiguous {dtype} array "
-                                          f"of shape {shape}, got {array.dtype} {tuple(array.shape)}")
-            if k in self.program.aligned_params and array.data.ptr % FLOAT4_BYTES:
-                raise XtirEvaluationError(f"function '{self.name}': argument {k} is read or written as float4 and must "
-                                          "be 16-byte aligned")
-            spans.append((array.data.ptr, array.data.ptr + max(1, math.prod(shape)) * array.itemsize, k))
-        spans.sort()
-        for (_, end, j), (begin, _, k) in zip(spans, spans[1:]):
-            if begin < end:
-                raise XtirEvaluationError(f"function '{self.name}': arguments {j} and {k} overlap; the buffers of a "
-                                          "compiled function must be distinct")
+    def upload(self, array: np.ndarray) -> DeviceArray:
+        return self._wrap(self._cupy.asarray(array))
 
-    def __repr__(self) -> str:
-        return f"<xtir.CudaFunction @{self.name} (cuda, {self.compile_seconds:.2f} s to compile)>"
+    def launch(self, launch: KernelLaunch, args: list[DeviceArray]) -> None:
+        self._kernels[launch.kernel](launch.grid, launch.block, tuple(a.owner for a in args))
 
+    def download(self, array: DeviceArray, into: np.ndarray) -> None:
+        array.owner.get(out=into)
+
+    def finish(self) -> None:
+        self._cupy.cuda.get_current_stream().synchronize()
+
+    def clear_error(self) -> None:
+        if self._error is not None:
+            self._error[0].fill(0)
+
+    def read_error(self) -> tuple[int, int, int]:
+        if self._error is None:
+            return (0, 0, 0)
+        flag, operands = self._error
+        x, y = (int(v) for v in operands.get())
+        return (int(flag.get()[0]), x, y)
+
+
+# ---- cuda-python: NVRTC and the driver API ------------------------------------------------------
+
+def _checked(result: Any, call: str) -> Any:
+    """The values of a cuda.bindings call, whose first result is its status."""
+    status, *values = result if isinstance(result, tuple) else (result,)
+    if int(status) != 0:
+        raise XtirError(f"target 'cuda' (cuda-python): {call} failed: {status!r}")
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def _header_directories() -> list[str]:
+    """The CUDA headers' folder, for sources that include one (cuda_fp16.h); NVRTC has no default."""
+    try:
+        from cuda.pathfinder import find_nvidia_header_directory
+
+        found = find_nvidia_header_directory("cudart")
+    except Exception:  # noqa: BLE001 (no CUDA headers here: a source that needs them fails with NVRTC's message)
+        return []
+    return [found] if found else []
+
+
+def nvrtc_compile(source: str, arch: str, name: str = "kernel.cu", cubin: bool = True) -> bytes:
+    """`source` compiled by NVRTC (through cuda-python) for `arch` (`sm_90`): a cubin, or PTX.
+    A cubin runs on drivers older than the NVRTC of the same major version; PTX would need a
+    driver as new as the NVRTC."""
+    from cuda.bindings import nvrtc
+
+    program = _checked(nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], []), "nvrtcCreateProgram")
+    try:
+        options = [b"--std=c++17", f"--gpu-architecture={arch}".encode(),
+                   *(f"--include-path={d}".encode() for d in _header_directories())]
+        (status,) = nvrtc.nvrtcCompileProgram(program, len(options), options)
+        if int(status) != 0:
+            size = _checked(nvrtc.nvrtcGetProgramLogSize(program), "nvrtcGetProgramLogSize")
+            log = b" " * size
+            _checked(nvrtc.nvrtcGetProgramLog(program, log), "nvrtcGetProgramLog")
+            raise XtirError(f"NVRTC rejected the CUDA C of {name}:\n{log.decode(errors='replace').rstrip(chr(0))}")
+        get_size, get = (nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN) if cubin else (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX)
+        image = b" " * _checked(get_size(program), get_size.__name__)
+        _checked(get(program, image), get.__name__)
+        return image
+    finally:
+        nvrtc.nvrtcDestroyProgram(program)
+
+
+def cuda_python_context() -> tuple[Any, str]:
+    """The primary context of GPU 0 made current (the one CuPy and torch use, so their arrays are
+    valid in it) and the GPU's architecture (`sm_90`); XtirError when no GPU is usable."""
+    from cuda.bindings import driver
+
+    try:
+        _checked(driver.cuInit(0), "cuInit")
+        device = _checked(driver.cuDeviceGet(0), "cuDeviceGet")
+    except Exception as e:  # no driver library (cuda.pathfinder's error), no device, a driver too old
+        raise XtirError(f"target 'cuda' needs a CUDA GPU and none is usable here ({e}); {_ALTERNATIVE}") from None
+    context = _checked(driver.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")
+    _checked(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent")
+    capability = [_checked(driver.cuDeviceGetAttribute(attribute, device), "cuDeviceGetAttribute") for attribute in
+                  (driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                   driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)]
+    return context, f"sm_{capability[0]}{capability[1]}"
+
+
+def kernel_params(pointers: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """cuLaunchKernel's `kernelParams` for kernels whose parameters are all pointers: `values`
+    holds the device pointers, `params[k]` the address of `values[k]`. Both must stay alive until
+    the launch returns; pass `params.ctypes.data`."""
+    values = np.array(pointers, dtype=np.uint64)
+    params = values.ctypes.data + values.itemsize * np.arange(len(pointers), dtype=np.uint64)
+    return values, params
+
+
+def cuda_array_interface(value: Any) -> tuple[int, tuple[int, ...], np.dtype, bool] | None:
+    """Pointer, shape, dtype and C-contiguity of an object with `__cuda_array_interface__`, else None."""
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is None:
+        return None
+    shape, dtype = tuple(interface["shape"]), np.dtype(interface["typestr"])
+    strides = interface.get("strides")
+    dense = tuple(dtype.itemsize * math.prod(shape[k + 1:]) for k in range(len(shape)))
+    contiguous = strides is None or all(n <= 1 or s == d for n, s, d in zip(shape, strides, dense))
+    return int(interface["data"][0]), shape, dtype, contiguous
+
+
+@dataclass
+class CudaPythonFunction(DeviceFunction):
+    """Target "cuda" through cuda-python: NVRTC to a cubin, the driver API to load and launch it
+    on the legacy default stream (which orders it after CuPy's and torch's default-stream work)."""
+
+    _context: Any = field(default=None, repr=False)
+    _module: Any = field(default=None, repr=False)
+    _kernels: dict[str, Any] = field(default_factory=dict, repr=False)
+    _error: tuple[int, int] | None = field(default=None, repr=False)
+    """Device addresses of the error channel's flag and operands, when the source has one."""
+
+    def __post_init__(self) -> None:
+        from cuda.bindings import driver
+
+        self._context, arch = cuda_python_context()
+        start = time.perf_counter()
+        image = nvrtc_compile(self.program.source, arch, f"{self.name}.cu")
+        self.nvrtc_seconds = time.perf_counter() - start
+        self._module = _checked(driver.cuModuleLoadData(image), "cuModuleLoadData")
+        for launch in self.launches:
+            self._kernels[launch.kernel] = _checked(driver.cuModuleGetFunction(self._module, launch.kernel.encode()),
+                                                    "cuModuleGetFunction")
+        if self.program.error_sites:
+            flag, operands = (_checked(driver.cuModuleGetGlobal(self._module, name.encode()), "cuModuleGetGlobal")[0]
+                              for name in (ERROR_FLAG, ERROR_OPERANDS))
+            self._error = (int(flag), int(operands))
+
+    def view(self, k: int, value: Any) -> DeviceArray:
+        described = cuda_array_interface(value)
+        if described is None:
+            raise self._not_a_device_array(k, value) if not hasattr(value, "__dlpack__") else XtirEvaluationError(
+                f"function '{self.name}': argument {k} has only __dlpack__; the cuda-python runtime takes device arrays "
+                "with __cuda_array_interface__ (CuPy, torch, Numba), or use runtime='cupy'")
+        return DeviceArray(*described, owner=value)
+
+    def upload(self, array: np.ndarray) -> DeviceArray:
+        from cuda.bindings import driver
+
+        pointer = int(_checked(driver.cuMemAlloc(max(1, array.nbytes)), "cuMemAlloc"))
+        staged = DeviceArray(pointer, array.shape, array.dtype, True, owner=None)
+        if array.nbytes:
+            _checked(driver.cuMemcpyHtoD(pointer, array.ctypes.data, array.nbytes), "cuMemcpyHtoD")
+        return staged
+
+    def launch(self, launch: KernelLaunch, args: list[DeviceArray]) -> None:
+        from cuda.bindings import driver
+
+        _values, params = kernel_params([a.pointer for a in args])  # both alive until the launch returns
+        _checked(driver.cuLaunchKernel(self._kernels[launch.kernel], *launch.grid, *launch.block, 0, 0,
+                                       params.ctypes.data, 0), f"cuLaunchKernel({launch.kernel})")
+
+    def download(self, array: DeviceArray, into: np.ndarray) -> None:
+        from cuda.bindings import driver
+
+        if into.nbytes:
+            _checked(driver.cuMemcpyDtoH(into.ctypes.data, array.pointer, into.nbytes), "cuMemcpyDtoH")
+
+    def finish(self) -> None:
+        from cuda.bindings import driver
+
+        _checked(driver.cuCtxSynchronize(), "cuCtxSynchronize")
+
+    def release(self, staged: list[DeviceArray]) -> None:
+        from cuda.bindings import driver
+
+        for array in staged:
+            _checked(driver.cuMemFree(array.pointer), "cuMemFree")
+
+    def clear_error(self) -> None:
+        from cuda.bindings import driver
+
+        if self._error is not None:
+            _checked(driver.cuMemsetD32(self._error[0], 0, 1), "cuMemsetD32")
+
+    def read_error(self) -> tuple[int, int, int]:
+        from cuda.bindings import driver
+
+        if self._error is None:
+            return (0, 0, 0)
+        flag, operands = np.zeros(1, np.uint32), np.zeros(2, np.int64)
+        _checked(driver.cuMemcpyDtoH(flag.ctypes.data, self._error[0], flag.nbytes), "cuMemcpyDtoH")
+        _checked(driver.cuMemcpyDtoH(operands.ctypes.data, self._error[1], operands.nbytes), "cuMemcpyDtoH")
+        return (int(flag[0]), int(operands[0]), int(operands[1]))

@@ -68,18 +68,17 @@ def cuda_program(module: ModuleOp, entry: str | None = None) -> CudaProgram:
     return emit_cuda(lowered, entry_function(lowered, entry))
 
 
-def _build_gpu(module: ModuleOp, target: str, entry: str | None, bounds_check: bool) -> CompiledFunction:
-    from xtir.lowering.cuda_function import CudaFunction, EmulatedFunction, import_cupy
+def _build_gpu(module: ModuleOp, target: str, entry: str | None, bounds_check: bool,
+               runtime: str | None) -> CompiledFunction:
+    from xtir.lowering.cuda_function import EmulatedFunction, gpu_function
 
     if bounds_check:
         raise XtirError(f"bounds_check=True is for the llvm target; target '{target}' refuses accesses it cannot "
                         "show in bounds")
-    if target == "cuda":
-        import_cupy()  # says there is no GPU before any work
+    kind = gpu_function(runtime) if target == "cuda" else EmulatedFunction  # says there is no GPU before any work
     start = time.perf_counter()
     signature = _signature(entry_function(module, entry))
     program = cuda_program(module, signature.sym_name.data)
-    kind = CudaFunction if target == "cuda" else EmulatedFunction
     compiled = kind(signature, program)
     compiled.compile_seconds = time.perf_counter() - start
     return compiled  # type: ignore[return-value]
@@ -117,7 +116,8 @@ def _signature(f: func.FuncOp) -> func.FuncOp:
 
 
 def build(
-    module: ModuleOp, target: str = "llvm", entry: str | None = None, bounds_check: bool = False
+    module: ModuleOp, target: str = "llvm", entry: str | None = None, bounds_check: bool = False,
+    runtime: str | None = None,
 ) -> CompiledFunction:
     """Compile `module` for `target`; return a callable `f(*arrays)` for its entry function.
 
@@ -130,19 +130,22 @@ def build(
     give) it skips and reports: `f` raises the first report as an XtirEvaluationError after
     the call (lowering/runtime_errors.py).
 
-    Target "cuda" runs the thread-bound loop nests as CUDA kernels on a GPU (through CuPy;
-    XtirError without one); "cuda-cpu" runs the same CUDA C on the CPU (lowering/cuda_emulation.py).
+    Target "cuda" runs the thread-bound loop nests as CUDA kernels on a GPU (XtirError without
+    one), launched through `runtime` "cupy" or "cuda-python" (default: CuPy where installed);
+    "cuda-cpu" runs the same CUDA C on the CPU (lowering/cuda_emulation.py).
     Their callables have `cuda_source` and `launches` instead of `llvm_ir`.
     """
     expect_module(module, "xtir.build")
     if target not in TARGETS:
         raise XtirError(f"unknown target '{target}'; targets: {', '.join(TARGETS)}")
+    if runtime is not None and target != "cuda":
+        raise XtirError(f"runtime= chooses how target 'cuda' launches kernels; target '{target}' has none")
     start = time.perf_counter()
-    key = hashlib.sha256(f"{target}\0{entry}\0{bounds_check}\0{module}".encode()).hexdigest()
+    key = hashlib.sha256(f"{target}\0{entry}\0{bounds_check}\0{runtime}\0{module}".encode()).hexdigest()
     if (cached := _CACHE.get(key)) is not None:
         return cached
     if target in GPU_TARGETS:
-        _CACHE[key] = _build_gpu(module, target, entry, bounds_check)
+        _CACHE[key] = _build_gpu(module, target, entry, bounds_check, runtime)
         return _CACHE[key]
     from xtir.lowering.jit import CompiledFunction, compile_llvm, start_worker
     from xtir.lowering.runtime_errors import Checked, sites_called

@@ -1,0 +1,261 @@
+"""Target "cuda" through cuda-python (NVRTC + the driver API), and the call protocol both runtimes
+share (lowering/cuda_function.py: DeviceFunction).
+
+Checked here without a GPU: NVRTC through cuda-python compiles every GPU example to a cubin for
+sm_90 (and PTX), its errors are XtirErrors, the runtime is chosen as documented, no GPU is an
+XtirError, the launch's parameter block points at the device pointers, `__cuda_array_interface__`
+is read right, and DeviceFunction's call (staging, copies back, device arrays in place, error
+channel) is right on a stand-in runtime whose device is the host and whose launches run the
+cuda-cpu emulation. The launches on a real GPU run only where there is one."""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import xtir
+from xtir.build import cuda_program
+from xtir.errors import XtirError, XtirEvaluationError
+from xtir.lowering import cuda_function
+from xtir.lowering.cuda_emit import KernelLaunch
+from xtir.lowering.cuda_emulation import emulated_module
+from xtir.lowering.cuda_function import DeviceArray, DeviceFunction, cuda_array_interface, kernel_params, select_runtime
+
+ROOT = Path(__file__).resolve().parent.parent
+THREADS = 'split{loop=i factors=-1,32},bind{loop=i_0 thread="blockIdx.x"},bind{loop=i_1 thread="threadIdx.x"}'
+
+
+def _load_seed_gpu():
+    spec = importlib.util.spec_from_file_location("seed_gpu", ROOT / "examples" / "seed_gpu.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+seed_gpu = _load_seed_gpu()
+
+
+def _why_no_nvrtc() -> str | None:
+    try:
+        from cuda.bindings import nvrtc
+
+        nvrtc.nvrtcVersion()
+    except Exception as e:  # noqa: BLE001 (not installed, or libnvrtc not found)
+        return f"cuda-python's NVRTC is not usable here (pip install 'xtir[nvrtc]'): {e}"
+    return None
+
+
+def _why_no_gpu() -> str | None:
+    try:
+        cuda_function.gpu_function("cuda-python")
+    except XtirError as e:
+        return str(e)
+    return None
+
+
+NO_NVRTC, NO_GPU = _why_no_nvrtc(), _why_no_gpu()
+needs_nvrtc = pytest.mark.skipif(NO_NVRTC is not None, reason=str(NO_NVRTC))
+needs_gpu = pytest.mark.skipif(NO_GPU is not None, reason=f"no GPU through cuda-python: {NO_GPU}")
+
+
+def _gpu_examples() -> dict[str, xtir.ModuleOp]:
+    examples = {name: seed_gpu.scheduled(*seed_gpu.SCHEDULES[name]) for name in seed_gpu.SCHEDULES}
+    for path in sorted((ROOT / "tests" / "filecheck" / "cuda").glob("*.mlir")):
+        if "gpu.launch_func" in path.read_text():
+            examples[path.stem] = xtir.parse(path.read_text())
+    return examples
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("name", list(_gpu_examples()))
+def test_nvrtc_compiles_the_gpu_examples_to_a_cubin(name: str) -> None:
+    program = cuda_program(_gpu_examples()[name])
+    cubin = cuda_function.nvrtc_compile(program.source, "sm_90")
+    assert cubin.startswith(b"\x7fELF")
+    for launch in program.launches:
+        assert launch.kernel.encode() in cubin
+
+
+@needs_nvrtc
+def test_nvrtc_ptx_and_errors() -> None:
+    source = cuda_program(seed_gpu.scheduled(*seed_gpu.SCHEDULES["vector_add"])).source
+    ptx = cuda_function.nvrtc_compile(source, "sm_90", cubin=False)
+    assert b".entry main_kernel" in ptx and b".target sm_90" in ptx
+    with pytest.raises(XtirError, match=r"NVRTC rejected the CUDA C of bad\.cu:\n.*error"):
+        cuda_function.nvrtc_compile("__global__ void k() { undeclared = 1; }", "sm_90", "bad.cu")
+
+
+def _without(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
+    """Make `import module` fail as if it were not installed."""
+    for name in modules:
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+def test_runtime_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(XtirError, match="unknown CUDA runtime 'cudnn'; runtimes: cupy, cuda-python"):
+        select_runtime("cudnn")
+    module = seed_gpu.scheduled(*seed_gpu.SCHEDULES["vector_add"])
+    with pytest.raises(XtirError, match="runtime= chooses how target 'cuda' launches kernels; target 'cuda-cpu'"):
+        xtir.build(module, target="cuda-cpu", runtime="cuda-python")
+    _without(monkeypatch, "cupy")
+    with pytest.raises(XtirError, match="'cupy' is not installed; target 'cuda-cpu' runs the same CUDA C"):
+        select_runtime("cupy")
+    if NO_NVRTC is None:
+        assert select_runtime(None) == "cuda-python"  # CuPy absent: cuda-python
+    _without(monkeypatch, "cuda.bindings", "cuda.bindings.driver", "cuda.bindings.nvrtc")
+    with pytest.raises(XtirError, match=r"CuPy or cuda-python \(pip install 'xtir\[cuda\]'\), and neither is installed"):
+        xtir.build(module, target="cuda")
+
+
+@needs_nvrtc
+@pytest.mark.skipif(NO_GPU is None, reason="a GPU is usable here")
+def test_cuda_python_without_gpu_says_so() -> None:
+    with pytest.raises(XtirError, match="target 'cuda' needs a CUDA GPU and none is usable here"):
+        xtir.build(seed_gpu.scheduled(*seed_gpu.SCHEDULES["vector_add"]), target="cuda", runtime="cuda-python")
+
+
+def test_kernel_params_point_at_the_device_pointers() -> None:
+    pointers = [0x7F0000001000, 0x7F0000002010, 2**64 - 16]
+    values, params = kernel_params(pointers)
+    assert [ctypes.c_uint64.from_address(int(a)).value for a in params] == pointers
+    assert params.dtype == np.uint64 and params.flags.c_contiguous
+
+
+@dataclass
+class _Device:
+    """A numpy array posing as device memory through `__cuda_array_interface__`."""
+
+    array: np.ndarray
+    strides: tuple[int, ...] | None = None
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        return {"shape": self.array.shape, "typestr": self.array.dtype.str, "data": (self.array.ctypes.data, False),
+                "strides": self.strides, "version": 3}
+
+
+def test_cuda_array_interface() -> None:
+    a = np.zeros((4, 8), np.float32)
+    assert cuda_array_interface(_Device(a)) == (a.ctypes.data, (4, 8), np.dtype(np.float32), True)
+    assert cuda_array_interface(_Device(a, (32, 4)))[3]  # dense strides spelled out
+    assert not cuda_array_interface(_Device(a, (4, 16)))[3]  # a transposed view
+    assert cuda_array_interface(a) is None
+
+
+@dataclass
+class _HostDevice(DeviceFunction):
+    """DeviceFunction on a stand-in runtime: device memory is host memory (numpy copies for the
+    uploads), a launch runs the cuda-cpu emulation. It counts the copies."""
+
+    copies: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._emulated = emulated_module(self.program)
+
+    def view(self, k: int, value: Any) -> DeviceArray:
+        described = cuda_array_interface(value)
+        if described is None:
+            raise self._not_a_device_array(k, value)
+        return DeviceArray(*described, owner=value)
+
+    def upload(self, array: np.ndarray) -> DeviceArray:
+        self.copies.append("in")
+        copy = array.copy()
+        return DeviceArray(copy.ctypes.data, copy.shape, copy.dtype, True, owner=copy)
+
+    def launch(self, launch: KernelLaunch, args: list[DeviceArray]) -> None:
+        self._emulated.launch(launch.kernel, launch.grid, launch.block, [a.pointer for a in args])
+
+    def download(self, array: DeviceArray, into: np.ndarray) -> None:
+        self.copies.append("out")
+        into[...] = array.owner
+
+    def clear_error(self) -> None:
+        if self.program.error_sites:
+            self._emulated.take_error()
+
+    def read_error(self) -> tuple[int, int, int]:
+        return self._emulated.take_error() if self.program.error_sites else (0, 0, 0)
+
+
+def _host_device(module: xtir.ModuleOp) -> _HostDevice:
+    emulated = xtir.build(module, target="cuda-cpu")
+    return _HostDevice(emulated.signature, emulated.program)
+
+
+def test_numpy_arguments_are_staged_and_written_ones_copied_back() -> None:
+    f = _host_device(seed_gpu.scheduled(*seed_gpu.SCHEDULES["vector_add"]))
+    a, b, c = (np.random.default_rng(k).standard_normal(1024).astype(np.float32) for k in range(3))
+    before = b.copy()
+    f(a, b, c)
+    np.testing.assert_array_equal(c, a + b)
+    np.testing.assert_array_equal(b, before)
+    assert f.copies == ["in", "in", "in", "out"]  # only C, the buffer the kernel writes, comes back
+
+
+def test_device_arrays_are_used_in_place() -> None:
+    f = _host_device(seed_gpu.scheduled(*seed_gpu.SCHEDULES["vector_add"]))
+    a, b, c = (np.full(1024, k, np.float32) for k in (1, 2, 0))
+    f(_Device(a), b, _Device(c))  # device and numpy arrays mixed
+    np.testing.assert_array_equal(c, 3)
+    assert f.copies == ["in"]
+
+
+def test_device_arrays_are_checked() -> None:
+    f = _host_device(seed_gpu.scheduled(*seed_gpu.SCHEDULES["vector_add"]))
+    a, c = np.zeros(1024, np.float32), np.zeros(1024, np.float32)
+    with pytest.raises(XtirEvaluationError, match="argument 1 must be a C-contiguous float32 array of shape \\(1024,\\), "
+                                                  "got float64 \\(1024,\\)"):
+        f(a, _Device(np.zeros(1024)), c)
+    with pytest.raises(XtirEvaluationError, match="arguments 0 and 2 overlap"):
+        f(_Device(a), np.zeros(1024, np.float32), _Device(a))
+    with pytest.raises(XtirEvaluationError, match="argument 1 must be a numpy or device array"):
+        f(a, [0.0] * 1024, c)
+    assert f.copies == []  # refused before any copy
+
+
+def test_error_channel_through_the_device_call() -> None:
+    module = xtir.transform(xtir.parse("""func.func @main(%A: memref<64xi32>, %B: memref<64xi32>, %C: memref<64xi32>) {
+      block.for %i = 0 to 64 "i" {
+        block.block "C"(%vi = spatial(64, %i)) {
+          %a = block.load %A[%vi] : memref<64xi32>
+          %b = block.load %B[%vi] : memref<64xi32>
+          %c = arith.ceildivui %a, %b : i32
+          block.store %c, %C[%vi] : memref<64xi32>
+        }
+      }
+      func.return
+    }"""), THREADS)
+    f = _host_device(module)
+    a, b, c = np.full(64, 7, np.int32), np.full(64, 2, np.int32), np.zeros(64, np.int32)
+    f(a, b, c)
+    np.testing.assert_array_equal(c, 4)
+    b[5] = 0
+    with pytest.raises(XtirEvaluationError, match="'arith.ceildivui' on 7, 0: division by zero"):
+        f(a, b, c)
+    b[5] = 2
+    f(a, b, c)  # the channel was cleared
+
+
+@needs_gpu
+@pytest.mark.parametrize("name", list(seed_gpu.SCHEDULES))
+def test_seed_002_runs_on_the_gpu_through_cuda_python(name: str) -> None:
+    example, pipeline = seed_gpu.SCHEDULES[name]
+    n = 128 if name.startswith("gemm") else 1024
+    f = xtir.build(seed_gpu.scheduled(example, pipeline, n), target="cuda", runtime="cuda-python")
+    arrays, expected = seed_gpu.inputs(name, n, np.random.default_rng(0))
+    f(*arrays)
+    assert np.max(np.abs(arrays[-1] - expected)) < 1e-3
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA here: device arrays not tried")
+    device = [torch.from_numpy(a).cuda() for a in seed_gpu.inputs(name, n, np.random.default_rng(0))[0]]
+    f(*device)  # through __cuda_array_interface__, in place
+    assert float((device[-1].cpu() - torch.from_numpy(expected)).abs().max()) < 1e-3
