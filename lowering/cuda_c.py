@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    Float16Type,
     Float32Type,
     Float64Type,
     FloatAttr,
@@ -68,6 +69,8 @@ def c_type(ty: Attribute, index_type: str) -> str:
     """The C type of a scalar xDSL type."""
     if isinstance(ty, IndexType):
         return index_type
+    if isinstance(ty, Float16Type):
+        return "__half"
     if isinstance(ty, Float32Type):
         return "float"
     if isinstance(ty, Float64Type):
@@ -80,7 +83,7 @@ def c_type(ty: Attribute, index_type: str) -> str:
         if width == 1:
             return "bool"
         return ("unsigned " if unsigned else "signed " if width == 8 else "") + names[width]
-    raise XtirError(f"the CUDA emitter supports f32, f64, integer and index values; {ty} is not supported yet")
+    raise XtirError(f"the CUDA emitter supports f16, f32, f64, integer and index values; {ty} is not supported yet")
 
 
 def unsigned_type(ty: Attribute, index_type: str) -> str:
@@ -103,9 +106,11 @@ def literal(attr: Attribute, ty: Attribute, index_type: str) -> Expr:
 
 
 def float_literal(value: float, ty: Attribute) -> Expr:
+    if isinstance(ty, Float16Type):
+        return half_literal(value)
     single = isinstance(ty, Float32Type)
     if not isinstance(ty, Float32Type | Float64Type):
-        raise XtirError(f"the CUDA emitter supports f32 and f64 values; {ty} is not supported yet")
+        raise XtirError(f"the CUDA emitter supports f16, f32 and f64 values; {ty} is not supported yet")
     if np.isnan(value) or np.isinf(value):
         # CUDA has no NAN/INFINITY macros without headers; the bit pattern is exact in both compilers
         if single:
@@ -119,6 +124,14 @@ def float_literal(value: float, ty: Attribute) -> Expr:
         text += ".0"
     text += "f" if single else ""
     return Expr(text, UNARY) if text.startswith("-") else Expr(text)
+
+
+def half_literal(value: float) -> Expr:
+    """An f16 constant: `__float2half(0.5f)` (exact: f32 holds every f16), NaN and infinities by their bits."""
+    if np.isnan(value) or np.isinf(value):
+        bits = int(np.array(value, dtype=np.float16).view(np.uint16))
+        return call("__ushort_as_half", Expr(f"(unsigned short)0x{bits:04x}"))
+    return call("__float2half", float_literal(value, Float32Type()))
 
 
 def c_name(hint: str | None, fallback: str) -> str:

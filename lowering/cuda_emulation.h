@@ -174,10 +174,34 @@ inline To bits_as(From value) {
 }
 }  // namespace xtir_emu
 
+// cuda_fp16.h's __half, as much of it as xtir emits: 16 bits, `+ - * /` each rounded to half
+// (through float: exact for these, as f32 has more than twice f16's precision), compares, and the
+// conversions. _Float16's conversions round to nearest even, as __float2half does.
+struct __half {
+  _Float16 value;
+};
+inline __half __float2half(float f) { return __half{static_cast<_Float16>(f)}; }
+inline __half __double2half(double d) { return __half{static_cast<_Float16>(d)}; }
+inline float __half2float(__half h) { return static_cast<float>(h.value); }
+inline __half operator+(__half a, __half b) { return __float2half(__half2float(a) + __half2float(b)); }
+inline __half operator-(__half a, __half b) { return __float2half(__half2float(a) - __half2float(b)); }
+inline __half operator*(__half a, __half b) { return __float2half(__half2float(a) * __half2float(b)); }
+inline __half operator/(__half a, __half b) { return __float2half(__half2float(a) / __half2float(b)); }
+inline __half operator-(__half a) { return __half{static_cast<_Float16>(-a.value)}; }
+inline bool operator==(__half a, __half b) { return __half2float(a) == __half2float(b); }
+inline bool operator!=(__half a, __half b) { return __half2float(a) != __half2float(b); }
+inline bool operator<(__half a, __half b) { return __half2float(a) < __half2float(b); }
+inline bool operator<=(__half a, __half b) { return __half2float(a) <= __half2float(b); }
+inline bool operator>(__half a, __half b) { return __half2float(a) > __half2float(b); }
+inline bool operator>=(__half a, __half b) { return __half2float(a) >= __half2float(b); }
+
 inline float __int_as_float(int bits) { return xtir_emu::bits_as<float>(bits); }
 inline int __float_as_int(float value) { return xtir_emu::bits_as<int>(value); }
 inline double __longlong_as_double(long long bits) { return xtir_emu::bits_as<double>(bits); }
 inline long long __double_as_longlong(double value) { return xtir_emu::bits_as<long long>(value); }
+inline __half __short_as_half(short bits) { return xtir_emu::bits_as<__half>(bits); }
+inline short __half_as_short(__half value) { return xtir_emu::bits_as<short>(value); }
+inline __half __ushort_as_half(unsigned short bits) { return xtir_emu::bits_as<__half>(bits); }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 

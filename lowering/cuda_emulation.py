@@ -55,9 +55,14 @@ def cache_dir() -> Path | None:
     return Path(root) / "cuda-cpu"
 
 
+FP16_HEADER = "#pragma once\n// cuda-cpu: __half is emulated in cuda_emulation.h, included first\n"
+"""What the kernel's `#include <cuda_fp16.h>` finds here."""
+
+
 def sources(program: CudaProgram) -> dict[str, str]:
     """The files the compiler reads, by name."""
-    return {"kernel.cu": program.source, "launcher.cpp": launcher_source(program), HEADER.name: HEADER.read_text()}
+    return {"kernel.cu": program.source, "launcher.cpp": launcher_source(program), HEADER.name: HEADER.read_text(),
+            "cuda_fp16.h": FP16_HEADER}
 
 
 def cache_key(files: dict[str, str], compiler: str) -> str:
@@ -72,7 +77,7 @@ def compile_library(files: dict[str, str], into: Path, function: str) -> None:
     """Write `files` into the folder `into` and compile them there to LIBRARY."""
     for name, text in files.items():
         (into / name).write_text(text)
-    command = [host_compiler(), *FLAGS, "-o", str(into / LIBRARY), str(into / "launcher.cpp")]
+    command = [host_compiler(), *FLAGS, "-I", str(into), "-o", str(into / LIBRARY), str(into / "launcher.cpp")]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise XtirError(f"the host C++ compiler rejected the emulated CUDA C of '{function}':\n" + done.stderr[-4000:])

@@ -280,7 +280,8 @@ class CupyFunction(DeviceFunction):
         self._cupy = import_cupy()
         start = time.perf_counter()
         try:
-            module = self._cupy.RawModule(code=self.program.source, options=("--std=c++17",), backend="nvrtc")
+            options = ("--std=c++17", *(f"--include-path={d}" for d in _header_directories()))
+            module = self._cupy.RawModule(code=self.program.source, options=options, backend="nvrtc")
             for launch in self.launches:
                 self._kernels[launch.kernel] = module.get_function(launch.kernel)
             if self.program.error_sites:
