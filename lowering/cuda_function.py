@@ -13,12 +13,13 @@ llvm target does.
   (`CudaPythonFunction`: NVRTC to a cubin for the device's architecture, cuModuleLoadData,
   cuLaunchKernel). Both take numpy arrays (copied to the device, and the buffers the kernels
   write copied back) or device arrays used in place without copies: CuPy arrays, anything
-  with `__cuda_array_interface__` (torch, Numba), and through CuPy also `__dlpack__`.
+  with `__cuda_array_interface__` (torch, Numba) or `__dlpack__` (JAX).
   Without the runtime or without a GPU they raise XtirError saying so.
 """
 
 from __future__ import annotations
 
+import ctypes
 import math
 import time
 from dataclasses import dataclass, field
@@ -413,6 +414,47 @@ def cuda_array_interface(value: Any) -> tuple[int, tuple[int, ...], np.dtype, bo
     return int(interface["data"][0]), shape, dtype, contiguous
 
 
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    """DLPack's DLTensor, the first member of the DLManagedTensor a "dltensor" capsule holds."""
+
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+DLPACK_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
+_DLPACK_KINDS = {0: "i", 1: "u", 2: "f"}
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def dlpack_tensor(capsule: Any) -> tuple[int, tuple[int, ...], np.dtype, bool, int]:
+    """Pointer, shape, dtype, C-contiguity and DLPack device type of a "dltensor" capsule. The
+    capsule is only read, not consumed: it frees the tensor when it is collected, so it must
+    outlive the use of the pointer."""
+    tensor = _DLTensor.from_address(_capsule_pointer(capsule, b"dltensor"))
+    shape = tuple(tensor.shape[k] for k in range(tensor.ndim))
+    code, bits = tensor.dtype.code, tensor.dtype.bits
+    if tensor.dtype.lanes != 1 or (code not in _DLPACK_KINDS and (code, bits) != (6, 8)):
+        raise XtirError(f"DLPack type code {code} of {bits} bits x {tensor.dtype.lanes} has no numpy dtype here")
+    dtype = np.dtype(np.bool_) if code == 6 else np.dtype(f"{_DLPACK_KINDS[code]}{bits // 8}")
+    contiguous = True
+    if tensor.strides:  # strides in elements; none means C-contiguous
+        dense = [math.prod(shape[k + 1:]) for k in range(len(shape))]
+        contiguous = all(n <= 1 or tensor.strides[k] == dense[k] for k, n in enumerate(shape))
+    pointer = (tensor.data or 0) + tensor.byte_offset
+    return pointer, shape, dtype, contiguous, tensor.device.device_type
+
+
 @dataclass
 class CudaPythonFunction(DeviceFunction):
     """Target "cuda" through cuda-python: NVRTC to a cubin, the driver API to load and launch it
@@ -442,11 +484,17 @@ class CudaPythonFunction(DeviceFunction):
 
     def view(self, k: int, value: Any) -> DeviceArray:
         described = cuda_array_interface(value)
-        if described is None:
-            raise self._not_a_device_array(k, value) if not hasattr(value, "__dlpack__") else XtirEvaluationError(
-                f"function '{self.name}': argument {k} has only __dlpack__; the cuda-python runtime takes device arrays "
-                "with __cuda_array_interface__ (CuPy, torch, Numba), or use runtime='cupy'")
-        return DeviceArray(*described, owner=value)
+        if described is not None:
+            return DeviceArray(*described, owner=value)
+        if not hasattr(value, "__dlpack__"):
+            raise self._not_a_device_array(k, value)
+        device_type, _ = value.__dlpack_device__()
+        if device_type not in DLPACK_CUDA:
+            raise XtirEvaluationError(f"function '{self.name}': argument {k} is a DLPack array of device type "
+                                      f"{device_type}, not on a CUDA GPU (pass numpy arrays to have them copied)")
+        capsule = value.__dlpack__(stream=1)  # the kernels run on the legacy default stream (DLPack's 1)
+        pointer, shape, dtype, contiguous, _ = dlpack_tensor(capsule)
+        return DeviceArray(pointer, shape, dtype, contiguous, owner=(value, capsule))
 
     def upload(self, array: np.ndarray) -> DeviceArray:
         from cuda.bindings import driver

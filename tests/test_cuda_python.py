@@ -26,7 +26,14 @@ from xtir.errors import XtirError, XtirEvaluationError
 from xtir.lowering import cuda_function
 from xtir.lowering.cuda_emit import KernelLaunch
 from xtir.lowering.cuda_emulation import emulated_module
-from xtir.lowering.cuda_function import DeviceArray, DeviceFunction, cuda_array_interface, kernel_params, select_runtime
+from xtir.lowering.cuda_function import (
+    DeviceArray,
+    DeviceFunction,
+    cuda_array_interface,
+    dlpack_tensor,
+    kernel_params,
+    select_runtime,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 THREADS = 'split{loop=i factors=-1,32},bind{loop=i_0 thread="blockIdx.x"},bind{loop=i_1 thread="threadIdx.x"}'
@@ -149,6 +156,19 @@ def test_cuda_array_interface() -> None:
     assert cuda_array_interface(a) is None
 
 
+def test_dlpack_capsules_are_read_right() -> None:
+    """Read on numpy's (CPU) capsules: the same DLTensor a GPU array exports."""
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    assert dlpack_tensor(a.__dlpack__()) == (a.ctypes.data, (4, 6), np.dtype(np.float32), True, 1)
+    view = a[1:, 2:]
+    pointer, shape, dtype, contiguous, _ = dlpack_tensor(view.__dlpack__())
+    assert (pointer, shape, contiguous) == (view.ctypes.data, (3, 4), False)
+    assert not dlpack_tensor(a.T.__dlpack__())[3]
+    assert dlpack_tensor(a[2:].__dlpack__())[:4] == (a[2:].ctypes.data, (2, 6), np.dtype(np.float32), True)
+    for dtype in (np.int8, np.uint16, np.int64, np.float16, np.float64, np.bool_):
+        assert dlpack_tensor(np.zeros(3, dtype).__dlpack__())[2] == np.dtype(dtype)
+
+
 @dataclass
 class _HostDevice(DeviceFunction):
     """DeviceFunction on a stand-in runtime: device memory is host memory (numpy copies for the
@@ -259,3 +279,19 @@ def test_seed_002_runs_on_the_gpu_through_cuda_python(name: str) -> None:
     device = [torch.from_numpy(a).cuda() for a in seed_gpu.inputs(name, n, np.random.default_rng(0))[0]]
     f(*device)  # through __cuda_array_interface__, in place
     assert float((device[-1].cpu() - torch.from_numpy(expected)).abs().max()) < 1e-3
+    device[-1].fill_(float("nan"))
+    f(*(_OnlyDLPack(t) for t in device))
+    assert float((device[-1].cpu() - torch.from_numpy(expected)).abs().max()) < 1e-3
+
+
+@dataclass
+class _OnlyDLPack:
+    """A device array seen through DLPack alone (as a JAX array is)."""
+
+    tensor: Any
+
+    def __dlpack__(self, stream: int | None = None) -> Any:
+        return self.tensor.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.tensor.__dlpack_device__()
