@@ -20,6 +20,7 @@ llvm target does.
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import time
 from dataclasses import dataclass, field
@@ -340,15 +341,16 @@ def _checked(result: Any, call: str) -> Any:
     return values[0] if len(values) == 1 else tuple(values)
 
 
-def _header_directories() -> list[str]:
+@functools.cache
+def _header_directories() -> tuple[str, ...]:
     """The CUDA headers' folder, for sources that include one (cuda_fp16.h); NVRTC has no default."""
     try:
         from cuda.pathfinder import find_nvidia_header_directory
 
         found = find_nvidia_header_directory("cudart")
     except Exception:  # noqa: BLE001 (no CUDA headers here: a source that needs them fails with NVRTC's message)
-        return []
-    return [found] if found else []
+        return ()
+    return (found,) if found else ()
 
 
 def nvrtc_compile(source: str, arch: str, name: str = "kernel.cu", cubin: bool = True) -> bytes:
@@ -375,9 +377,11 @@ def nvrtc_compile(source: str, arch: str, name: str = "kernel.cu", cubin: bool =
         nvrtc.nvrtcDestroyProgram(program)
 
 
+@functools.cache
 def cuda_python_context() -> tuple[Any, str]:
-    """The primary context of GPU 0 made current (the one CuPy and torch use, so their arrays are
-    valid in it) and the GPU's architecture (`sm_90`); XtirError when no GPU is usable."""
+    """The primary context of GPU 0 (the one CuPy and torch use, so their arrays are valid in it),
+    made current on this thread, and the GPU's architecture (`sm_90`); XtirError when no GPU is
+    usable. Once a process: a call makes the context current on its own thread."""
     from cuda.bindings import driver
 
     try:
@@ -481,6 +485,12 @@ class CudaPythonFunction(DeviceFunction):
             flag, operands = (_checked(driver.cuModuleGetGlobal(self._module, name.encode()), "cuModuleGetGlobal")[0]
                               for name in (ERROR_FLAG, ERROR_OPERANDS))
             self._error = (int(flag), int(operands))
+
+    def __call__(self, *arrays: Any) -> None:
+        from cuda.bindings import driver
+
+        _checked(driver.cuCtxSetCurrent(self._context), "cuCtxSetCurrent")  # current per thread
+        super().__call__(*arrays)
 
     def view(self, k: int, value: Any) -> DeviceArray:
         described = cuda_array_interface(value)
