@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import xtir
+from tests.test_cuda import THREADS
 from xtir.build import cuda_program
 
-THREADS = 'split{loop=i factors=-1,32},bind{loop=i_0 thread="blockIdx.x"},bind{loop=i_1 thread="threadIdx.x"}'
 N = 64
 
 

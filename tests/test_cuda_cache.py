@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 import xtir
+from tests.test_cuda import THREADS
 from xtir.lowering import cuda_emulation
 
 BUILD = importlib.import_module("xtir.build")  # the module (xtir.build is also the function)
-THREADS = 'split{loop=i factors=-1,32},bind{loop=i_0 thread="blockIdx.x"},bind{loop=i_1 thread="threadIdx.x"}'
 
 
 def _scale(factor: float) -> xtir.ModuleOp:

@@ -6,7 +6,6 @@ warning and NVRTC (through cuda-python) finds cuda_fp16.h."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 from pathlib import Path
@@ -15,21 +14,12 @@ import numpy as np
 import pytest
 
 import xtir
+from tests.test_cuda import THREADS, seed_gpu
 from xtir.build import cuda_program
 
 ROOT = Path(__file__).resolve().parent.parent
-THREADS = 'split{loop=i factors=-1,32},bind{loop=i_0 thread="blockIdx.x"},bind{loop=i_1 thread="threadIdx.x"}'
 N = 256
 
-
-def _load_seed_gpu():
-    spec = importlib.util.spec_from_file_location("seed_gpu", ROOT / "examples" / "seed_gpu.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-seed_gpu = _load_seed_gpu()
 
 ELEMENTWISE = f"""func.func @main(%A: memref<{N}xf16>, %B: memref<{N}xf16>, %W: memref<{N}xf64>, %I: memref<{N}xi32>,
                                   %D: memref<{N}x12xf16>, %E: memref<{N}x3xf32>, %J: memref<{N}x2xi16>) {{

@@ -11,7 +11,6 @@ cuda-cpu emulation. The launches on a real GPU run only where there is one."""
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ import numpy as np
 import pytest
 
 import xtir
+from tests.test_cuda import THREADS, seed_gpu
 from xtir.build import cuda_program
 from xtir.errors import XtirError, XtirEvaluationError
 from xtir.lowering import cuda_function
@@ -36,17 +36,7 @@ from xtir.lowering.cuda_function import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-THREADS = 'split{loop=i factors=-1,32},bind{loop=i_0 thread="blockIdx.x"},bind{loop=i_1 thread="threadIdx.x"}'
 
-
-def _load_seed_gpu():
-    spec = importlib.util.spec_from_file_location("seed_gpu", ROOT / "examples" / "seed_gpu.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-seed_gpu = _load_seed_gpu()
 
 
 def _why_no_nvrtc() -> str | None:
