@@ -71,7 +71,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import region_dce
 
-from xtir.dialects.block import Block_
+from xtir.dialects.block import DOUBLE_BUFFER, Block_
 from xtir.dialects.expr import Div, Expr, Mod, Var
 from xtir.lowering.blocks_to_scf import THREAD
 from xtir.lowering.compact_buffers import INIT_GUARD
@@ -79,7 +79,6 @@ from xtir.lowering.index_expr import IndexEmitter, constant, decode, decode_boun
 from xtir.lowering.loops import PARALLEL, THREAD_BINDING, constant_int, loop_kind, loop_name, trip_count
 from xtir.passes.analysis.instances import distinct, gapless, injective, points
 from xtir.passes.analysis.regions import Range, relax
-from xtir.passes.double_buffer import is_double_buffered
 from xtir.passes.utils import fail
 
 LOOP_NAMES = "xtir.loop_names"
@@ -588,7 +587,7 @@ def _inject_double_buffers(kernel: Kernel, f: func.FuncOp) -> bool:
     """Double the marked shared buffers (sized by now) and pipeline their loops; whether any was."""
     pipelines: dict[scf.ForOp, Pipeline] = {}
     for alloca in _allocas(kernel.root, f):
-        if is_double_buffered(alloca) and alloca.memref.uses:
+        if DOUBLE_BUFFER in alloca.attributes and alloca.memref.uses:
             loop, fetches = _pipeline_of(kernel, alloca)
             pipeline = pipelines.setdefault(loop, Pipeline(loop))
             pipeline.buffers.append(alloca)
@@ -1070,7 +1069,7 @@ def _prepare_buffers(kernel: Kernel, f: func.FuncOp) -> int:
             mine = [u for u in uses if _buffer(u.op) is alloca.memref]
             if not mine:
                 continue
-            doubled = is_double_buffered(alloca)
+            doubled = DOUBLE_BUFFER in alloca.attributes
             size = _rebase(_plan_shared(kernel, alloca, mine), mine) * (2 if doubled else 1)
             total += size
             largest = max(largest, (size, _buffer_name(alloca.memref) + (" double-buffered" if doubled else "")))

@@ -34,20 +34,13 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FixedBitwidthType, MemRefType, StringAttr, UnitAttr
 from xdsl.ir import Operation, SSAValue
 
-from xtir.dialects.block import SERIAL, AllocOp, BlockOp, ForOp
+from xtir.dialects.block import DOUBLE_BUFFER, SERIAL, AllocOp, BlockOp, ForOp
 from xtir.passes.analysis.navigation import all_blocks, get_block, get_loops
 from xtir.passes.analysis.regions import hint_name, read_regions, relax, write_regions
 from xtir.passes.schedule_pass import SchedulePass
 from xtir.support.errors import ScheduleError
 
-DOUBLE_BUFFER = "double_buffer_scope"
-"""The mark on the buffer's allocation (TVM's attribute name), read by lower-to-gpu."""
-
 MAX_SHARED_BYTES = 48 * 1024
-
-
-def is_double_buffered(alloc: Operation) -> bool:
-    return DOUBLE_BUFFER in alloc.attributes
 
 
 def _fetched_buffer(block: BlockOp) -> tuple[SSAValue, AllocOp]:
@@ -68,7 +61,7 @@ def _fetched_buffer(block: BlockOp) -> tuple[SSAValue, AllocOp]:
     if others:
         raise ScheduleError(block, f'{hint_name(buffer)} is also written by block "{others[0].label}"; double buffering '
                             "needs one block fetching the whole tile")
-    if is_double_buffered(alloc):
+    if DOUBLE_BUFFER in alloc.attributes:
         raise ScheduleError(block, f"{hint_name(buffer)} is double-buffered already")
     return buffer, alloc
 
