@@ -37,6 +37,16 @@ that reads what other threads wrote since the last barrier or writes what they r
 out as possible (before the loop nest holding the access, not inside it), and at the top of a
 serial loop whose next iteration would overwrite what this one read (GEMM's `k_0`).
 
+Double buffering (TVM's InjectDoubleBuffer, for buffers marked by the double-buffer primitive:
+`memref.alloca() {double_buffer_scope}`), once shared buffers are sized: the buffer gets a
+leading dimension of 2, tile k living in half k mod 2, in the serial loop whose first statements
+fetch the tile its later statements read. Tile 0 is fetched before the loop; iteration k loads
+tile k+1 into a per-thread array (`A_shared_next`, registers) first and stores it into half
+(k+1) mod 2 last; the last iteration runs after the loop without a fetch. The barriers follow
+from the halves each access touches (one per iteration, at the top of the loop). Refused: the
+buffer not fetched then read in one serial loop from 0 in steps of 1 running at least twice, a
+fetch reading memory the kernel writes, the doubled buffers over 48 KiB.
+
 Refused, at the op: a loop nest at the top of a kernel function that is not bound (it would
 run on the host); more than 1024 threads per block, a block or grid dimension over CUDA's
 limits; one tag bound with different extents in one kernel; vthread; shared memory over
@@ -608,8 +618,7 @@ def _pipeline(p: Pipeline) -> None:
     emitter = IndexEmitter(loop, point=InsertPoint.at_start(body))
     following, half = emitter.expr(Expr.var(k) + 1), emitter.expr(Expr.var(k).mod(2))
     next_half = emitter.expr((Expr.var(k) + 1).mod(2))
-    for alloca in p.buffers:
-        _add_half_dimension(alloca, half)
+    doubled = {_add_half_dimension(alloca, half) for alloca in p.buffers}
     fetches = sorted(set(p.fetches), key=body.get_operation_index)
     at = InsertPoint.before(loop)
     _clone_statements(fetches, body, {k: constant(None, loop, 0), half: constant(None, loop, 0)}, at)
@@ -619,17 +628,67 @@ def _pipeline(p: Pipeline) -> None:
     rest = [op for op in body.ops if op not in fetches and not isinstance(op, scf.YieldOp) and not _pure(op)]
     _clone_statements(rest, body, {k: constant(None, loop, last), half: constant(None, loop, last % 2)},
                       InsertPoint.after(loop))
-    _clone_statements(fetches, body, {k: following, half: next_half}, InsertPoint.before(fetches[0]))
+    prefetches = _clone_statements(fetches, body, {k: following, half: next_half}, InsertPoint.before(fetches[0]))
     for fetch in fetches:
         Rewriter.erase_op(fetch)
     loop.operands = [loop.lb, constant(None, loop, last), loop.step]
+    for prefetch in prefetches:
+        _stage(prefetch, body, doubled)
+
+
+def _copy(statement: Operation, doubled: set[SSAValue]) -> tuple[memref.LoadOp, memref.StoreOp] | None:
+    """The one load that `statement` stores into a doubled buffer, and that store."""
+    stores = [op for op in statement.walk() if isinstance(op, memref.StoreOp)]
+    if len(stores) != 1 or stores[0].memref not in doubled or not isinstance(stores[0].value.owner, memref.LoadOp):
+        return None
+    return stores[0].value.owner, stores[0]
+
+
+def _serial_vars(statement: Operation, op: Operation) -> list[SSAValue]:
+    """The variables of the loops of `statement` around `op` not bound to a thread, outermost first."""
+    return [lp.body.block.args[0] for lp in statement.walk()
+            if isinstance(lp, scf.ForOp) and _thread(lp) is None and lp.is_ancestor(op)]
+
+
+def _stage(prefetch: Operation, body: Block, doubled: set[SSAValue]) -> None:
+    """Split the fetch of the next tile in two through registers (a per-thread array): its
+    global loads stay first in the iteration, its shared stores move to the end, so the loads'
+    latency overlaps the computation on this tile instead of stalling the stores. Left as it is
+    unless it is one copy under loops from 0 in steps of 1."""
+    copy = _copy(prefetch, doubled)
+    if copy is None:
+        return
+    load, store = copy
+    loops = [v.owner.parent_op() for v in _serial_vars(prefetch, load)]  # type: ignore[union-attr]
+    if any(constant_int(lp.lb) != 0 or constant_int(lp.step) != 1 or not trip_count(lp) for lp in loops):  # type: ignore[union-attr]
+        return
+    late = prefetch.clone()
+    Rewriter.insert_op(late, InsertPoint.before(body.last_op))  # type: ignore[arg-type]
+    late_load, _ = _copy(late, doubled)  # type: ignore[misc]
+    size = 1
+    for lp in loops:
+        size *= trip_count(lp)  # type: ignore[arg-type]
+    stage = memref.AllocaOp.get(load.res.type, shape=[size], memory_space=StringAttr(LOCAL))
+    stage.memref.name_hint = f"{_buffer_name(store.memref)}_next"
+    Rewriter.insert_op(stage, InsertPoint.at_start(body))
+    for access, variables in ((store, _serial_vars(prefetch, load)), (late_load, _serial_vars(late, late_load))):
+        offset, stride = Expr(), 1
+        for v, lp in reversed(list(zip(variables, loops))):  # row-major, the innermost loop fastest
+            offset, stride = offset + Expr.var(v) * stride, stride * trip_count(lp)  # type: ignore[operator]
+        index = IndexEmitter(access).expr(offset)
+        if access is store:
+            Rewriter.replace_op(store, memref.StoreOp.get(load.res, stage.memref, [index]))
+        else:
+            reload = memref.LoadOp.get(stage.memref, [index])
+            reload.res.name_hint = late_load.res.name_hint
+            Rewriter.replace_op(late_load, reload)
 
 
 def _pure(op: Operation) -> bool:
     return op.name.startswith("arith.") and not op.regions
 
 
-def _add_half_dimension(alloca: memref.AllocaOp, half: SSAValue) -> None:
+def _add_half_dimension(alloca: memref.AllocaOp, half: SSAValue) -> SSAValue:
     old = alloca.memref.type
     assert isinstance(old, MemRefType)
     new = memref.AllocaOp.get(old.element_type, shape=[2, *old.get_shape()], memory_space=old.memory_space)
@@ -648,10 +707,11 @@ def _add_half_dimension(alloca: memref.AllocaOp, half: SSAValue) -> None:
         repl.location = op.location
         Rewriter.replace_op(op, repl)
     Rewriter.erase_op(alloca)
+    return new.memref
 
 
 def _clone_statements(statements: list[Operation], body: Block, mapping: dict[SSAValue, SSAValue],
-                      point: InsertPoint) -> None:
+                      point: InsertPoint) -> list[Operation]:
     """Copies of `statements` of `body` at `point`, with `mapping`, and of the ops of `body`
     they use that `mapping` does not replace."""
     inside = set(statements)
@@ -674,10 +734,13 @@ def _clone_statements(statements: list[Operation], body: Block, mapping: dict[SS
         for op in statement.walk():
             for operand in op.operands:
                 provide(operand)
+    clones = []
     for statement in statements:
         clone = statement.clone(value_mapper=mapping)
         Rewriter.insert_op(clone, point)
         mapping.update(zip(statement.results, clone.results))
+        clones.append(clone)
+    return clones
 
 
 # Barriers ------------------------------------------------------------------------------------

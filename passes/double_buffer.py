@@ -6,11 +6,18 @@ tile it then reads. Double buffering gives the buffer two tiles and overlaps the
 next tile with the computation on this one:
 
     fetch tile 0 into half 0                       (prologue)
-    for k in 0 .. n-2:  fetch tile k+1 into half (k+1) % 2;  compute on half k % 2
+    for k in 0 .. n-2:
+        barrier
+        load tile k+1 into registers (per thread)
+        compute on half k % 2
+        store the registers into half (k+1) % 2
+    barrier
     compute on half (n-1) % 2                      (epilogue, no fetch)
 
-so one `__syncthreads()` per iteration suffices instead of two: the fetch of tile k+1 writes
-the half that iteration k-1 read, and iteration k reads the half it does not write.
+so one `__syncthreads()` per iteration suffices instead of two: the stores of iteration k write
+the half iteration k-1 read, and iteration k reads the half it does not write. The global loads
+of the next tile are issued before the computation on this one and their latency hides behind
+it (a fetch that is not one plain copy stores into the shared half directly, before computing).
 
 The schedule primitive checks that B is such a fetch and marks its buffer, as TVM's
 `s[AA].double_buffer()` marks it with `double_buffer_scope`: `%A_shared = block.alloc

@@ -78,23 +78,25 @@ def _barriers(module: xtir.ModuleOp) -> list[gpu.BarrierOp]:
 
 def test_one_barrier_per_iteration() -> None:
     """Without double buffering k_0 holds two barriers (before the fetch, before the reads); with
-    it one, at its top, plus one before the epilogue's reads of the last tile."""
+    it one, at its top, plus one before the epilogue's reads of the last tile. The next tile goes
+    through registers: 8 floats per thread and buffer."""
     plain, double = lower_to_gpu(_gemm(seed_gpu.GEMM_SHARED)), lower_to_gpu(_gemm(GEMMS["shared"]))
     k_0 = [op for op in double.walk() if isinstance(op, scf.ForOp) and op.attributes["xtir.loop_name"].data == "k_0"]
     assert len(k_0) == 1 and isinstance(k_0[0].body.block.first_op, gpu.BarrierOp)
     assert len(_barriers(plain)) == 2 and len(_barriers(double)) == 2
     inside = [b for b in _barriers(double) if k_0[0].is_ancestor(b)]
     assert len(inside) == 1
-    shared = [op.memref.type.get_shape() for op in double.walk() if isinstance(op, memref.AllocaOp)][:2]
-    assert shared == [(2, 64, 8), (2, 8, 64)]
+    buffers = {op.memref.name_hint: op.memref.type.get_shape() for op in double.walk() if isinstance(op, memref.AllocaOp)}
+    assert buffers == {"A_shared": (2, 64, 8), "B_shared": (2, 8, 64), "C_local": (8, 8),
+                       "A_shared_next": (8,), "B_shared_next": (8,)}  # 512 floats a tile, 64 threads
 
 
 @pytest.mark.parametrize("which", [0, 1])
 @pytest.mark.parametrize("name", ["shared", "hand"])
 def test_a_missing_barrier_gives_wrong_numbers(name: str, which: int) -> None:
-    """The barrier at the top of k_0 (the fetch of tile k+1 overwrites the half iteration k-1
-    read; the reads need the tile fetched in iteration k-1) and the one before the epilogue (its
-    reads need the last fetch): without either the emulation's thread order goes wrong."""
+    """The barrier at the top of k_0 (the stores of tile k+1 overwrite the half iteration k-1
+    read; the reads need the tile stored in iteration k-1) and the one before the epilogue (its
+    reads need the last stores): without either the emulation's thread order goes wrong."""
     lowered = lower_to_gpu(_gemm(GEMMS[name]))
     assert _run_gemm(lowered) < 1e-3
     barrier = _barriers(lowered)[which]

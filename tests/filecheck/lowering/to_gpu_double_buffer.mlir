@@ -2,12 +2,13 @@
 
 // lower-to-gpu's part of double buffering (TVM's InjectDoubleBuffer), on the row sum of
 // passes/double_buffer.mlir: A_shared, sized to one 8x8 tile, gets a leading dimension of 2
-// (tile k in half k mod 2); tile 0 is fetched before k_0, tile k_0 + 1 at the top of iteration
-// k_0 (into the half iteration k_0 - 1 read) while iteration k_0 reads the other half, and the
-// last iteration runs after the loop without a fetch. One barrier per iteration: at the top of
-// k_0 (the fetch overwrites the half read one iteration before, the reads need the half fetched
-// one iteration before); the prologue's fetch needs no barrier of its own (the loop's first one
-// follows), the epilogue one before its reads (the last fetch).
+// (tile k in half k mod 2). Tile 0 is fetched before k_0; iteration k_0 loads tile k_0 + 1 into
+// registers (A_shared_next, one per thread) first, computes on half k_0 mod 2, then stores the
+// registers into the other half; the last iteration runs after the loop without a fetch.
+// One barrier per iteration, at the top of k_0: the stores at the end of iteration k_0 - 1 wrote
+// the half this one reads and overwrote the half iteration k_0 - 2 read (the barrier at the top
+// of k_0 - 1 separates those); the prologue's fetch needs no barrier of its own (the loop's first
+// one follows), the epilogue one before its reads (the last stores).
 
 // CHECK: builtin.module attributes {gpu.container_module} {
 // CHECK-NEXT: func.func @main(%A: memref<64x64xf32>, %S: memref<64xf32>) {
@@ -20,8 +21,9 @@
 // CHECK-NEXT: "gpu.func"() <{function_type = (memref<64x64xf32>, memref<64xf32>) -> (), kernel}> ({
 // CHECK-NEXT: ^bb0(%A: memref<64x64xf32>, %S: memref<64xf32>):
 // CHECK-NEXT: %A_shared = memref.alloca() : memref<2x8x8xf32, "shared">
+// CHECK-NEXT: %A_shared_next = memref.alloca() : memref<8xf32, "local">
 // CHECK-NEXT: %i = "gpu.block_id"() <{dimension = #gpu<dim x>}> {xtir.loop_names = ["i_0"]} : () -> index
-// CHECK-NEXT: %i_1 = "gpu.thread_id"() <{dimension = #gpu<dim x>}> {xtir.loop_names = ["i_1", "ax1", "ax1"]} : () -> index
+// CHECK-NEXT: %i_1 = "gpu.thread_id"() <{dimension = #gpu<dim x>}> {xtir.loop_names = ["i_1", "ax1", "ax1", "ax1"]} : () -> index
 // CHECK-NEXT: %c0 = arith.constant 0 : index
 // CHECK-NEXT: %c8 = arith.constant 8 : index
 // CHECK-NEXT: %c1 = arith.constant 1 : index
@@ -47,7 +49,7 @@
 // CHECK-NEXT: %10 = arith.addi %0, %ax0_1 : index
 // CHECK-NEXT: %11 = arith.addi %9, %i_1 : index
 // CHECK-NEXT: %12 = memref.load %A[%10, %11] : memref<64x64xf32>
-// CHECK-NEXT: memref.store %12, %A_shared[%7, %ax0_1, %i_1] : memref<2x8x8xf32, "shared">
+// CHECK-NEXT: memref.store %12, %A_shared_next[%ax0_1] : memref<8xf32, "local">
 // CHECK-NEXT: } {xtir.loop_name = "ax0"}
 // CHECK-NEXT: scf.for %k1 = %c0 to %c8 step %c1 {
 // CHECK-NEXT: %13 = arith.addi %8, %k1 : index
@@ -61,12 +63,16 @@
 // CHECK-NEXT: %sum = arith.addf %s, %a : f32
 // CHECK-NEXT: memref.store %sum, %S[%1] : memref<64xf32>
 // CHECK-NEXT: } {xtir.loop_name = "k_1"}
+// CHECK-NEXT: scf.for %ax0_2 = %c0 to %c8 step %c1 {
+// CHECK-NEXT: %15 = memref.load %A_shared_next[%ax0_2] : memref<8xf32, "local">
+// CHECK-NEXT: memref.store %15, %A_shared[%7, %ax0_2, %i_1] : memref<2x8x8xf32, "shared">
+// CHECK-NEXT: } {xtir.loop_name = "ax0"}
 // CHECK-NEXT: } {xtir.loop_name = "k_0"}
 // CHECK-NEXT: "gpu.barrier"() : () -> ()
 // CHECK-NEXT: scf.for %k1_1 = %c0 to %c8 step %c1 {
-// CHECK-NEXT: %15 = arith.addi %c56, %k1_1 : index
-// CHECK-NEXT: %16 = arith.cmpi eq, %15, %c0 : index
-// CHECK-NEXT: scf.if %16 {
+// CHECK-NEXT: %16 = arith.addi %c56, %k1_1 : index
+// CHECK-NEXT: %17 = arith.cmpi eq, %16, %c0 : index
+// CHECK-NEXT: scf.if %17 {
 // CHECK-NEXT: %zero_1 = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: memref.store %zero_1, %S[%1] : memref<64xf32>
 // CHECK-NEXT: }{xtir.init}
