@@ -70,15 +70,13 @@ GEMM_LOCAL = blocking(8, 8, 4)
 GEMM_SHARED = blocking_with_shared(8, 8, 8)
 
 
-def hand_gemm(tile_k: int = 8) -> str:
+def hand_gemm(tile_k: int = 8, double_buffer: bool = True) -> str:
     """The best hand schedule: a 128x128 tile of C per thread block, 8x8 per thread in registers
     (16 x 16 = 256 threads), k in steps of `tile_k`, the A and B tiles double-buffered in shared
     memory (the next tile fetched with float4 while this one is computed on), the init split
     off and the inner loops unrolled."""
-    return (
-        blocking_with_shared(16, 8, tile_k, decompose=True)
-        + ",double-buffer{block=A_shared},double-buffer{block=B_shared},unroll{loop=k_1},unroll{loop=i_2},unroll{loop=j_2}"
-    )
+    double = ",double-buffer{block=A_shared},double-buffer{block=B_shared}" if double_buffer else ""
+    return blocking_with_shared(16, 8, tile_k, decompose=True) + double + ",unroll{loop=k_1},unroll{loop=i_2},unroll{loop=j_2}"
 
 
 GEMM_HAND = hand_gemm()

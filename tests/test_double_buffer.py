@@ -5,7 +5,6 @@ the pipelined loop, and removing either barrier gives wrong numbers; the Schedul
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -13,21 +12,11 @@ import pytest
 from xdsl.dialects import gpu, memref, scf
 
 import xtir
+from tests.test_cuda import seed_gpu
 from xtir.build import lower_to_gpu
 from xtir.schedule import Schedule
 
-ROOT = Path(__file__).resolve().parent.parent
-LIT = ROOT / "tests" / "filecheck"
-
-
-def _load_seed_gpu():
-    spec = importlib.util.spec_from_file_location("seed_gpu", ROOT / "examples" / "seed_gpu.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-seed_gpu = _load_seed_gpu()
+LIT = Path(__file__).resolve().parent / "filecheck"
 DOUBLE = ",double-buffer{block=A_shared},double-buffer{block=B_shared}"
 GEMMS = {
     "shared": seed_gpu.GEMM_SHARED + DOUBLE,
