@@ -25,16 +25,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 import seed_gpu  # noqa: E402
 
-# 128x128 tile per thread block, 8x8 per thread (256 threads), k in steps of 8, A and B tiles in
-# shared memory fetched with float4, the init split off and the inner loops unrolled.
-# (Double buffering the shared tiles has no schedule primitive yet.)
-HAND = seed_gpu.blocking_with_shared(16, 8, 8, decompose=True) + ",unroll{loop=k_1},unroll{loop=i_2},unroll{loop=j_2}"
-
 SCHEDULES = {
     "seed: local blocking (8,8,8,8,4)": seed_gpu.GEMM_LOCAL,
     "seed: shared blocking (8,8,8,8,8)": seed_gpu.GEMM_SHARED,
     "seed: shared blocking, decomposed": seed_gpu.blocking_with_shared(8, 8, 8, decompose=True),
-    "hand: 128x128 tile, 8x8/thread, float4": HAND,
+    "hand: 128x128 tile, 8x8/thread, double-buffered, float4": seed_gpu.GEMM_HAND,
+    "hand, k in steps of 16": seed_gpu.hand_gemm(16),
+    "hand without double buffering": seed_gpu.hand_gemm(double_buffer=False),
 }
 
 

@@ -600,6 +600,11 @@ class InitOp(IRDLOperation):
 # Buffers -----------------------------------------------------------------------
 
 
+DOUBLE_BUFFER = "double_buffer_scope"
+"""A unit attribute of a block.alloc (and the memref.alloca lowered from it): the shared buffer
+is double-buffered (TVM's attribute name; set by double-buffer, applied by lower-to-gpu)."""
+
+
 @irdl_op_definition
 class AllocOp(IRDLOperation):
     """Allocate a buffer (TVM's alloc_buffer); its memref memory space is the scope."""

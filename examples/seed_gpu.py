@@ -1,12 +1,14 @@
-"""Seed 002 on the GPU: its four schedules as xtir-opt pipelines, compiled to CUDA C and run.
+"""Seed 002 on the GPU: its four schedules and a hand GEMM schedule, compiled to CUDA C and run.
 
 Run: python examples/seed_gpu.py [--target cuda|cuda-cpu] [--n N] [--show]
 
 For each schedule (vector add, window sum, GEMM with local blocking, GEMM with shared-memory
-blocking) the program of examples/ is scheduled, lowered to the gpu dialect, printed as CUDA
-C (--show), run on the target and checked against numpy. `cuda-cpu` (the default) runs the
+blocking, and the hand GEMM schedule of benchmarks/gpu_matmul.py: 128x128 tiles, 8x8 per
+thread, double-buffered shared tiles) the program of examples/ is scheduled, lowered to the
+gpu dialect, printed as CUDA C (--show), run on the target and checked against numpy. `cuda-cpu` (the default) runs the
 same CUDA C on the CPU, one thread per CUDA thread, so keep --n small there (the GEMMs run
-at N, default 128; vector add and window sum at 1024 as in the seed).
+at N, default 128, the hand GEMM at N rounded up to whole 128x128 tiles; vector add and
+window sum at 1024 as in the seed).
 """
 
 from __future__ import annotations
@@ -67,11 +69,24 @@ def blocking_with_shared(tile_block: int, tile_thread: int, tile_k: int, decompo
 GEMM_LOCAL = blocking(8, 8, 4)
 GEMM_SHARED = blocking_with_shared(8, 8, 8)
 
+
+def hand_gemm(tile_k: int = 8, double_buffer: bool = True) -> str:
+    """The best hand schedule: a 128x128 tile of C per thread block, 8x8 per thread in registers
+    (16 x 16 = 256 threads), k in steps of `tile_k`, the A and B tiles double-buffered in shared
+    memory (the next tile fetched with float4 while this one is computed on), the init split
+    off and the inner loops unrolled."""
+    double = ",double-buffer{block=A_shared},double-buffer{block=B_shared}" if double_buffer else ""
+    return blocking_with_shared(16, 8, tile_k, decompose=True) + double + ",unroll{loop=k_1},unroll{loop=i_2},unroll{loop=j_2}"
+
+
+GEMM_HAND = hand_gemm()
+
 SCHEDULES = {
     "vector_add": ("vector_add.mlir", VECTOR_ADD),
     "window_sum": ("window_sum.mlir", WINDOW_SUM),
     "gemm_local": ("gpu_matmul.mlir", GEMM_LOCAL),
     "gemm_shared": ("gpu_matmul.mlir", GEMM_SHARED),
+    "gemm_hand": ("gpu_matmul.mlir", GEMM_HAND),
 }
 
 
@@ -102,6 +117,8 @@ def main() -> None:
     rng = np.random.default_rng(0)
     for name, (example, pipeline) in SCHEDULES.items():
         n = args.n if name.startswith("gemm") else 1024
+        if name == "gemm_hand":
+            n = -(-n // 128) * 128  # whole 128x128 tiles
         f = xtir.build(scheduled(example, pipeline, n), target=args.target)
         if args.show:
             print(f.cuda_source)

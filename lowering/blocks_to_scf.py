@@ -208,7 +208,8 @@ class LowerStore(RewritePattern):
 
 class LowerAlloc(RewritePattern):
     """block.alloc -> memref.alloca of the same type: at the start of the function, or where it
-    is when compact-buffers moved it into a loop (a parallel loop's iterations each get theirs)."""
+    is when compact-buffers moved it into a loop (a parallel loop's iterations each get theirs).
+    Its attributes (double-buffer's mark) go along."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: blk.AllocOp, rewriter: PatternRewriter) -> None:
@@ -216,6 +217,7 @@ class LowerAlloc(RewritePattern):
         assert isinstance(t, MemRefType)
         alloca = memref.AllocaOp.get(t.element_type, shape=t.get_shape(), layout=t.layout, memory_space=t.memory_space)
         alloca.location = op.location
+        alloca.attributes.update(op.attributes)
         entry = entry_block(op)
         nested = not isinstance(op.parent_op(), func.FuncOp)
         rewriter.insert(alloca, alloca_point(entry) if entry is not None and not nested else InsertPoint.before(op))

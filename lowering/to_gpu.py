@@ -37,6 +37,16 @@ that reads what other threads wrote since the last barrier or writes what they r
 out as possible (before the loop nest holding the access, not inside it), and at the top of a
 serial loop whose next iteration would overwrite what this one read (GEMM's `k_0`).
 
+Double buffering (TVM's InjectDoubleBuffer, for buffers marked by the double-buffer primitive:
+`memref.alloca() {double_buffer_scope}`), once shared buffers are sized: the buffer gets a
+leading dimension of 2, tile k living in half k mod 2, in the serial loop whose first statements
+fetch the tile its later statements read. Tile 0 is fetched before the loop; iteration k loads
+tile k+1 into a per-thread array (`A_shared_next`, registers) first and stores it into half
+(k+1) mod 2 last; the last iteration runs after the loop without a fetch. The barriers follow
+from the halves each access touches (one per iteration, at the top of the loop). Refused: the
+buffer not fetched then read in one serial loop from 0 in steps of 1 running at least twice, a
+fetch reading memory the kernel writes, the doubled buffers over 48 KiB.
+
 Refused, at the op: a loop nest at the top of a kernel function that is not bound (it would
 run on the host); more than 1024 threads per block, a block or grid dimension over CUDA's
 limits; one tag bound with different extents in one kernel; vthread; shared memory over
@@ -71,12 +81,12 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import region_dce
 
-from xtir.dialects.block import Block_
+from xtir.dialects.block import DOUBLE_BUFFER, Block_
 from xtir.dialects.expr import Div, Expr, Mod, Var
 from xtir.lowering.blocks_to_scf import THREAD
 from xtir.lowering.compact_buffers import INIT_GUARD
-from xtir.lowering.index_expr import IndexEmitter, decode, decode_bounds, index_bounds
-from xtir.lowering.loops import PARALLEL, THREAD_BINDING, loop_kind, loop_name, trip_count
+from xtir.lowering.index_expr import IndexEmitter, constant, decode, decode_bounds, index_bounds
+from xtir.lowering.loops import PARALLEL, THREAD_BINDING, constant_int, loop_kind, loop_name, trip_count
 from xtir.passes.analysis.instances import distinct, gapless, injective, points
 from xtir.passes.analysis.regions import Range, relax
 from xtir.passes.utils import fail
@@ -510,6 +520,8 @@ def _rebase(plan: SharedPlan, uses: list[Use]) -> int:
     new_type = MemRefType(old.element_type, [r.extent for r in plan.box], memory_space=old.memory_space)
     new = memref.AllocaOp.get(new_type.element_type, shape=new_type.get_shape(), memory_space=new_type.memory_space)
     new.memref.name_hint = plan.alloca.memref.name_hint
+    new.attributes.update(plan.alloca.attributes)
+    new.location = plan.alloca.location
     Rewriter.insert_op(new, InsertPoint.before(plan.alloca))
     for use in uses:
         assert use.indices is not None
@@ -530,6 +542,207 @@ def _rebase(plan: SharedPlan, uses: list[Use]) -> int:
     return count * (element.size if isinstance(element, FixedBitwidthType) else 8)  # index: 8 bytes
 
 
+# Double buffering (TVM's InjectDoubleBuffer) -------------------------------------------------
+
+
+def _statement(body: Block, op: Operation) -> Operation:
+    """The op of `body` holding `op`."""
+    while op.parent_block() is not body:
+        op = op.parent_op()  # type: ignore[assignment]
+    return op
+
+
+@dataclass
+class Pipeline:
+    """A serial loop whose first statements fetch the tiles of double-buffered buffers that
+    its later statements read."""
+
+    loop: scf.ForOp
+    buffers: list[memref.AllocaOp] = field(default_factory=list)
+    fetches: list[Operation] = field(default_factory=list)
+
+
+def _pipeline_of(kernel: Kernel, alloca: memref.AllocaOp) -> tuple[scf.ForOp, list[Operation]]:
+    """The loop whose iterations fetch and read `alloca`'s tiles, and its fetch statements."""
+    name = _buffer_name(alloca.memref)
+    users = [u.operation for u in alloca.memref.uses]
+    common = _serial_loops(users[0], kernel.root)
+    for user in users[1:]:
+        common = [lp for lp in common if lp.is_ancestor(user)]
+    if not common:
+        raise fail(_NAME, alloca, f"double-buffered {name} is not fetched and read in one serial loop")
+    loop = common[0]
+    body = loop.body.block
+    fetches = list(dict.fromkeys(_statement(body, u) for u in users if isinstance(u, memref.StoreOp)))
+    reads = list(dict.fromkeys(_statement(body, u) for u in users if isinstance(u, memref.LoadOp)))
+    position = body.get_operation_index
+    if not fetches or not reads or set(fetches) & set(reads) or max(map(position, fetches)) > min(map(position, reads)):
+        raise fail(_NAME, alloca, f'double-buffered {name}: loop "{loop_name(loop)}" must first fetch the whole tile, '
+                   "then read it")
+    if constant_int(loop.lb) != 0 or constant_int(loop.step) != 1 or (trip_count(loop) or 0) < 2:
+        raise fail(_NAME, loop, f'double-buffered {name}: loop "{loop_name(loop)}" must run from 0 in steps of 1, at '
+                   "least twice")
+    written = {op.memref for op in kernel.root.walk() if isinstance(op, memref.StoreOp)}
+    for fetch in fetches:
+        for op in fetch.walk():
+            if isinstance(op, memref.LoadOp) and op.memref in written:
+                raise fail(_NAME, op, f"the fetch of double-buffered {name} reads {_buffer_name(op.memref)}, which "
+                           "the kernel writes: fetching it an iteration early could read it before that write")
+            if isinstance(op, memref.StoreOp) and op.memref is not alloca.memref:
+                raise fail(_NAME, op, f"the fetch of double-buffered {name} also writes {_buffer_name(op.memref)}")
+    return loop, fetches
+
+
+def _inject_double_buffers(kernel: Kernel, f: func.FuncOp) -> bool:
+    """Double the marked shared buffers (sized by now) and pipeline their loops; whether any was."""
+    pipelines: dict[scf.ForOp, Pipeline] = {}
+    for alloca in _allocas(kernel.root, f):
+        if DOUBLE_BUFFER in alloca.attributes and alloca.memref.uses:
+            loop, fetches = _pipeline_of(kernel, alloca)
+            pipeline = pipelines.setdefault(loop, Pipeline(loop))
+            pipeline.buffers.append(alloca)
+            pipeline.fetches.extend(fetches)
+    for pipeline in pipelines.values():
+        _pipeline(pipeline)
+    return bool(pipelines)
+
+
+def _pipeline(p: Pipeline) -> None:
+    """Each buffer gets a leading dimension of 2 (tile k in half k % 2); tile 0 is fetched
+    before the loop, tile k+1 in iteration k, and the last iteration runs after the loop
+    without a fetch."""
+    loop, body = p.loop, p.loop.body.block
+    k = body.args[0]
+    trips = trip_count(loop)
+    assert trips is not None
+    emitter = IndexEmitter(loop, point=InsertPoint.at_start(body))
+    following, half = emitter.expr(Expr.var(k) + 1), emitter.expr(Expr.var(k).mod(2))
+    next_half = emitter.expr((Expr.var(k) + 1).mod(2))
+    doubled = {_add_half_dimension(alloca, half) for alloca in p.buffers}
+    fetches = sorted(set(p.fetches), key=body.get_operation_index)
+    at = InsertPoint.before(loop)
+    _clone_statements(fetches, body, {k: constant(None, loop, 0), half: constant(None, loop, 0)}, at)
+    last = trips - 1
+    # the epilogue: the statements of the last iteration but the fetches, and the index
+    # arithmetic they use (copied on demand, so the halves come from the mapping)
+    rest = [op for op in body.ops if op not in fetches and not isinstance(op, scf.YieldOp) and not _pure(op)]
+    _clone_statements(rest, body, {k: constant(None, loop, last), half: constant(None, loop, last % 2)},
+                      InsertPoint.after(loop))
+    prefetches = _clone_statements(fetches, body, {k: following, half: next_half}, InsertPoint.before(fetches[0]))
+    for fetch in fetches:
+        Rewriter.erase_op(fetch)
+    loop.operands = [loop.lb, constant(None, loop, last), loop.step]
+    for prefetch in prefetches:
+        _stage(prefetch, body, doubled)
+
+
+def _copy(statement: Operation, doubled: set[SSAValue]) -> tuple[memref.LoadOp, memref.StoreOp] | None:
+    """The one load that `statement` stores into a doubled buffer, and that store."""
+    stores = [op for op in statement.walk() if isinstance(op, memref.StoreOp)]
+    if len(stores) != 1 or stores[0].memref not in doubled or not isinstance(stores[0].value.owner, memref.LoadOp):
+        return None
+    return stores[0].value.owner, stores[0]
+
+
+def _serial_vars(statement: Operation, op: Operation) -> list[SSAValue]:
+    """The variables of the loops of `statement` around `op` not bound to a thread, outermost first."""
+    return [lp.body.block.args[0] for lp in statement.walk()
+            if isinstance(lp, scf.ForOp) and _thread(lp) is None and lp.is_ancestor(op)]
+
+
+def _stage(prefetch: Operation, body: Block, doubled: set[SSAValue]) -> None:
+    """Split the fetch of the next tile in two through registers (a per-thread array): its
+    global loads stay first in the iteration, its shared stores move to the end, so the loads'
+    latency overlaps the computation on this tile instead of stalling the stores. Left as it is
+    unless it is one copy under loops from 0 in steps of 1."""
+    copy = _copy(prefetch, doubled)
+    if copy is None:
+        return
+    load, store = copy
+    loops = [v.owner.parent_op() for v in _serial_vars(prefetch, load)]  # type: ignore[union-attr]
+    if any(constant_int(lp.lb) != 0 or constant_int(lp.step) != 1 or not trip_count(lp) for lp in loops):  # type: ignore[union-attr]
+        return
+    late = prefetch.clone()
+    Rewriter.insert_op(late, InsertPoint.before(body.last_op))  # type: ignore[arg-type]
+    late_load, _ = _copy(late, doubled)  # type: ignore[misc]
+    size = 1
+    for lp in loops:
+        size *= trip_count(lp)  # type: ignore[arg-type]
+    stage = memref.AllocaOp.get(load.res.type, shape=[size], memory_space=StringAttr(LOCAL))
+    stage.memref.name_hint = f"{_buffer_name(store.memref)}_next"
+    Rewriter.insert_op(stage, InsertPoint.at_start(body))
+    for access, variables in ((store, _serial_vars(prefetch, load)), (late_load, _serial_vars(late, late_load))):
+        offset, stride = Expr(), 1
+        for v, lp in reversed(list(zip(variables, loops))):  # row-major, the innermost loop fastest
+            offset, stride = offset + Expr.var(v) * stride, stride * trip_count(lp)  # type: ignore[operator]
+        index = IndexEmitter(access).expr(offset)
+        if access is store:
+            Rewriter.replace_op(store, memref.StoreOp.get(load.res, stage.memref, [index]))
+        else:
+            reload = memref.LoadOp.get(stage.memref, [index])
+            reload.res.name_hint = late_load.res.name_hint
+            Rewriter.replace_op(late_load, reload)
+
+
+def _pure(op: Operation) -> bool:
+    return op.name.startswith("arith.") and not op.regions
+
+
+def _add_half_dimension(alloca: memref.AllocaOp, half: SSAValue) -> SSAValue:
+    old = alloca.memref.type
+    assert isinstance(old, MemRefType)
+    new = memref.AllocaOp.get(old.element_type, shape=[2, *old.get_shape()], memory_space=old.memory_space)
+    new.memref.name_hint = alloca.memref.name_hint
+    new.location = alloca.location
+    Rewriter.insert_op(new, InsertPoint.before(alloca))
+    for use in list(alloca.memref.uses):
+        op = use.operation
+        assert isinstance(op, memref.LoadOp | memref.StoreOp)
+        indices = [half, *op.indices]
+        if isinstance(op, memref.LoadOp):
+            repl = memref.LoadOp.get(new.memref, indices)
+            repl.res.name_hint = op.res.name_hint
+        else:
+            repl = memref.StoreOp.get(op.value, new.memref, indices)
+        repl.location = op.location
+        Rewriter.replace_op(op, repl)
+    Rewriter.erase_op(alloca)
+    return new.memref
+
+
+def _clone_statements(statements: list[Operation], body: Block, mapping: dict[SSAValue, SSAValue],
+                      point: InsertPoint) -> list[Operation]:
+    """Copies of `statements` of `body` at `point`, with `mapping`, and of the ops of `body`
+    they use that `mapping` does not replace."""
+    inside = set(statements)
+
+    def provide(value: SSAValue) -> None:
+        owner = value.owner
+        if value in mapping or not isinstance(owner, Operation) or owner.parent_block() is not body or owner in inside:
+            return
+        for operand in owner.operands:
+            provide(operand)
+        clone = owner.clone(value_mapper=mapping)
+        Rewriter.insert_op(clone, point)
+        mapping.update(zip(owner.results, clone.results))
+        folded = decode(clone.results[0]) if len(clone.results) == 1 else None
+        if folded is not None and folded.is_const:  # the prologue's and epilogue's tile offsets
+            mapping[owner.results[0]] = constant(None, clone, folded.const)
+            Rewriter.erase_op(clone)
+
+    for statement in statements:
+        for op in statement.walk():
+            for operand in op.operands:
+                provide(operand)
+    clones = []
+    for statement in statements:
+        clone = statement.clone(value_mapper=mapping)
+        Rewriter.insert_op(clone, point)
+        mapping.update(zip(statement.results, clone.results))
+        clones.append(clone)
+    return clones
+
+
 # Barriers ------------------------------------------------------------------------------------
 
 
@@ -541,6 +754,15 @@ class Touch:
     is_write: bool
     indices: tuple[Expr, ...] | None
     op: Operation
+
+
+Common = dict[SSAValue, Expr]
+
+
+def _extent(v: SSAValue) -> int | None:
+    """The number of values of a variable counting from 0 (a loop's or a block id's)."""
+    known = index_bounds(v)
+    return known[1] + 1 if known is not None and known[0] == 0 else None
 
 
 class Planner:
@@ -559,12 +781,45 @@ class Planner:
                 found.append(Touch(inner.memref, use.is_write, use.indices, inner))
         return found
 
-    def conflict(self, pending: list[Touch], new: list[Touch]) -> tuple[Touch, Touch] | None:
+    def conflict(self, pending: list[Touch], new: list[Touch], common: Common) -> tuple[Touch, Touch] | None:
         for p in pending:
             for n in new:
-                if p.buffer is n.buffer and (p.is_write or n.is_write) and not self.same_thread(p, n):
+                if (p.buffer is n.buffer and (p.is_write or n.is_write) and not self.same_thread(p, n)
+                        and not self.apart(p, n, common)):
                     return p, n
         return None
+
+    def common(self, block: Block, carried: scf.ForOp | None = None) -> Common:
+        """The variables with one value for the accesses compared in `block` (`carried`: at the
+        end of one iteration of that loop and the start of the next): the block ids and the
+        serial loops around, a carried loop's variable one step further for the later access."""
+        around = [p for p in [block.parent_op(), *_ancestors(block.parent_op(), self.kernel.root)]  # type: ignore[arg-type]
+                  if isinstance(p, scf.ForOp) and _thread(p) is None]
+        common: Common = {v: Expr.var(v) for v in self.kernel.block_vars()}
+        common |= {lp.body.block.args[0]: Expr.var(lp.body.block.args[0]) for lp in around}
+        if carried is not None:
+            k = carried.body.block.args[0]
+            common[k] = Expr.var(k) + (constant_int(carried.step) or 0)
+        return common
+
+    def apart(self, p: Touch, n: Touch, common: Common) -> bool:
+        """Whether the two accesses never touch one element: along some dimension whose index
+        uses only `common` variables, the indices differ at every value of them (the halves
+        `k mod 2` and `(k + 1) mod 2` of a double buffer)."""
+        if p.indices is None or n.indices is None:
+            return False
+        later = {v: e for v, e in common.items() if e != Expr.var(v)}
+        for a, b in zip(p.indices, n.indices):
+            variables = {*a.variables(), *b.variables()}
+            if not variables <= common.keys():
+                continue
+            ranges = [(v, _extent(v)) for v in variables]
+            if any(n_ is None for _, n_ in ranges):
+                continue
+            values = points(ranges, [a - b.substitute(later)])  # type: ignore[list-item]
+            if values is not None and not (values == 0).any():
+                return True
+        return False
 
     def same_thread(self, p: Touch, n: Touch) -> bool:
         """Both touch the element at the same index, a function of the block and thread ids
@@ -602,7 +857,7 @@ class Planner:
             touches = self.touches(op)
             if not touches:
                 continue
-            if self.conflict(pending, touches) is not None:
+            if self.conflict(pending, touches, self.common(block)) is not None:
                 _barrier_before(op)
                 pending = []
             if isinstance(op, scf.ForOp) and _thread(op) is None:
@@ -633,7 +888,8 @@ class Planner:
             if isinstance(op, gpu.BarrierOp):
                 return None
             touches = self.touches(op)  # all of an op holding a barrier: conservative
-            found = self.conflict([p for p in pending if not self.repeated_write(p, touches, block)], touches)
+            found = self.conflict([p for p in pending if not self.repeated_write(p, touches, block)], touches,
+                                  self.common(block, carried=block.parent_op()))  # type: ignore[arg-type]
             if found is not None:
                 return found
             if _contains_barrier(op):
@@ -666,7 +922,7 @@ class Planner:
         for inner in op.walk():
             if isinstance(inner, memref.LoadOp | memref.StoreOp) and _memory_space(inner.memref) == SHARED:
                 (touch,) = self.touches(inner)
-                found = self.conflict(pending, [touch])
+                found = self.conflict(pending, [touch], self.common(op.parent_block()))  # type: ignore[arg-type]
                 if found is not None:
                     raise fail(_NAME, touch.op, f"threads exchange data through shared buffer "
                                f"{_buffer_name(touch.buffer)} (one writes what another reads) with no barrier point "
@@ -677,6 +933,15 @@ class Planner:
 
 def _contains_barrier(op: Operation) -> bool:
     return any(isinstance(o, gpu.BarrierOp) for o in op.walk())
+
+
+def _drop_redundant_barriers(root: Operation) -> None:
+    """A barrier right before a loop that runs and starts with one (a double buffer's
+    prologue fetch, then the loop's barrier) waits for nothing more."""
+    for barrier in [op for op in root.walk() if isinstance(op, gpu.BarrierOp)]:
+        loop = barrier.next_op
+        if isinstance(loop, scf.ForOp) and (trip_count(loop) or 0) > 0 and isinstance(loop.body.block.first_op, gpu.BarrierOp):
+            Rewriter.erase_op(barrier)
 
 
 def _barrier_before(op: Operation) -> None:
@@ -827,7 +1092,10 @@ class LowerToGPUPass(ModulePass):
             for index, kernel in enumerate(kernels):
                 _check_launch(kernel)
                 shared = _prepare_buffers(kernel, f)
+                if _inject_double_buffers(kernel, f):
+                    kernel = _collect(kernel.root)  # the prologue and epilogue copy thread-bound loops
                 Planner(kernel).run(kernel.root.body.block, [])
+                _drop_redundant_barriers(kernel.root)
                 name = f"{f.sym_name.data}_kernel" + (str(index) if len(kernels) > 1 else "")
                 launch = _launch(kernel, f, name)
                 funcs.append(_outline(kernel, f, name, shared, list(launch.kernelOperands)))
@@ -864,9 +1132,10 @@ def _prepare_buffers(kernel: Kernel, f: func.FuncOp) -> int:
             mine = [u for u in uses if _buffer(u.op) is alloca.memref]
             if not mine:
                 continue
-            size = _rebase(_plan_shared(kernel, alloca, mine), mine)
+            doubled = DOUBLE_BUFFER in alloca.attributes
+            size = _rebase(_plan_shared(kernel, alloca, mine), mine) * (2 if doubled else 1)
             total += size
-            largest = max(largest, (size, _buffer_name(alloca.memref)))
+            largest = max(largest, (size, _buffer_name(alloca.memref) + (" double-buffered" if doubled else "")))
         else:
             raise fail(_NAME, alloca, f"buffer {_buffer_name(alloca.memref)} of scope {space or 'global'} is "
                        "allocated for a kernel; use scope shared or local")

@@ -32,7 +32,7 @@ def _load_seed_gpu():
 
 
 seed_gpu = _load_seed_gpu()
-SIZES = {"vector_add": 1024, "window_sum": 1024, "gemm_local": 128, "gemm_shared": 128}
+SIZES = {"vector_add": 1024, "window_sum": 1024, "gemm_local": 128, "gemm_shared": 128, "gemm_hand": 128}
 SEEDS = {name: (*seed_gpu.SCHEDULES[name], SIZES[name], lambda n, name=name: seed_gpu.inputs(name, n, np.random.default_rng(0)))
          for name in SIZES}
 seed_module = seed_gpu.scheduled

@@ -218,6 +218,11 @@ class Schedule:
     def bind(self, loop: LoopRV, thread_axis: str) -> None:
         self._apply("bind", {"loop": self._loop_handle(loop), "thread": thread_axis})
 
+    def double_buffer(self, block: BlockRV) -> None:
+        """Give the shared tile this block fetches two halves, the next tile fetched while this
+        one is computed on (TVM's double_buffer; applied by lower-to-gpu)."""
+        self._apply("double-buffer", {"block": self._block_handle(block)})
+
     def annotate(self, block_or_loop: BlockRV | LoopRV, ann_key: str, ann_val: int | bool | str) -> None:
         self._apply("annotate", {**self._target(block_or_loop), "key": ann_key, "value": ann_val})
 

@@ -1,0 +1,144 @@
+"""double-buffer{block=B}: double the shared-memory tile that block B fetches (TVM's `double_buffer`).
+
+B is a copy into a `shared` buffer (cache-read with scope="shared"), computed at a serial
+reduction loop L of its consumers (compute-at, GEMM's `k_0`): each iteration of L fetches the
+tile it then reads. Double buffering gives the buffer two tiles and overlaps the fetch of the
+next tile with the computation on this one:
+
+    fetch tile 0 into half 0                       (prologue)
+    for k in 0 .. n-2:
+        barrier
+        load tile k+1 into registers (per thread)
+        compute on half k % 2
+        store the registers into half (k+1) % 2
+    barrier
+    compute on half (n-1) % 2                      (epilogue, no fetch)
+
+so one `__syncthreads()` per iteration suffices instead of two: the stores of iteration k write
+the half iteration k-1 read, and iteration k reads the half it does not write. The global loads
+of the next tile are issued before the computation on this one and their latency hides behind
+it (a fetch that is not one plain copy stores into the shared half directly, before computing).
+
+The schedule primitive checks that B is such a fetch and marks its buffer, as TVM's
+`s[AA].double_buffer()` marks it with `double_buffer_scope`: `%A_shared = block.alloc
+{double_buffer_scope} : memref<..., "shared">`. The transformation itself is TVM's
+InjectDoubleBuffer and happens in lower-to-gpu, once the tile is sized to one thread block
+(`memref<64x8xf32, "shared">` becomes `memref<2x64x8xf32, "shared">`), where the barriers are
+placed from the halves each statement touches.
+
+Refused, at the block or loop: B writes no buffer or several, or one of scope other than shared,
+or another block writes it too; B is not under a loop of every block reading the buffer; that
+loop is thread-bound, parallel, vectorized or unrolled, is not a reduction loop of every reader,
+runs fewer than 2 iterations, or a reader comes before the fetch in it; the two tiles exceed
+48 KiB of shared memory; the buffer is double-buffered already.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FixedBitwidthType, MemRefType, StringAttr, UnitAttr
+from xdsl.ir import Operation, SSAValue
+
+from xtir.dialects.block import DOUBLE_BUFFER, SERIAL, AllocOp, BlockOp, ForOp
+from xtir.passes.analysis.navigation import all_blocks, get_block, get_loops
+from xtir.passes.analysis.regions import hint_name, read_regions, relax, write_regions
+from xtir.passes.schedule_pass import SchedulePass
+from xtir.support.errors import ScheduleError
+
+MAX_SHARED_BYTES = 48 * 1024
+
+
+def _fetched_buffer(block: BlockOp) -> tuple[SSAValue, AllocOp]:
+    """The one shared buffer `block` writes and nothing else writes, with its allocation."""
+    written = [r.buffer for r in write_regions(block)]
+    if len(written) != 1:
+        raise ScheduleError(block, f'block "{block.label}" writes {len(written)} buffers; double buffering applies to '
+                            "a block copying into one shared buffer (cache-read with scope \"shared\")")
+    buffer = written[0]
+    alloc = buffer.owner
+    scope = buffer.type.memory_space if isinstance(buffer.type, MemRefType) else None
+    if not isinstance(alloc, AllocOp) or not isinstance(scope, StringAttr) or scope.data != "shared":
+        what = f"scope {scope.data}" if isinstance(scope, StringAttr) else "global scope"
+        raise ScheduleError(block, f'block "{block.label}" writes {hint_name(buffer)} of {what}; double buffering '
+                            'applies to a shared-memory cache (cache-read with scope "shared")')
+    f = block.get_toplevel_object()
+    others = [b for b in all_blocks(f) if b is not block and any(r.buffer is buffer for r in write_regions(b))]
+    if others:
+        raise ScheduleError(block, f'{hint_name(buffer)} is also written by block "{others[0].label}"; double buffering '
+                            "needs one block fetching the whole tile")
+    if DOUBLE_BUFFER in alloc.attributes:
+        raise ScheduleError(block, f"{hint_name(buffer)} is double-buffered already")
+    return buffer, alloc
+
+
+def _readers(f: Operation, buffer: SSAValue) -> list[BlockOp]:
+    return [b for b in all_blocks(f) if any(r.buffer is buffer for r in read_regions(b))]
+
+
+def _pipeline_loop(block: BlockOp, readers: list[BlockOp]) -> ForOp:
+    """The innermost loop around the fetch that holds every reader: the loop whose iterations
+    the tiles belong to (where compute-at put the fetch)."""
+    name = hint_name(_fetched_buffer(block)[0])
+    if not readers:
+        raise ScheduleError(block, f"no block reads {name}: there is nothing to overlap the fetch with")
+    around = [lp for lp in get_loops(block) if all(lp.is_ancestor(r) for r in readers)]
+    if not around:
+        raise ScheduleError(block, f'block "{block.label}" is not under a loop of the blocks reading {name}; compute it '
+                            "at the reduction loop first (compute-at)")
+    loop = around[-1]
+    if loop.thread is not None or loop.kind != SERIAL:
+        how = f"bound to {loop.thread}" if loop.thread is not None else loop.kind
+        raise ScheduleError(loop, f'loop "{loop.label}" around the fetch of {name} is {how}; double buffering needs a '
+                            "serial loop whose iterations fetch one tile each")
+    for reader in readers:
+        if not any(b.uses(loop.var) for b, kind in zip(reader.bindings(), reader.kinds) if kind == "reduce"):
+            raise ScheduleError(loop, f'loop "{loop.label}" is not a reduction loop of block "{reader.label}", which '
+                                f"reads {name}; double buffering pipelines the tiles of a serial reduction loop")
+        if _position(loop, reader) < _position(loop, block):
+            raise ScheduleError(block, f'block "{reader.label}" reads {name} before block "{block.label}" fetches it in '
+                                f'loop "{loop.label}"')
+    if loop.extent < 2:
+        raise ScheduleError(loop, f'loop "{loop.label}" runs {loop.extent} iteration; double buffering needs at least 2')
+    return loop
+
+
+def _position(loop: ForOp, op: Operation) -> int:
+    """The index in `loop`'s body of the statement holding `op`."""
+    body = loop.body.block
+    while op.parent_block() is not body:
+        op = op.parent_op()  # type: ignore[assignment]
+    return body.get_operation_index(op)
+
+
+def _tile_bytes(block: BlockOp, loop: ForOp, buffer: SSAValue) -> int | None:
+    """Bytes of one tile: the region the fetch writes in one iteration of `loop`."""
+    inner = {lp.var for lp in get_loops(block) if lp is not loop and loop.is_ancestor(lp)}
+    (region,) = [r for r in write_regions(block) if r.buffer is buffer]
+    bindings = dict(zip(block.iter_vars, block.bindings()))
+    count = 1
+    for r in region.ranges:
+        relaxed = relax(r.start.substitute(bindings), inner)
+        if relaxed is None:
+            return None
+        count *= relaxed.extent + r.extent - 1
+    element = buffer.type.element_type  # type: ignore[attr-defined]
+    return count * (element.size if isinstance(element, FixedBitwidthType) else 8)
+
+
+@dataclass(frozen=True)
+class DoubleBufferPass(SchedulePass):
+    name = "double-buffer"
+
+    block: str
+
+    def run(self, f: func.FuncOp) -> None:
+        block = get_block(f, self.block)
+        buffer, alloc = _fetched_buffer(block)
+        loop = _pipeline_loop(block, _readers(f, buffer))
+        tile = _tile_bytes(block, loop, buffer)
+        if tile is not None and 2 * tile > MAX_SHARED_BYTES:
+            raise ScheduleError(block, f"double-buffered, {hint_name(buffer)} takes 2 x {tile} = {2 * tile} bytes of "
+                                f"shared memory; a block has at most {MAX_SHARED_BYTES} (48 KiB)")
+        alloc.attributes[DOUBLE_BUFFER] = UnitAttr()
