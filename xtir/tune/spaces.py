@@ -51,10 +51,11 @@ LANES = 16
 REGISTER_TILE_MAX = 24
 """The most vector accumulators of the register tile (of 32 AVX-512 registers; the rest hold
 the operands)."""
-ACCUMULATORS_MIN = 8
+ACCUMULATORS_MIN = 12
 """The fewest vector accumulators of the register tile, where the extents allow: fewer than FMA
-latency (4) times FMA units (2) leave the units waiting."""
-REDUCE_TILE_MIN = 16
+latency (4) times FMA units (2) leave the units waiting, and each accumulator shares its
+operand loads with fewer others."""
+REDUCE_TILE_MIN = 64
 """The fewest iterations of an R1 loop, where the extent allows: the register tile is loaded
 and stored around each R1 loop."""
 PARALLEL_JOBS = 64
