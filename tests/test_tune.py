@@ -7,17 +7,22 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import ModuleOp
 
 import xtir
+from xtir import te, topi
+from xtir.dialects.block import PARALLEL, UNROLLED, VECTORIZED, ForOp
 from xtir.tune import default_space, search
 from xtir.tune.cli import main as tune_main
-from xtir.tune.sampling import loads
+from xtir.tune.sampling import PERFECT_TILE, loads
+from xtir.tune.spaces import ACCUMULATORS_MIN, LANES, REGISTER_TILE_MAX
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def matmul(n: int = 32):
-    return xtir.parse(re.sub(r"(?<!\d)1024(?!\d)", str(n), (ROOT / "examples" / "matmul.mlir").read_text()))
+def matmul(n: int = 32, transposed: bool = True):
+    text = re.sub(r"(?<!\d)1024(?!\d)", str(n), (ROOT / "examples" / "matmul.mlir").read_text())
+    return xtir.parse(text if transposed else text.replace("%B[%vj, %vk]", "%B[%vk, %vj]"))
 
 
 def sampled(seed: int | None = None, decisions=None) -> xtir.Schedule:
@@ -58,11 +63,14 @@ def test_a_decision_trace_replays_exactly() -> None:
 
 
 def test_a_replay_resamples_the_decisions_left_out_or_no_longer_valid() -> None:
-    values = loads(sampled(5).decision_trace())
-    kept = sampled(seed=11, decisions=[None, *values[1:]])
-    assert [d.value for d in kept.decisions][1:] == values[1:]
-    wrong = sampled(seed=11, decisions=[[7, 7, 7, 7], *values[1:]])  # not a tiling of 32: sampled anew
-    assert np.prod(wrong.decisions[0].value) == 32
+    original = sampled(5)
+    values = loads(original.decision_trace())
+    kept = sampled(seed=11, decisions=[*values[:-1], None])
+    assert [d.value for d in kept.decisions][:-1] == values[:-1]
+    tile = next(k for k, d in enumerate(original.decisions) if d.kind == PERFECT_TILE)
+    wrong = sampled(seed=11, decisions=[*values[:tile], [7, 7, 7], *values[tile + 1:]])  # not a tiling: sampled anew
+    assert wrong.decisions[tile].value != [7, 7, 7]
+    assert np.prod(wrong.decisions[tile].value) == np.prod(values[tile])
 
 
 def test_a_short_tuning_run_finds_a_correct_schedule() -> None:
@@ -104,3 +112,102 @@ def test_xtir_tune_cli_tunes_and_prints_the_best(tmp_path: Path, capsys: pytest.
     assert tune_main([str(source), "--best", "--db", db]) == 0
     assert capsys.readouterr().out.strip() == tuned
     assert tune_main([str(source), "--best", "--db", str(tmp_path / "empty.db")]) == 1
+
+
+# The default space on the workloads of benchmarks/tune_matmul.py, small -----------------------
+
+
+def conv2d(channels: int = 8, size: int = 10, filters: int = 16) -> tuple[ModuleOp, list[np.ndarray], np.ndarray]:
+    """A padded 3x3 NCHW convolution, its inputs, and its result computed with numpy."""
+    x = te.placeholder((1, channels, size, size), name="x")
+    w = te.placeholder((filters, channels, 3, 3), name="w")
+    y = topi.conv2d_nchw(x, w, padding=1)
+    rng = np.random.default_rng(0)
+    xs, ws = rng.standard_normal(x.shape, dtype=np.float32), rng.standard_normal(w.shape, dtype=np.float32)
+    padded = np.pad(xs, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(2, 3))  # n c oh ow kh kw
+    expected = np.einsum("nchwyx,fcyx->nfhw", windows, ws)
+    return ModuleOp([te.create_func([x, w, y], "main")]), [xs, ws, np.empty(y.shape, np.float32)], expected
+
+
+def workload(name: str) -> tuple[ModuleOp, list[np.ndarray], np.ndarray]:
+    rng = np.random.default_rng(0)
+    if name == "conv2d":
+        return conv2d()
+    if name == "window_sum":
+        a = rng.standard_normal(1026, dtype=np.float32)
+        return (xtir.parse((ROOT / "examples" / "window_sum.mlir").read_text()), [a, np.empty(1024, np.float32)],
+                a[:-2] + a[1:-1] + a[2:])
+    if name == "matmul_bias":
+        a, b, c = rng.standard_normal((3, 64, 64), dtype=np.float32)
+        text = re.sub(r"(?<!\d)1024(?!\d)", "64", (ROOT / "examples" / "matmul_bias.mlir").read_text())
+        return xtir.parse(text), [a, b, c, np.empty((64, 64), np.float32)], a @ b.T + c
+    a, b = rng.standard_normal((2, 64, 64), dtype=np.float32)
+    transposed = name == "matmul A·Bᵀ"
+    return matmul(64, transposed), [a, b, np.empty((64, 64), np.float32)], a @ (b.T if transposed else b)
+
+
+@pytest.mark.parametrize("name", ["matmul A·Bᵀ", "matmul A·B", "matmul_bias", "conv2d", "window_sum"])
+def test_the_default_space_schedules_each_workload_correctly(name: str) -> None:
+    mod, arrays, expected = workload(name)
+    for seed in range(3):
+        sch = xtir.Schedule(mod, seed=seed)
+        default_space(sch)
+        got = [a.copy() for a in arrays]
+        xtir.build(sch.mod)(*got)
+        np.testing.assert_allclose(got[-1], expected, rtol=1e-3, atol=1e-3, err_msg=f"seed {seed}: {sch.trace}")
+
+
+def loops_of(sch: xtir.Schedule, kind: str) -> list[ForOp]:
+    return [op for op in sch.mod.walk() if isinstance(op, ForOp) and op.kind == kind]
+
+
+def test_a_transposed_operand_is_always_packed_with_its_layout_permuted() -> None:
+    """B in C = A·Bᵀ: unpacked, the loads along the vectorized j would be gathers."""
+    for seed in range(6):
+        trace = sampled(seed).trace
+        assert "cache-read{block=matmul index=1 scope=global},transform-layout{buffer=B_global permutation=1,0}" in trace
+    for seed in range(6):  # B in C = A·B is contiguous along j: packed or not, never permuted
+        sch = xtir.Schedule(matmul(transposed=False), seed=seed)
+        default_space(sch)
+        assert "transform-layout" not in sch.trace
+
+
+def test_the_packing_decision_of_a_contiguous_operand_replays() -> None:
+    def schedule(decisions=None, seed=None) -> xtir.Schedule:
+        sch = xtir.Schedule(matmul(64, transposed=False), seed=seed, decisions=decisions)
+        default_space(sch)
+        return sch
+
+    packed = {seed: "cache-read" in schedule(seed=seed).trace for seed in range(8)}
+    assert set(packed.values()) == {True, False}
+    for seed in packed:
+        original = schedule(seed=seed)
+        assert schedule(decisions=loads(original.decision_trace())).trace == original.trace
+    pack = next(k for k, d in enumerate(original.decisions) if d.subject == repr([True, False]))
+    flipped = loads(original.decision_trace())
+    flipped[pack] = 1 - flipped[pack]
+    assert ("cache-read" in schedule(decisions=flipped).trace) != packed[seed]
+
+
+def test_the_register_tile_fits_the_vector_registers() -> None:
+    """The vectorized loop in whole vectors; the unrolled loops within REGISTER_TILE_MAX
+    accumulators and, as 256 allows, at least ACCUMULATORS_MIN."""
+    for seed in range(5):
+        sch = xtir.Schedule(matmul(256), seed=seed)
+        default_space(sch)
+        (vector,) = loops_of(sch, VECTORIZED)
+        assert vector.extent % LANES == 0
+        rows = np.prod([lp.extent for lp in loops_of(sch, UNROLLED)])
+        assert ACCUMULATORS_MIN <= rows * vector.extent // LANES <= REGISTER_TILE_MAX, sch.trace
+
+
+def test_an_elementwise_parallel_loop_fuses_only_what_the_cores_need() -> None:
+    """The padding of a 64-channel convolution: its parallel loop is i0 and i1 fused (64 jobs),
+    not all its loops (each later primitive's dependence check enumerated all 64x58x58 points)."""
+    mod = conv2d(channels=64, size=56, filters=16)[0]
+    for seed in range(4):
+        sch = xtir.Schedule(mod, seed=seed)
+        default_space(sch)
+        parallel = [lp.label for lp in loops_of(sch, PARALLEL) if lp.label.startswith("i0")]
+        assert parallel in ([], ["i0_i1_fused"]), sch.trace

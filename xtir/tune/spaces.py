@@ -10,34 +10,74 @@ four (S0..S3) and every reduce loop into two (R0, R1), ordered S0 S1 R0 S2 R1 S3
 innermost spatial loop's S3 last; the S0 loops are fused and run in parallel; the result tile
 under the last S1 loop accumulates in a `local` cache (cache-write, reverse-compute-at), into
 whose write-back an elementwise epilogue is inlined; the init is decomposed out before R0; the
-innermost S3 is vectorized and the other S3 loops unrolled (a categorical decision).
+innermost S3 is vectorized and the other S3 loops unrolled.
+
+The S3 loops are the register tile, sampled first (a split in two, then the outer part in
+three): the vector S3 in whole vector registers, the others within what it leaves of
+REGISTER_TILE_MAX accumulators and, where the extents allow, at least ACCUMULATORS_MIN of
+them, so that LLVM keeps the tile in registers and the FMA units busy. R1, inside the S2
+loops, is at least REDUCE_TILE_MIN, and the S2 loops at most INNER_TILE_MAX: the register
+tile is loaded and stored around each R1 loop.
+
+An operand read along the vectorized dimension may be packed: copied (cache-read) into a
+`global` buffer, a contiguous panel rather than rows a matrix apart. When that dimension is
+not its last (B in C = A·Bᵀ, whose vector loads would be gathers), it is always packed, the
+copy's layout permuted to put that dimension last (transform-layout); an operand already
+contiguous along it (B in C = A·B) is packed or not, a sampled decision. The S1 loops of the
+packed operand's dimensions go first, so that a pack computed at them serves all the S1
+loops inside; the pack is computed at one of them, at the fused S0 loop, or once before the
+nest (a sampled choice among these, rather than `sample_compute_location` among all loops:
+a pack inside R0 or deeper is redone for every tile).
 """
 
 from __future__ import annotations
 
-from xtir.dialects.block import REDUCE, SERIAL, BlockOp, ForOp
+import math
+from dataclasses import dataclass
+
+from xdsl.ir import SSAValue
+
+from xtir.dialects.block import REDUCE, SERIAL, AccessOp, BlockOp, ForOp
 from xtir.errors import XtirPassError
 from xtir.passes.analysis.navigation import all_blocks, select_function
+from xtir.passes.analysis.regions import read_regions
 from xtir.schedule import BlockRV, LoopRV, Schedule
+from xtir.tune.sampling import divisors
 
 VECTOR_TILE_MAX = 64
 """The most float32 elements of the vectorized S3 loop (four AVX-512 registers)."""
-REGISTER_TILE_MAX = 16
-"""The most iterations of an unrolled S3 loop."""
-REDUCE_TILE_MAX = 64
+LANES = 16
+"""float32 lanes of one vector register (AVX-512)."""
+REGISTER_TILE_MAX = 24
+"""The most vector accumulators of the register tile (of 32 AVX-512 registers; the rest hold
+the operands)."""
+ACCUMULATORS_MIN = 12
+"""The fewest vector accumulators of the register tile, where the extents allow: fewer than FMA
+latency (4) times FMA units (2) leave the units waiting, and each accumulator shares its
+operand loads with fewer others."""
+REDUCE_TILE_MIN = 64
+"""The fewest iterations of an R1 loop, where the extent allows: the register tile is loaded
+and stored around each R1 loop."""
+PARALLEL_JOBS = 64
+"""Enough iterations of an elementwise parallel loop to share among the cores (fusing more loops
+than that costs the dependence checks of every later primitive)."""
+INNER_TILE_MAX = 8
+"""The most iterations of an S2 loop: register tiles per local tile along one dimension. The
+local tile is reloaded from memory each R1 loop, so S2 loops beyond R0 pay off only when few."""
 
 
 def default_space(sch: Schedule) -> None:
     names = _block_names(sch)
     for name in names:
         auto_inline(sch, BlockRV(name))
-    for name in names:
-        if name not in _block_names(sch) or not _fresh_nest(sch, BlockRV(name)):
-            continue
-        if REDUCE in _block(sch, BlockRV(name)).kinds:
-            multi_level_tiling(sch, BlockRV(name))
-        else:
-            elementwise(sch, BlockRV(name))
+    fresh = [BlockRV(n) for n in _block_names(sch) if _fresh_nest(sch, BlockRV(n))]
+    reductions = [b for b in fresh if REDUCE in _block(sch, b).kinds]
+    # the elementwise blocks last: each later primitive re-checks their parallel loops
+    for block in reductions:
+        multi_level_tiling(sch, block)
+    for block in fresh:
+        if block not in reductions and block.name in _block_names(sch):  # not inlined into a write-back
+            elementwise(sch, block)
 
 
 def auto_inline(sch: Schedule, block: BlockRV) -> None:
@@ -51,35 +91,126 @@ def auto_inline(sch: Schedule, block: BlockRV) -> None:
 
 
 def elementwise(sch: Schedule, block: BlockRV) -> None:
+    """Split the innermost loop into a vectorized tile and the rest; the outer loops (or that
+    rest, when there are none), fused as far as PARALLEL_JOBS needs, may run in parallel."""
     *outer, inner = sch.get_loops(block)
-    if _extent(sch, inner) >= 4:
-        sch.vectorize(inner)
-    if outer and sch.sample_categorical([True, False]):
-        sch.parallel(sch.fuse(*outer) if len(outer) > 1 else outer[0])
+    rest, tile = _inner_split(sch, inner, _vector_tiles(_extent(sch, inner)))
+    if _extent(sch, tile) >= 2:
+        sch.vectorize(tile)
+    if sch.sample_categorical([True, False]):
+        jobs = [*outer, rest]
+        while len(jobs) > 1 and math.prod(_extent(sch, lp) for lp in jobs[:-1]) >= PARALLEL_JOBS:
+            jobs.pop()
+        sch.parallel(sch.fuse(*jobs) if len(jobs) > 1 else jobs[0])
 
 
 def multi_level_tiling(sch: Schedule, block: BlockRV) -> None:
     loops = sch.get_loops(block)
-    kinds = _block(sch, block).kinds
-    spatial = [k for k, c in enumerate(kinds) if c != REDUCE]
-    reduce = [k for k, c in enumerate(kinds) if c == REDUCE]
+    op = _block(sch, block)
+    spatial = [k for k, c in enumerate(op.kinds) if c != REDUCE]
+    reduce = [k for k, c in enumerate(op.kinds) if c == REDUCE]
     vec = spatial[-1]
-    s = {k: sch.split(loops[k], sch.sample_perfect_tile(
-        loops[k], 4, VECTOR_TILE_MAX if k == vec else REGISTER_TILE_MAX)) for k in spatial}
-    r = {k: sch.split(loops[k], sch.sample_perfect_tile(loops[k], 2, REDUCE_TILE_MAX)) for k in reduce}
+    packed = [read for read in _reads_along(op, vec) if _pack_sampled(sch, read)]
+    s = _spatial_tiles(sch, loops, spatial)
+    r = {k: _inner_split(sch, loops[k], _reduce_tiles(_extent(sch, loops[k]))) for k in reduce}
+    # the S1 loops of the packed operands' dimensions first: their packs are computed there,
+    # once for all the S1 loops inside
+    along = [k for k in spatial if any(op.iter_vars[k] in read.variables for read in packed)]
+    s1 = [*along, *[k for k in spatial if k not in along]]
     register = [s[k][3] for k in spatial if k != vec]
-    sch.reorder(*[s[k][0] for k in spatial], *[s[k][1] for k in spatial], *[r[k][0] for k in reduce],
+    sch.reorder(*[s[k][0] for k in spatial], *[s[k][1] for k in s1], *[r[k][0] for k in reduce],
                 *[s[k][2] for k in spatial], *[r[k][1] for k in reduce], *register, s[vec][3])
     outer = sch.fuse(*[s[k][0] for k in spatial]) if len(spatial) > 1 else s[vec][0]
-    _accumulate_locally(sch, block, s[spatial[-1]][1])
+    _accumulate_locally(sch, block, s[s1[-1]][1])
+    for read in packed:
+        _pack(sch, block, read, [outer, *[s[k][1] for k in along if op.iter_vars[k] in read.variables]])
     sch.decompose_reduction(block, r[reduce[0]][0])
     if _extent(sch, s[vec][3]) >= 2:
         sch.vectorize(s[vec][3])
-    if sch.sample_categorical([True, False]):
-        for loop in register:
-            if _extent(sch, loop) > 1:
-                sch.unroll(loop)
+    for loop in register:
+        if _extent(sch, loop) > 1:
+            sch.unroll(loop)
     sch.parallel(outer)
+
+
+def _spatial_tiles(sch: Schedule, loops: list[LoopRV], spatial: list[int]) -> dict[int, list[LoopRV]]:
+    """Split each spatial loop into S0..S3 (see the module's doc), S3 (the register tile) first:
+    the vectorized loop's, then a sampled one of the others (the rows of the tile), then the rest."""
+    vec = spatial[-1]
+    tiles = {vec: _inner_split(sch, loops[vec], _vector_tiles(_extent(sch, loops[vec])))}
+    vectors = -(-_extent(sch, tiles[vec][1]) // LANES)
+    budget, wanted = REGISTER_TILE_MAX // vectors, -(-ACCUMULATORS_MIN // vectors)
+    others = [k for k in reversed(spatial[:-1]) if _extent(sch, loops[k]) > 1]
+    if others:
+        rows = sch.sample_categorical(others)
+        others = [rows, *[k for k in others if k != rows]]
+    for k in [*others, *[k for k in spatial[:-1] if k not in others]]:
+        fitting = [d for d in divisors(_extent(sch, loops[k])) if d <= max(1, budget)]
+        tiles[k] = _inner_split(sch, loops[k], [d for d in fitting if d >= wanted] or fitting)
+        budget //= _extent(sch, tiles[k][1])
+        wanted = -(-wanted // _extent(sch, tiles[k][1]))
+    return {k: [*sch.split(rest, sch.sample_perfect_tile(rest, 3, INNER_TILE_MAX)), register]
+            for k, (rest, register) in tiles.items()}
+
+
+def _vector_tiles(extent: int) -> list[int]:
+    """Factors of `extent` for the vectorized loop: whole vectors, else at least half of one."""
+    fitting = [d for d in divisors(extent) if d <= VECTOR_TILE_MAX]
+    return ([d for d in fitting if d % LANES == 0] or [d for d in fitting if d >= LANES // 2] or fitting)
+
+
+def _inner_split(sch: Schedule, loop: LoopRV, candidates: list[int]) -> list[LoopRV]:
+    """Split `loop` in two, the inner factor sampled from `candidates` (divisors of its extent)."""
+    return sch.split(loop, [None, sch.sample_categorical(candidates)])
+
+
+def _reduce_tiles(extent: int) -> list[int]:
+    return [d for d in divisors(extent) if d >= REDUCE_TILE_MIN] or divisors(extent)
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A buffer a block reads along its vectorized dimension: the block's `index`-th read,
+    `dims` the dimensions the vectorized iteration variable indexes, `variables` all the
+    iteration variables indexing it."""
+
+    index: int
+    rank: int
+    dims: tuple[int, ...]
+    variables: frozenset[SSAValue]
+
+    @property
+    def transposed(self) -> bool:
+        return self.dims != (self.rank - 1,)
+
+
+def _reads_along(op: BlockOp, vec: int) -> list[_Read]:
+    var = op.iter_vars[vec]
+    accesses = [a for o in op.body.walk() if isinstance(o, AccessOp) for a in o.accesses() if not a.is_write]
+    found = []
+    for index, region in enumerate(read_regions(op)):
+        indices = [a.indices for a in accesses if a.buffer is region.buffer]
+        dims = sorted({d for idx in indices for d, e in enumerate(idx) if e.coefficient(var)})
+        if dims:
+            found.append(_Read(index, len(region.ranges), tuple(dims),
+                               frozenset(v for idx in indices for e in idx for v in e.variables())))
+    return found
+
+
+def _pack_sampled(sch: Schedule, read: _Read) -> bool:
+    """Always for a transposed read (its vector loads would be gathers); else a sampled decision."""
+    return read.transposed or sch.sample_categorical([True, False])
+
+
+def _pack(sch: Schedule, block: BlockRV, read: _Read, locations: list[LoopRV]) -> None:
+    """Copy the operand into a `global` buffer (its vectorized dimensions last), computed at one
+    of `locations` or before the block's nest."""
+    copy = sch.cache_read(block, read.index, "global")
+    if read.transposed:
+        sch.transform_layout(copy, ("write", 0), [*[d for d in range(read.rank) if d not in read.dims], *read.dims])
+    location = sch.sample_categorical([None, *locations])
+    if location is not None:
+        sch.compute_at(copy, location)
 
 
 def _accumulate_locally(sch: Schedule, block: BlockRV, loop: LoopRV) -> None:
