@@ -161,3 +161,23 @@ def test_a_renamed_function_reuses_the_database_and_another_shape_does_not(tmp_p
     assert first.measured == 3 and again.measured == 0
     other = search(matmul(8), trials=3, seed=0, database=db, cost_model="none")
     assert other.measured == 3
+
+
+class _Recording:
+    def __init__(self) -> None:
+        self.updates: list[list[float]] = []
+
+    def predict(self, features):
+        return np.zeros(len(features))
+
+    def update(self, features, gflops) -> None:
+        self.updates.append(list(gflops))
+
+
+def test_the_model_first_learns_the_database_records(tmp_path: Path) -> None:
+    db = str(tmp_path / "tune.db")
+    first = search(matmul(16), trials=3, seed=0, database=db, cost_model="none")
+    model = _Recording()
+    search(matmul(16), trials=0, database=db, cost_model=model)
+    assert len(model.updates) == 1 and len(model.updates[0]) == first.measured
+    assert max(model.updates[0]) == pytest.approx(first.history[-1])

@@ -56,6 +56,8 @@ POOL_LIMIT = 64
 """With a cost model: the most drawn, unmeasured candidates kept for ranking (the newest)."""
 EXPLORE = 0.1
 """With a cost model: the share of trials that measure a random pooled candidate instead of the best ranked."""
+WARM_START = 16
+"""With a cost model: how many of the database's best records it learns from before the search."""
 SPACES = {"llvm": default_space, "cuda": gpu_space, "cuda-cpu": gpu_space}
 """The default space of each target ("cuda-cpu" checks GPU schedules on the CPU; its times are not a GPU's)."""
 
@@ -103,6 +105,8 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
     result = TuneResult(None, math.inf, measurer.flops)
     pool = sorted(known.values(), key=lambda r: r.latency)  # the measured candidates, fastest first
     ranked = _RankedPool(model, name) if model else None
+    if model:
+        _warm_start(model, mod, func_name, space, pool[:WARM_START], measurer.flops)
     bar = _Progress(trials, progress)
     for trial in range(trials):
         parents = pool if trial >= RANDOM_START else []
@@ -162,6 +166,21 @@ class _RankedPool:
             scores = self._model.predict([self._pool[t][1] for t in traces])
             pick = traces[int(np.argmax(scores))]
         return self._pool.pop(pick)[0]
+
+
+def _warm_start(model: CostModel, mod: ModuleOp, func_name: str | None, space: Space, records: list[Record],
+                flops: int) -> None:
+    """Teach the model the database's records (replayed for their features; one the space no longer makes is left out)."""
+    features, gflops = [], []
+    for record in records:
+        try:
+            sch = _replay(mod, func_name, space, record)
+        except XtirError:
+            continue
+        features.append(function_features(sch.mod, sch.func_name))
+        gflops.append(_gflops(flops, record.latency))
+    if features:
+        model.update(features, gflops)
 
 
 def _new_candidate(mod: ModuleOp, name: str | None, space: Space, rng: random.Random, pool: list[Record],
