@@ -61,18 +61,15 @@ def test_sampled_gpu_schedules_compile_with_nvcc_without_warnings(tmp_path: Path
     assert not failures, "\n".join(failures)
 
 
-def _gpu_missing() -> str | None:
-    try:
-        from xtir.lowering.cuda_function import import_cupy
-
-        import_cupy()
-    except XtirError as e:
-        return str(e)
-    return None
-
-
-@pytest.mark.skipif(_gpu_missing() is None, reason="a GPU is usable here")
 def test_tuning_for_cuda_without_a_gpu_says_so(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from xtir.lowering.cuda_function import import_cupy
+
+    try:
+        import_cupy()
+    except XtirError:
+        pass
+    else:
+        pytest.skip("a GPU is usable here")
     with pytest.raises(XtirError, match="GPU|CuPy"):
         xtir.tune(gemm(), target="cuda", trials=2, progress=False)
     source = tmp_path / "gemm.mlir"

@@ -15,6 +15,8 @@ innermost S3 is vectorized and the other S3 loops unrolled (a categorical decisi
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xtir.dialects.block import REDUCE, SERIAL, BlockOp, ForOp
 from xtir.errors import XtirPassError
 from xtir.passes.analysis.navigation import all_blocks, select_function
@@ -25,9 +27,16 @@ VECTOR_TILE_MAX = 64
 REGISTER_TILE_MAX = 16
 """The most iterations of an unrolled S3 loop."""
 REDUCE_TILE_MAX = 64
+Rule = Callable[[Schedule, BlockRV], None]
 
 
 def default_space(sch: Schedule) -> None:
+    schedule_blocks(sch, multi_level_tiling, elementwise)
+
+
+def schedule_blocks(sch: Schedule, reduction: Rule, other: Rule) -> None:
+    """Inline the elementwise producers, then give each block in a fresh loop nest `reduction`
+    or `other` (the frame of every space; spaces_gpu.py's too)."""
     names = _block_names(sch)
     for name in names:
         auto_inline(sch, BlockRV(name))
@@ -35,9 +44,9 @@ def default_space(sch: Schedule) -> None:
         if name not in _block_names(sch) or not _fresh_nest(sch, BlockRV(name)):
             continue
         if REDUCE in _block(sch, BlockRV(name)).kinds:
-            multi_level_tiling(sch, BlockRV(name))
+            reduction(sch, BlockRV(name))
         else:
-            elementwise(sch, BlockRV(name))
+            other(sch, BlockRV(name))
 
 
 def auto_inline(sch: Schedule, block: BlockRV) -> None:

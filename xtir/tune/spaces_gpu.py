@@ -26,7 +26,7 @@ from xtir.dialects.block import REDUCE, buffer_name
 from xtir.passes.analysis.navigation import loops_around
 from xtir.passes.analysis.regions import read_regions
 from xtir.schedule import BlockRV, LoopRV, Schedule
-from xtir.tune.spaces import _accumulate_locally, _block, _block_names, _extent, _fresh_nest, auto_inline
+from xtir.tune.spaces import _accumulate_locally, _block, _extent, schedule_blocks
 
 MAX_THREADS = 1024
 LOCAL_TILE_MAX = 8
@@ -37,16 +37,7 @@ VECTOR = 4
 
 
 def gpu_space(sch: Schedule) -> None:
-    names = _block_names(sch)
-    for name in names:
-        auto_inline(sch, BlockRV(name))
-    for name in names:
-        if name not in _block_names(sch) or not _fresh_nest(sch, BlockRV(name)):
-            continue
-        if REDUCE in _block(sch, BlockRV(name)).kinds:
-            gpu_tiling(sch, BlockRV(name))
-        else:
-            bind_elementwise(sch, BlockRV(name))
+    schedule_blocks(sch, gpu_tiling, bind_elementwise)
 
 
 def bind_elementwise(sch: Schedule, block: BlockRV) -> None:
