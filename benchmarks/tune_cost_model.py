@@ -41,8 +41,9 @@ def main() -> None:
     print(f"| cost model | seed | best @{half} | best @{args.trials} | trials to goal | seconds |")
     print("|---|---|---|---|---|---|")
     for (model, seed), history in histories.items():
-        reached = next((k + 1 for k, v in enumerate(history) if v >= goal), None)
-        print(f"| {model} | {seed} | {history[half - 1]:.1f} | {history[-1]:.1f} | {reached or '-'} | {seconds[model, seed]:.0f} |")
+        reached = next((str(k + 1) for k, v in enumerate(history) if v >= goal), "-")
+        took = seconds[model, seed]
+        print(f"| {model} | {seed} | {history[half - 1]:.1f} | {history[-1]:.1f} | {reached} | {took:.0f} |")
 
 
 if __name__ == "__main__":
