@@ -44,7 +44,7 @@ def _log(x: float) -> float:
 
 
 @dataclass(frozen=True)
-class _Access:
+class LoopAccess:
     buffer: SSAValue
     indices: tuple[Expr, ...]
     """In the loop variables around the block."""
@@ -62,11 +62,11 @@ def function_features(module: ModuleOp, func_name: str | None = None) -> np.ndar
 
 def block_features(block: BlockOp) -> np.ndarray:
     loops = [p for p in ancestors(block) if isinstance(p, ForOp)][::-1]  # outermost first
-    accesses = _accesses(block)
+    accesses = block_accesses(block)
     ops = sum(1 for op in block.body.walk() if op.name.startswith("arith.") and not isinstance(op, arith.ConstantOp))
     work = math.prod(lp.extent for lp in loops)
     strides = [abs(_stride(a, loops[-1].var)) for a in accesses] if loops else []
-    footprints = [_bytes(accesses, loops[level:]) for level in range(len(loops) + 1)]  # under each loop, then one instance
+    footprints = [footprint_bytes(accesses, loops[level:]) for level in range(len(loops) + 1)]  # under each loop; one instance
     flops = work * max(ops, 1)
     features = {
         "work": _log(work), "ops": ops, "flops": _log(flops), "loops": len(loops),
@@ -97,13 +97,13 @@ def _has_nested_block(block: BlockOp) -> bool:
     return any(isinstance(op, BlockOp) for op in block.body.walk() if op is not block)
 
 
-def _accesses(block: BlockOp) -> list[_Access]:
+def block_accesses(block: BlockOp) -> list[LoopAccess]:
     """Every access of the block (init included), its indices in the loop variables around it."""
     mapping: dict[SSAValue, Expr] = {}
     for outer in [p for p in ancestors(block) if isinstance(p, BlockOp)][::-1] + [block]:
         for it in outer.iters():
             mapping[it.var] = it.binding.substitute(mapping)
-    return [_Access(a.buffer, tuple(i.substitute(mapping) for i in a.indices))
+    return [LoopAccess(a.buffer, tuple(i.substitute(mapping) for i in a.indices))
             for op in block.body.walk() if isinstance(op, AccessOp) for a in op.accesses()]
 
 
@@ -117,7 +117,7 @@ def _element_bytes(buffer: SSAValue) -> int:
     return max(1, getattr(buffer.type.element_type, "bitwidth", 32) // 8)
 
 
-def _stride(access: _Access, var: SSAValue) -> int:
+def _stride(access: LoopAccess, var: SSAValue) -> int:
     """Elements between the accesses of two consecutive iterations of `var` (others at 0)."""
     def offset(step: int) -> int:
         total = 0
@@ -129,7 +129,7 @@ def _stride(access: _Access, var: SSAValue) -> int:
     return offset(1) - offset(0)
 
 
-def _bytes(accesses: list[_Access], inner: list[ForOp]) -> int:
+def footprint_bytes(accesses: list[LoopAccess], inner: list[ForOp]) -> int:
     """Bytes the accesses touch while the `inner` loops run (a box per access, the largest per buffer)."""
     relaxed = {lp.var for lp in inner}
     largest: dict[SSAValue, int] = {}
@@ -142,8 +142,8 @@ def _bytes(accesses: list[_Access], inner: list[ForOp]) -> int:
     return sum(largest.values())
 
 
-def _scoped_bytes(accesses: list[_Access], loops: list[ForOp], scope: str) -> int:
-    return _bytes([a for a in accesses if scope_of(a.buffer.type) == scope], loops)
+def _scoped_bytes(accesses: list[LoopAccess], loops: list[ForOp], scope: str) -> int:
+    return footprint_bytes([a for a in accesses if scope_of(a.buffer.type) == scope], loops)
 
 
 def _product(loops: list[ForOp], chosen) -> int:

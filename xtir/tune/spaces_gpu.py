@@ -14,10 +14,10 @@ decision, fetched per k0 step into a `shared` tile by all the threads of the blo
 (the fetch loops fused, split over threadIdx.x, 4 elements a thread vectorized where the tile
 divides evenly), and the k1 and local loops are unrolled or not (another decision).
 
-The limits of lower-to-gpu hold by construction for one or two spatial loops: at most
-MAX_THREADS threads a block (the thread factors of d spatial loops are each at most the d-th
-root), and with k1 <= REDUCE_TILE_MAX the shared tiles of two operands take at most
-2 * 32 * 8 * 16 * 4 bytes = 32 KiB of the 48 KiB a block may use.
+The limits of lower-to-gpu hold by construction: at most MAX_THREADS threads a block (the
+thread factors of d spatial loops are each at most the d-th root), and an operand whose tile
+would take the shared memory over SHARED_BYTES stays in global memory (for a matmul, with k1 at
+most REDUCE_TILE_MAX, two tiles take at most 2 * 32 * 8 * 16 * 4 bytes = 32 KiB).
 """
 
 from __future__ import annotations
@@ -26,12 +26,15 @@ from xtir.dialects.block import REDUCE, buffer_name
 from xtir.passes.analysis.navigation import loops_around
 from xtir.passes.analysis.regions import read_regions
 from xtir.schedule import BlockRV, LoopRV, Schedule
-from xtir.tune.spaces import _accumulate_locally, _block, _extent, schedule_blocks
+from xtir.tune.features import block_accesses, footprint_bytes
+from xtir.tune.spaces import _accumulate_locally, _block, _extent, _loop, schedule_blocks
 
 MAX_THREADS = 1024
 LOCAL_TILE_MAX = 8
 """The most elements of one spatial loop a thread computes (its register tile)."""
 REDUCE_TILE_MAX = 16
+SHARED_BYTES = 48 * 1024
+"""The shared memory a thread block may use (lower-to-gpu refuses more)."""
 VECTOR = 4
 """Elements a thread fetches at once into shared memory (a float4 where aligned)."""
 
@@ -68,9 +71,12 @@ def gpu_tiling(sch: Schedule, block: BlockRV) -> None:
     _accumulate_locally(sch, block, thread)
     sch.bind(block_loop, "blockIdx.x")
     sch.bind(thread, "threadIdx.x")
+    shared = 0
     for buffer in [buffer_name(r.buffer) for r in read_regions(_block(sch, block))]:
-        if sch.sample_categorical([True, False]):
+        tile = _tile_bytes(sch, block, buffer, [thread, *k1, *local])
+        if sch.sample_categorical([True, False]) and shared + tile <= SHARED_BYTES:
             _cooperative_fetch(sch, block, buffer, k0[-1], _extent(sch, thread))
+            shared += tile
     if sch.sample_categorical([True, False]):
         for loop in [*k1, *local]:
             if _extent(sch, loop) > 1:
@@ -92,6 +98,12 @@ def _cooperative_fetch(sch: Schedule, block: BlockRV, buffer: str, at: LoopRV, t
     else:
         _, t = sch.split(fused, [None, threads])
     sch.bind(t, "threadIdx.x")
+
+
+def _tile_bytes(sch: Schedule, block: BlockRV, buffer: str, inner: list[LoopRV]) -> int:
+    """The bytes of `buffer` the block reads while the `inner` loops run: its tile in one k0 step of a thread block."""
+    accesses = [a for a in block_accesses(_block(sch, block)) if buffer_name(a.buffer) == buffer]
+    return footprint_bytes(accesses, [_loop(sch, lp) for lp in inner])
 
 
 def _root(n: int, d: int) -> int:
