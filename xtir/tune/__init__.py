@@ -12,7 +12,8 @@ from typing import Any
 
 _LAZY = {"tune": "xtir.tune.tuner", "search": "xtir.tune.tuner", "TuneResult": "xtir.tune.tuner",
          "multi_level_tiling": "xtir.tune.spaces", "auto_inline": "xtir.tune.spaces",
-         "default_space": "xtir.tune.spaces", "Database": "xtir.tune.database"}
+         "default_space": "xtir.tune.spaces", "Database": "xtir.tune.database", "gpu_space": "xtir.tune.spaces_gpu",
+         "function_features": "xtir.tune.features", "CostModel": "xtir.tune.cost_model"}
 
 
 def __getattr__(name: str) -> Any:

@@ -1,5 +1,5 @@
-"""xtir-tune FILE --trials N [--func F] [--db PATH] [--best] [--plot out.png]: tune a function
-of an xtir IR file and print the best schedule as an `xtir-opt -p` pipeline."""
+"""xtir-tune FILE --trials N [--func F] [--db PATH] [--target T] [--cost-model xgb|none] [--best]
+[--plot out.png]: tune a function of an xtir IR file and print the best schedule as an `xtir-opt -p` pipeline."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import sys
 from xtir import parse_file
 from xtir.errors import XtirError
 from xtir.passes.analysis.navigation import select_function
-from xtir.tune.database import Database, workload_hash
-from xtir.tune.spaces import default_space
-from xtir.tune.tuner import search
+from xtir.tune.cost_model import COST_MODELS
+from xtir.tune.database import Database, workload_key
+from xtir.tune.tuner import SPACES, search, space_for
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,6 +21,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--func", help="the function to tune (default: main, or the only one)")
     parser.add_argument("--db", help="the SQLite tuning database to read and extend")
     parser.add_argument("--seed", type=int)
+    parser.add_argument("--target", default="llvm", choices=list(SPACES),
+                        help="llvm (the CPU), cuda (a GPU), or cuda-cpu (checks GPU schedules on the CPU)")
+    parser.add_argument("--cost-model", default="xgb", choices=COST_MODELS,
+                        help="rank candidates with a learned model before measuring (xgb: needs xgboost)")
     parser.add_argument("--best", action="store_true", help="print the database's best pipeline; measure nothing")
     parser.add_argument("--plot", help="write a PNG of the best GFLOP/s so far against trials")
     args = parser.parse_args(argv)
@@ -28,8 +32,8 @@ def main(argv: list[str] | None = None) -> int:
         module = parse_file(args.file)
         if args.best:
             return _print_best(module, args)
-        result = search(module, trials=args.trials, seed=args.seed, database=args.db, func_name=args.func,
-                        progress=True)
+        result = search(module, args.target, args.trials, seed=args.seed, database=args.db, func_name=args.func,
+                        progress=True, cost_model=args.cost_model)
     except XtirError as e:
         print(e, file=sys.stderr)
         return 1
@@ -50,7 +54,7 @@ def _print_best(module, args: argparse.Namespace) -> int:
         return 1
     name = select_function(module, args.func).sym_name.data
     db = Database(args.db)
-    records = db.records(workload_hash(module, name) + ":" + default_space.__qualname__, "llvm")
+    records = db.records(workload_key(module, name, space_for(args.target).__qualname__), args.target)
     db.close()
     if not records:
         print(f"xtir-tune: the database has no measured schedule of function '{name}' of {args.file}", file=sys.stderr)

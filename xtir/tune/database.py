@@ -1,6 +1,7 @@
 """The tuning database: every measured candidate, in SQLite (the standard library's sqlite3).
 
-A record is a workload (a hash of the function's text), the target, the decision trace
+A record is a workload (`workload_key`: a structural hash of the function and the search
+space's name), the target, the decision trace
 (JSON), the concrete pipeline, the latency in seconds and when it was measured. A later run
 on the same workload and target reads them back: it measures no pipeline twice and starts
 its search from the best known.
@@ -14,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from xtir.passes.analysis.navigation import select_function
 
@@ -33,8 +34,22 @@ class Record:
 
 
 def workload_hash(module: ModuleOp, func_name: str | None) -> str:
-    """The structural hash of the function: its printed form (which names values by position)."""
-    return hashlib.sha256(str(select_function(module, func_name)).encode()).hexdigest()[:16]
+    """A structural hash of the function: its printed form with the function renamed and every
+    value but the arguments numbered by position, so that whitespace, comments, the function's
+    name and SSA names do not count. The arguments keep their names, and loops and blocks
+    theirs: the recorded pipelines name them (`split{loop=i}`, the `A_shared` of a cache-read)."""
+    function = select_function(module, func_name).clone()
+    function.sym_name = StringAttr("workload")
+    for op in function.walk():
+        if op is not function:
+            for value in (*op.results, *(arg for region in op.regions for block in region.blocks for arg in block.args)):
+                value.name_hint = None
+    return hashlib.sha256(str(function).encode()).hexdigest()[:16]
+
+
+def workload_key(module: ModuleOp, func_name: str | None, space_name: str) -> str:
+    """The database's workload: the function's structural hash and the space searched (the target is a column)."""
+    return f"{workload_hash(module, func_name)}:{space_name}"
 
 
 class Database:

@@ -33,6 +33,7 @@ a pack inside R0 or deeper is redone for every tile).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.ir import SSAValue
@@ -64,9 +65,16 @@ than that costs the dependence checks of every later primitive)."""
 INNER_TILE_MAX = 8
 """The most iterations of an S2 loop: register tiles per local tile along one dimension. The
 local tile is reloaded from memory each R1 loop, so S2 loops beyond R0 pay off only when few."""
+Rule = Callable[[Schedule, BlockRV], None]
 
 
 def default_space(sch: Schedule) -> None:
+    schedule_blocks(sch, multi_level_tiling, elementwise)
+
+
+def schedule_blocks(sch: Schedule, reduction: Rule, other: Rule) -> None:
+    """Inline the elementwise producers, then give each block in a fresh loop nest `reduction`
+    or `other` (the frame of every space; spaces_gpu.py's too)."""
     names = _block_names(sch)
     for name in names:
         auto_inline(sch, BlockRV(name))
@@ -74,10 +82,10 @@ def default_space(sch: Schedule) -> None:
     reductions = [b for b in fresh if REDUCE in _block(sch, b).kinds]
     # the elementwise blocks last: each later primitive re-checks their parallel loops
     for block in reductions:
-        multi_level_tiling(sch, block)
+        reduction(sch, block)
     for block in fresh:
         if block not in reductions and block.name in _block_names(sch):  # not inlined into a write-back
-            elementwise(sch, block)
+            other(sch, block)
 
 
 def auto_inline(sch: Schedule, block: BlockRV) -> None:

@@ -6,6 +6,12 @@ measured so far (one decision sampled anew, the others kept) and sometimes a fre
 A candidate the space cannot schedule, that does not build, or whose results differ from
 the unscheduled program's (computed once, on random inputs) is counted as failed and skipped.
 A pipeline measured before (in this run, or in the database) is not measured again.
+
+With a cost model (`cost_model="xgb"`, the default where XGBoost is installed) the evolution
+measures only what the model ranks best: each trial draws DRAWS_PER_TRIAL more candidates
+into a pool of drawn, unmeasured ones, and measures the pool's best predicted (now and then,
+EXPLORE of the trials, a random one, so that the model also learns where it is wrong). The
+model learns from every candidate measured in this run (features.py: loop-nest features).
 """
 
 from __future__ import annotations
@@ -14,8 +20,9 @@ import math
 import random
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -26,9 +33,12 @@ from xtir.build import build
 from xtir.errors import XtirError, expect_module
 from xtir.passes.analysis.navigation import all_blocks, select_function
 from xtir.schedule import Schedule
-from xtir.tune.database import Database, Record, workload_hash
+from xtir.tune.cost_model import CostModel, make_cost_model
+from xtir.tune.database import Database, Record, workload_key
+from xtir.tune.features import function_features
 from xtir.tune.sampling import loads
 from xtir.tune.spaces import default_space
+from xtir.tune.spaces_gpu import gpu_space
 from xtir.verify_numerics import compare, random_inputs
 
 Space = Callable[[Schedule], None]
@@ -40,6 +50,16 @@ PARENTS = 8
 """How many of the best measured candidates are mutated."""
 ATTEMPTS = 20
 """Candidates drawn per trial to find a pipeline not measured yet."""
+DRAWS_PER_TRIAL = 4
+"""With a cost model: candidates added to the ranked pool per trial."""
+POOL_LIMIT = 64
+"""With a cost model: the most drawn, unmeasured candidates kept for ranking (the newest)."""
+EXPLORE = 0.1
+"""With a cost model: the share of trials that measure a random pooled candidate instead of the best ranked."""
+WARM_START = 16
+"""With a cost model: how many of the database's best records it learns from before the search."""
+SPACES = {"llvm": default_space, "cuda": gpu_space, "cuda-cpu": gpu_space}
+"""The default space of each target ("cuda-cpu" checks GPU schedules on the CPU; its times are not a GPU's)."""
 
 
 @dataclass
@@ -54,32 +74,46 @@ class TuneResult:
 
 
 def tune(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space | None = None, seed: int | None = None,
-         database: str | None = None, func_name: str | None = None, progress: bool = True) -> Schedule:
+         database: str | None = None, func_name: str | None = None, progress: bool = True,
+         cost_model: str | CostModel | None = "xgb") -> Schedule:
     """The fastest schedule found in `trials` measured candidates; its `mod` is the scheduled module."""
-    result = search(mod, target, trials, space, seed, database, func_name, progress)
+    result = search(mod, target, trials, space, seed, database, func_name, progress, cost_model)
     if result.best is None:
         raise XtirError(f"xtir.tune: none of {trials} candidates built and computed the right results "
                         f"({result.failures} failed)")
     return result.best
 
 
+def space_for(target: str) -> Space:
+    if target not in SPACES:
+        raise XtirError(f"xtir.tune: target '{target}' has no search space; tune for one of {', '.join(SPACES)}")
+    return SPACES[target]
+
+
 def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space | None = None, seed: int | None = None,
-           database: str | None = None, func_name: str | None = None, progress: bool = False) -> TuneResult:
+           database: str | None = None, func_name: str | None = None, progress: bool = False,
+           cost_model: str | CostModel | None = "xgb") -> TuneResult:
     expect_module(mod, "xtir.tune")
-    if target != "llvm":
-        raise XtirError(f"xtir.tune: target '{target}' has no search space yet; tune for 'llvm'")
-    space = space or default_space
+    space = space or space_for(target)
     name = select_function(mod, func_name).sym_name.data
     measurer = _Measurer(mod, name, target)
+    model = make_cost_model(cost_model, seed)
     db = Database(database) if database else None
-    workload = workload_hash(mod, name) + ":" + space.__qualname__
+    workload = workload_key(mod, name, space.__qualname__)
     known = {r.pipeline: r for r in db.records(workload, target)} if db else {}
     rng = random.Random(seed)
     result = TuneResult(None, math.inf, measurer.flops)
     pool = sorted(known.values(), key=lambda r: r.latency)  # the measured candidates, fastest first
+    ranked = _RankedPool(model, name) if model else None
+    if model:
+        _warm_start(model, mod, func_name, space, pool[:WARM_START], measurer.flops)
     bar = _Progress(trials, progress)
     for trial in range(trials):
-        candidate = _new_candidate(mod, func_name, space, rng, pool if trial >= RANDOM_START else [], known)
+        parents = pool if trial >= RANDOM_START else []
+        if ranked and parents:
+            candidate = ranked.best(partial(_new_candidate, mod, func_name, space, rng, parents), known, rng)
+        else:
+            candidate = _new_candidate(mod, func_name, space, rng, parents, known)
         if candidate is None:
             result.failures += 1
         elif candidate.trace not in known:
@@ -94,6 +128,8 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
                 pool = sorted([*pool, record], key=lambda r: r.latency)
                 if db:
                     db.add(workload, target, record)
+            if model:
+                model.update([function_features(candidate.mod, name)], [_gflops(result.flops, known[candidate.trace].latency)])
             result.measured += 1
         result.history.append(_gflops(result.flops, pool[0].latency) if pool else 0.0)
         bar.update(result.history[-1], result.failures)
@@ -105,8 +141,50 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
     return result
 
 
+class _RankedPool:
+    """Drawn candidates not measured yet, ranked by the cost model."""
+
+    def __init__(self, model: CostModel, func_name: str):
+        self._model, self._name = model, func_name
+        self._pool: dict[str, tuple[Schedule, np.ndarray]] = {}
+
+    def best(self, draw: Callable[[Any], Schedule | None], known: dict[str, Record], rng: random.Random) -> Schedule | None:
+        """The best ranked of the pool after DRAWS_PER_TRIAL more draws (taken out of the pool);
+        None when the pool is empty (every draw failed)."""
+        for _ in range(DRAWS_PER_TRIAL):
+            sch = draw(known.keys() | self._pool.keys())
+            if sch is not None and sch.trace not in known and sch.trace not in self._pool:
+                self._pool[sch.trace] = (sch, function_features(sch.mod, self._name))
+        for stale in list(self._pool)[:-POOL_LIMIT]:
+            del self._pool[stale]
+        if not self._pool:
+            return None
+        traces = list(self._pool)
+        if rng.random() < EXPLORE:
+            pick = rng.choice(traces)
+        else:
+            scores = self._model.predict([self._pool[t][1] for t in traces])
+            pick = traces[int(np.argmax(scores))]
+        return self._pool.pop(pick)[0]
+
+
+def _warm_start(model: CostModel, mod: ModuleOp, func_name: str | None, space: Space, records: list[Record],
+                flops: int) -> None:
+    """Teach the model the database's records (replayed for their features; one the space no longer makes is left out)."""
+    features, gflops = [], []
+    for record in records:
+        try:
+            sch = _replay(mod, func_name, space, record)
+        except XtirError:
+            continue
+        features.append(function_features(sch.mod, sch.func_name))
+        gflops.append(_gflops(flops, record.latency))
+    if features:
+        model.update(features, gflops)
+
+
 def _new_candidate(mod: ModuleOp, name: str | None, space: Space, rng: random.Random, pool: list[Record],
-                   known: dict[str, Record]) -> Schedule | None:
+                   known: Container[str]) -> Schedule | None:
     """A scheduled candidate; None when the space failed on it. Without parents (the random
     start) one sample, measured before or not (so that a run seeded as an earlier one finds its
     start in the database); with them, a mutation (or sometimes a fresh sample) not measured
@@ -144,23 +222,28 @@ def _gflops(flops: int, latency: float) -> float:
 
 
 class _Measurer:
-    """Builds and times candidates; checks each once against the unscheduled program."""
+    """Builds and times candidates; checks each once against the unscheduled program (run on
+    the CPU: a GPU target cannot run loops bound to no thread)."""
 
     def __init__(self, mod: ModuleOp, name: str, target: str, repeats: int = 5):
         self._name, self._target, self._repeats = name, target, repeats
+        if target == "cuda":
+            from xtir.lowering.cuda_function import import_cupy  # as xtir.build: the GPU runtime loads only for "cuda"
+
+            import_cupy()  # no GPU: XtirError now, not every candidate failing
         function = select_function(mod, name)
         self.flops = _flop_count(mod, name)
         self._inputs = random_inputs(function, np.random.default_rng(0))
-        self._expected = self._run(mod)
+        self._expected = self._run(mod, "llvm")
 
-    def _run(self, mod: ModuleOp) -> list[np.ndarray]:
+    def _run(self, mod: ModuleOp, target: str) -> list[np.ndarray]:
         arrays = [a.copy() for a in self._inputs]
-        build(mod, self._target, self._name)(*arrays)
+        build(mod, target, self._name)(*arrays)
         return arrays
 
     def measure(self, mod: ModuleOp) -> float:
         """The median seconds of one call (after a warm-up); XtirError when it is wrong."""
-        got = self._run(mod)
+        got = self._run(mod, self._target)
         for k, (g, e) in enumerate(zip(got, self._expected)):
             ok, err = compare(g, e)
             if not ok:
