@@ -47,6 +47,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
+from xtir.dialects.layout import static_strides
 from xtir.lowering import runtime_errors
 from xtir.lowering.index_expr import constant
 from xtir.lowering.llvm_target import SYMBOL_PREFIX
@@ -83,13 +84,13 @@ def element_pointer(
     t = ref.type
     if not isinstance(t, MemRefType):
         raise fail(NAME, op, f"expected a memref operand, got {t}")
-    shape, strides, offset = t.get_shape(), t.get_strides(), t.get_offset()
-    if strides is None or offset is None or None in strides or any(d < 0 for d in shape):
+    layout = static_strides(t)
+    if layout is None or any(d < 0 for d in t.get_shape()):
         raise fail(NAME, op, f"only memrefs of static shape and strides are supported, got {t}")
+    strides, offset = layout
     ops: list[Operation] = []
     linear: SSAValue | None = None
     for index, stride in zip(indices, strides):
-        assert stride is not None
         if (value := constant_int(index)) is not None:
             offset += value * stride
             continue
@@ -141,9 +142,10 @@ def _buffer(op: Operation, t: Attribute) -> tuple[int, Attribute, int]:
     as many elements as its layout reaches (`strided<[2]>` spreads them out)."""
     if not isinstance(t, MemRefType) or any(d < 0 for d in t.get_shape()):
         raise fail(NAME, op, f"only buffers of static shape are supported, got {t}")
-    shape, strides, offset = t.get_shape(), t.get_strides(), t.get_offset()
-    if strides is None or offset is None or None in strides:
+    shape, layout = t.get_shape(), static_strides(t)
+    if layout is None:
         raise fail(NAME, op, f"only buffers of static strides are supported, got {t}")
+    strides, offset = layout
     if math.prod(shape) == 0:
         count = 0
     else:

@@ -39,6 +39,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
+from xtir.dialects.walk import parent_of_type
 from xtir.lowering.openmp import convert_type
 from xtir.passes.utils import fail
 
@@ -55,9 +56,7 @@ def llvm_icmp(lhs: SSAValue, rhs: SSAValue, predicate: str) -> llvm.ICmpOp:
 def entry_constant(rewriter: PatternRewriter, anchor: Operation, value: int, t: Attribute = i64) -> SSAValue:
     """An `llvm.mlir.constant` usable at `anchor`: found or created at the start of the
     function's entry block, so a function holds each constant once, not once per access."""
-    function = anchor.parent_op()
-    while function is not None and not isinstance(function, func.FuncOp | llvm.FuncOp):
-        function = function.parent_op()
+    function = parent_of_type(anchor, func.FuncOp) or parent_of_type(anchor, llvm.FuncOp)
     if function is None or not function.regions[0].blocks:
         made = llvm_constant(value, t)
         rewriter.insert(made, InsertPoint.before(anchor))
@@ -85,9 +84,7 @@ def bits(t: Attribute) -> int:
 
 
 def enclosing(pass_name: str, op: Operation, kind: type[Operation]) -> Operation:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, kind):
-        parent = parent.parent_op()
+    parent = parent_of_type(op, kind)
     if parent is None:
         raise fail(pass_name, op, f"expected the op inside a {kind.name}")
     return parent
