@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, Modul
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
+from xdsl.traits import SymbolTable
 
 from xtir.dialects.accel import TILE, TMM16Op
 from xtir.dialects.layout import row_stride
@@ -154,7 +155,7 @@ class MicrokernelCallLowering(RewritePattern):
             strides.append(entry_constant(rewriter, op, row_stride(buffer.type)))
         module = op.get_toplevel_object()
         assert isinstance(module, ModuleOp)
-        if not any(isinstance(o, llvm.FuncOp) and o.sym_name.data == TMM16 for o in module.ops):
+        if SymbolTable.lookup_symbol(module, TMM16) is None:
             module.body.block.add_op(tmm16_kernel())
         rewriter.replace(op, [*ops, llvm.CallOp(TMM16, *pointers, *strides)])
 

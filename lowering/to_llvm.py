@@ -38,6 +38,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
+from xdsl.traits import SymbolTable
 
 from xtir.dialects.walk import parent_of_type
 from xtir.lowering.openmp import convert_type
@@ -98,10 +99,8 @@ def module_of(op: Operation) -> ModuleOp:
 
 def declare(module: ModuleOp, name: str, function_type: llvm.LLVMFunctionType) -> None:
     """Add an external `llvm.func` declaration unless the module has that symbol."""
-    for op in module.ops:
-        if isinstance(op, func.FuncOp | llvm.FuncOp) and op.sym_name.data == name:
-            return
-    module.body.block.add_op(llvm.FuncOp(name, function_type, linkage=llvm.LinkageAttr("external")))
+    if SymbolTable.lookup_symbol(module, name) is None:
+        module.body.block.add_op(llvm.FuncOp(name, function_type, linkage=llvm.LinkageAttr("external")))
 
 
 def walk(module: ModuleOp, patterns: list[RewritePattern]) -> None:
