@@ -37,11 +37,11 @@ from xtir.dialects.block import PARALLEL, THREAD_BINDING, AccessOp, AllocOp, Blo
 from xtir.dialects.expr import Expr, Var
 from xtir.dialects.layout import row_major
 from xtir.dialects.walk import ancestors
+from xtir.errors import LoweringError
 from xtir.lowering.index_expr import decode_bounds
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT, distinct, gapless, points_in_context
 from xtir.passes.analysis.regions import Range, loop_bounds, relax, union_ranges
 from xtir.passes.transforms.rewrite import reindex, reregion
-from xtir.passes.utils import fail
 
 
 @dataclass(frozen=True)
@@ -283,11 +283,11 @@ def _rebase(op: AccessOp, buffer: SSAValue, starts: list[Expr]) -> None:
                       for b, offs, sizes in op.regions_()])
 
 
-def require_inlined(pass_name: str, f: func.FuncOp) -> None:
+def require_inlined(f: func.FuncOp) -> None:
     """The stages of lower-blocks after inline-blocks work on loop nests without blocks."""
     if any(isinstance(o, BlockOp) for o in f.walk()):
-        raise fail(pass_name, f, f"function @{f.sym_name.data} still has blocks; {pass_name} runs on loop nests "
-                   "whose blocks are inlined (after inline-blocks)")
+        raise LoweringError(f, f"function @{f.sym_name.data} still has blocks; the pass runs on loop nests "
+                            "whose blocks are inlined (after inline-blocks)")
 
 
 @dataclass(frozen=True)
@@ -296,6 +296,6 @@ class CompactBuffersPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in (o for o in op.ops if isinstance(o, func.FuncOp)):
-            require_inlined(self.name, f)
+            require_inlined(f)
             for alloc in [o for o in f.walk() if isinstance(o, AllocOp)]:
                 compact(alloc, f)

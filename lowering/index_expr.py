@@ -31,11 +31,10 @@ from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from xtir.diagnostics import format_op_error
 from xtir.dialects.block import AllocOp, loop_bounds
 from xtir.dialects.expr import INT64_MAX, Atom, Div, Expr, Mod, Var, fits_int64
 from xtir.dialects.walk import parent_of_type
-from xtir.errors import XtirPassError
+from xtir.errors import LoweringError
 from xtir.lowering.loops import constant_int, trip_count
 
 INDEX = IndexType()
@@ -77,7 +76,7 @@ def constant(builder: Builder, anchor: Operation, value: int | float, type: Attr
         # IntegerAttr would wrap 2^63 .. 2^64 - 1 to a negative number and refuse larger ones
         # with a VerifyException; such a constant comes from the user's index expressions.
         message = f"index constant {value} does not fit in 64 bits (at most {INT64_MAX}); index arithmetic is signed 64-bit"
-        raise XtirPassError(format_op_error(anchor, message))
+        raise LoweringError(anchor, message)
     attr = FloatAttr(float(value), type) if isinstance(value, float) else IntegerAttr(value, type)  # type: ignore[arg-type]
     block = entry_block(anchor)
     if block is None:

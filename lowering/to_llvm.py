@@ -41,8 +41,8 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
 from xtir.dialects.walk import parent_of_type
+from xtir.errors import LoweringError
 from xtir.lowering.openmp import convert_type
-from xtir.passes.utils import fail
 
 
 def llvm_constant(value: int, t: Attribute = i64) -> llvm.ConstantOp:
@@ -84,10 +84,10 @@ def bits(t: Attribute) -> int:
     raise ValueError(f"no bit width for {t}")
 
 
-def enclosing(pass_name: str, op: Operation, kind: type[Operation]) -> Operation:
+def enclosing(op: Operation, kind: type[Operation]) -> Operation:
     parent = parent_of_type(op, kind)
     if parent is None:
-        raise fail(pass_name, op, f"expected the op inside a {kind.name}")
+        raise LoweringError(op, f"expected the op inside a {kind.name}")
     return parent
 
 
@@ -162,7 +162,7 @@ class ConvertTypesToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for left in op.walk():
             if left.name.startswith("memref."):
-                raise fail(self.name, left, f"'{left.name}' is left; convert-memref-to-llvm runs first")
+                raise LoweringError(left, f"'{left.name}' is left; convert-memref-to-llvm runs first")
         patterns = [FunctionSignatureToLLVM(), IndexConstantToI64(), IndexCastToInteger(), LLVMTypeConversion()]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
 
@@ -178,7 +178,7 @@ class CheckLLVMLoweredPass(ModulePass):
             if inner is op:
                 continue
             if not inner.name.startswith("llvm."):
-                raise fail(self.name, inner, f"'{inner.name}' has no lowering to the llvm dialect")
+                raise LoweringError(inner, f"'{inner.name}' has no lowering to the llvm dialect")
             for value in (*inner.results, *(a for r in inner.regions for b in r.blocks for a in b.args)):
                 if isinstance(value.type, IndexType | MemRefType):
-                    raise fail(self.name, inner, f"a value of type {value.type} is left after the conversion")
+                    raise LoweringError(inner, f"a value of type {value.type} is left after the conversion")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import xtir
+from xtir.errors import LoweringError, ScheduleError
 from xtir.pipeline import build_pass, parse_pipeline, spec_text
 
 PROGRAM = """\
@@ -60,3 +61,15 @@ def test_option_errors_say_where_in_the_pipeline() -> None:
 def test_spec_text_reads_back_as_the_same_pass(name: str, options: dict[str, object]) -> None:
     built = build_pass(name, options)
     assert parse_pipeline(spec_text(built)) == [built]
+
+
+def test_a_lowering_refusal_names_the_stage_inside_a_named_pipeline() -> None:
+    """lower-to-llvm runs check-llvm-target as a stage: the error names the stage, keeps the op's
+    location and is the structured diagnostic the schedule primitives raise."""
+    module = xtir.parse(PROGRAM.replace("f32", "bf16"), "t.mlir")
+    with pytest.raises(LoweringError) as info:
+        xtir.transform(module, "lower-to-llvm")
+    error = info.value
+    assert isinstance(error, ScheduleError)
+    assert error.message.startswith("'func.func' op check-llvm-target: element type bf16 is not supported")
+    assert (error.location.file, error.location.line) == ("t.mlir", 1)
