@@ -22,6 +22,7 @@ from xtir.dialects.symbols import functions, lookup_function
 from xtir.dialects.walk import uses_dialect
 from xtir.errors import XtirError, expect_module
 from xtir.evaluate import check_parameters
+from xtir.support.locations import clone_module
 
 if TYPE_CHECKING:
     from xtir.lowering.cuda_emit import CudaProgram
@@ -41,7 +42,7 @@ def _run(module: ModuleOp, pass_name: str, **options: object) -> None:
 def lower_to_llvm(module: ModuleOp, entry: str | None = None, bounds_check: bool = False) -> ModuleOp:
     """A copy of `module` lowered to the llvm dialect (the input is left untouched); the
     function `entry` is made public (a private one would have no symbol to call)."""
-    result = module.clone()
+    result = clone_module(module)
     if entry is not None and (function := lookup_function(result, entry)) is not None:
         function.sym_visibility = None
     # accel.tmm16 becomes a call of the vectorized CPU micro-kernel rather than a loop nest
@@ -51,7 +52,7 @@ def lower_to_llvm(module: ModuleOp, entry: str | None = None, bounds_check: bool
 
 def lower_to_gpu(module: ModuleOp) -> ModuleOp:
     """A copy of `module` in the gpu dialect (kernels and their launches), the CUDA emitter's input."""
-    result = module.clone()
+    result = clone_module(module)
     if uses_dialect(result, "block"):
         _run(result, "lower-blocks")
     if not uses_dialect(result, "gpu"):
