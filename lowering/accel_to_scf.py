@@ -42,12 +42,12 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from xtir.dialects.accel import TILE, DMACopyOp, FillZeroOp, RegionOp, TMM16Op
-from xtir.lowering.index_expr import INDEX, IndexEmitter, constant, insert, sort_prologue
+from xtir.lowering.index_expr import INDEX, IndexEmitter, constant, sort_prologue
 from xtir.lowering.loops import LOOP_NAME
 
 
 def _loop(
-    rewriter: PatternRewriter | None,
+    rewriter: PatternRewriter,
     anchor: Operation,
     point: InsertPoint,
     name: str,
@@ -60,8 +60,7 @@ def _loop(
     lb, ub, step = constant(rewriter, anchor, 0), constant(rewriter, anchor, TILE), constant(rewriter, anchor, 1)
     loop = scf.ForOp(lb, ub, step, iter_args, body)
     loop.attributes[LOOP_NAME] = StringAttr(name)
-    insert(rewriter, loop, point)
-    return loop
+    return rewriter.insert(loop, point)
 
 
 def _element_type(buffer: SSAValue):
@@ -69,7 +68,7 @@ def _element_type(buffer: SSAValue):
     return buffer.type.element_type
 
 
-def lower_accel_op(op: RegionOp, rewriter: PatternRewriter | None = None) -> None:
+def lower_accel_op(op: RegionOp, rewriter: PatternRewriter) -> None:
     """Replace one accel op by its loop nest (in place, before the op, which is erased)."""
     short = op.name.removeprefix("accel.")
     outer = IndexEmitter(op, rewriter)
@@ -120,11 +119,7 @@ def lower_accel_op(op: RegionOp, rewriter: PatternRewriter | None = None) -> Non
 
     IndexEmitter(op, rewriter, InsertPoint.at_end(lj.body.block)).emit(scf.YieldOp())
     at_i.emit(scf.YieldOp())
-    if rewriter is not None:
-        rewriter.erase(op)
-    else:
-        op.detach()
-        op.erase()
+    rewriter.erase(op)
 
 
 class LowerAccelOp(RewritePattern):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
@@ -83,50 +84,40 @@ def _integer(t: Attribute) -> bool:
     return isinstance(t, IntegerType | IndexType)
 
 
-class _Emitter:
-    """Ops inserted before `op`, in order."""
-
-    def __init__(self, op: Operation):
-        self.point = InsertPoint.before(op)
-
-    def emit(self, new: Operation) -> SSAValue:
-        Rewriter.insert_op(new, self.point)
-        return new.results[0] if new.results else None  # type: ignore[return-value]
-
-    def const(self, value: int, t: Attribute) -> SSAValue:
-        return self.emit(arith.ConstantOp(IntegerAttr(value, t)))  # type: ignore[arg-type]
-
-    def cmp(self, lhs: SSAValue, predicate: str, rhs: SSAValue) -> SSAValue:
-        return self.emit(arith.CmpiOp(lhs, rhs, predicate))
-
-    def index(self, value: SSAValue) -> SSAValue:
-        """`value` sign-extended to index."""
-        return value if isinstance(value.type, IndexType) else self.emit(arith.IndexCastOp(value, IndexType()))
-
-
 def guard(op: Operation) -> None:
     """Make `op` compute with a safe right operand; report it when the real one is not."""
     t = op.results[0].type
     bits = width(t)
     lhs, rhs = op.operands
-    at = _Emitter(op)
+    at = Builder(InsertPoint.before(op))
+
+    def const(value: int, type_: Attribute = t) -> SSAValue:
+        return at.insert(arith.ConstantOp(IntegerAttr(value, type_))).result  # type: ignore[arg-type]
+
+    def equals(value: SSAValue, constant: int) -> SSAValue:
+        return at.insert(arith.CmpiOp(value, const(signed(constant, bits)), "eq")).result
+
     shift = isinstance(op, SHIFTS)
     if shift:
-        bad = at.cmp(rhs, "uge", at.const(bits, t))
+        bad = at.insert(arith.CmpiOp(rhs, const(bits), "uge")).result
     else:
-        bad = at.cmp(rhs, "eq", at.const(0, t))
+        bad = equals(rhs, 0)
         if isinstance(op, SIGNED_DIVISIONS):
-            lowest = at.cmp(lhs, "eq", at.const(signed(1 << (bits - 1), bits), t))
-            overflow = at.emit(arith.AndIOp(lowest, at.cmp(rhs, "eq", at.const(signed(-1, bits), t))))
-            bad = at.emit(arith.OrIOp(bad, overflow))
-    op.operands[1] = at.emit(arith.SelectOp(bad, at.const(0 if shift else 1, t), rhs))
+            overflow = at.insert(arith.AndIOp(equals(lhs, 1 << (bits - 1)), equals(rhs, -1))).result
+            bad = at.insert(arith.OrIOp(bad, overflow)).result
+    op.operands[1] = at.insert(arith.SelectOp(bad, const(0 if shift else 1), rhs)).result
     site = runtime_errors.register(site_of(op, bits))
     runtime_errors.declare(_module(op))
     report = Block()
-    at.point = InsertPoint.at_end(report)
-    at.emit(runtime_errors.report_call(at.const(site, IndexType()), at.index(lhs), at.index(rhs)))
-    at.emit(scf.YieldOp())
+    at.insertion_point = InsertPoint.at_end(report)
+    at.insert(runtime_errors.report_call(const(site, IndexType()), _as_index(at, lhs), _as_index(at, rhs)))
+    at.insert(scf.YieldOp())
     Rewriter.insert_op(scf.IfOp(bad, [], Region(report)), InsertPoint.before(op))
+
+
+def _as_index(at: Builder, value: SSAValue) -> SSAValue:
+    """`value` sign-extended to index."""
+    return value if isinstance(value.type, IndexType) else at.insert(arith.IndexCastOp(value, IndexType())).result
 
 
 def site_of(op: Operation, bits: int) -> ArithSite:

@@ -21,8 +21,8 @@ from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from xtir.errors import LoweringError
 from xtir.lowering.to_llvm import bits, declare, entry_constant, llvm_icmp, module_of, walk
-from xtir.passes.utils import fail
 
 ARITH = "convert-arith-to-llvm"
 MATH = "convert-math-to-llvm"
@@ -101,7 +101,7 @@ class ConstantLowering(RewritePattern):
         if isinstance(value, IntegerAttr):
             value = IntegerAttr(value.value.data, t)
         elif not isinstance(value, FloatAttr):
-            raise fail(ARITH, op, f"unsupported constant {value}")
+            raise LoweringError(op, f"unsupported constant {value}")
         rewriter.replace(op, llvm.ConstantOp(value, t))
 
 
@@ -113,7 +113,7 @@ class ArithLowering(RewritePattern):
             return
         new = self.lower(op, rewriter)
         if new is None:
-            raise fail(ARITH, op, f"'{op.name}' has no lowering to the llvm dialect")
+            raise LoweringError(op, f"'{op.name}' has no lowering to the llvm dialect")
         rewriter.replace(op, new)
 
     @staticmethod
@@ -212,7 +212,7 @@ class MathLowering(RewritePattern):
             declare(module_of(op), name, llvm.LLVMFunctionType([t] * len(op.operands), t))
             rewriter.replace(op, llvm.CallOp(name, *op.operands, return_type=t))
         else:
-            raise fail(MATH, op, f"'{op.name}' has no lowering to the llvm dialect")
+            raise LoweringError(op, f"'{op.name}' has no lowering to the llvm dialect")
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xtir.dialects import block as blk
 from xtir.dialects.accel import Accel, TMM16Op
 from xtir.dialects.block import SERIAL, AccessOp, BlockOp
+from xtir.errors import LoweringError
 from xtir.lowering import runtime_errors
 from xtir.lowering.accel_to_scf import LowerAccelOp
 from xtir.lowering.arith_guards import GUARDED
@@ -75,7 +76,6 @@ from xtir.lowering.loops import LOOP_KIND, LOOP_NAME
 from xtir.lowering.microkernels import KERNEL_ATTR, tmm16_call
 from xtir.passes.analysis.dependences import BLOCK_ATTR, carried_conflict, describe
 from xtir.passes.transforms.rewrite import substitute_in_op
-from xtir.passes.utils import fail
 
 THREAD = "xtir.thread"
 ANNOTATIONS = "xtir.annotations"
@@ -240,16 +240,16 @@ class TMM16ToMicrokernel(RewritePattern):
         rewriter.replace(op, tmm16_call(op, offsets))
 
 
-def _check(module: ModuleOp, names: set[str], pass_name: str, what: str) -> None:
+def _check(module: ModuleOp, names: set[str], what: str) -> None:
     for top in module.ops:
         if not isinstance(top, func.FuncOp):
-            raise fail(pass_name, top, f"unexpected op {top.name} at the top level; it lowers functions only")
+            raise LoweringError(top, f"unexpected op {top.name} at the top level; it lowers functions only")
         for op in top.walk():
             if not _allowed(op, names):
-                raise fail(pass_name, op, f"unexpected op {op.name}; {what}")
+                raise LoweringError(op, f"unexpected op {op.name}; {what}")
 
 
-def _check_parallel_loops(pass_name: str, f: Operation) -> None:
+def _check_parallel_loops(f: Operation) -> None:
     """No two iterations of a parallel loop may share an element one of them writes (after
     compact-buffers gave each iteration its own scratch buffers where it could). The parallel
     primitive refuses such loops already; this catches parallel loops written by hand and
@@ -257,7 +257,7 @@ def _check_parallel_loops(pass_name: str, f: Operation) -> None:
     for loop in (o for o in f.walk() if isinstance(o, blk.ForOp) and o.kind == blk.PARALLEL):
         conflict = carried_conflict(loop)
         if conflict is not None:
-            raise fail(pass_name, loop, f'parallel loop "{loop.label}" would race: {describe(conflict, loop)}')
+            raise LoweringError(loop, f'parallel loop "{loop.label}" would race: {describe(conflict, loop)}')
 
 
 @dataclass(frozen=True)
@@ -268,7 +268,7 @@ class InlineBlocksPass(ModulePass):
     name = "inline-blocks"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        _check(op, _INPUT_OPS, self.name, "it lowers the block, accel, arith, math, scf and memref dialects only")
+        _check(op, _INPUT_OPS, "it lowers the block, accel, arith, math, scf and memref dialects only")
         for f in op.ops:
             if isinstance(f, func.FuncOp):
                 inline_blocks(f.body)
@@ -284,8 +284,8 @@ class CheckParallelLoopsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in op.ops:
             if isinstance(f, func.FuncOp):
-                require_inlined(self.name, f)
-                _check_parallel_loops(self.name, f)
+                require_inlined(f)
+                _check_parallel_loops(f)
 
 
 @dataclass(frozen=True)
@@ -303,7 +303,7 @@ class BlocksToScfPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in op.ops:
             if isinstance(f, func.FuncOp):
-                require_inlined(self.name, f)
+                require_inlined(f)
         patterns = [LowerFor(), LowerLoad(), LowerStore(), LowerAlloc(), LowerAccelOp()]
         if self.microkernels:
             patterns.insert(0, TMM16ToMicrokernel())
@@ -311,4 +311,4 @@ class BlocksToScfPass(ModulePass):
         for f in op.ops:
             if isinstance(f, func.FuncOp):
                 sort_prologue(f)
-        _check(op, _OUTPUT_OPS, self.name, "lowering left it behind")
+        _check(op, _OUTPUT_OPS, "lowering left it behind")

@@ -30,11 +30,11 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xtir.diagnostics import op_location
 from xtir.dialects.block import AccessOp, buffer_name, point_text
 from xtir.dialects.bounds import within
+from xtir.errors import LoweringError
 from xtir.lowering import runtime_errors
 from xtir.lowering.compact_buffers import require_inlined
 from xtir.lowering.index_expr import IndexEmitter, index_bounds
 from xtir.passes.analysis.dependences import block_of, guard_facts
-from xtir.passes.utils import fail
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class AccessSite(runtime_errors.Site):
         return f"{self.description}: index {dim} is {index}, outside [0, {self.limits[dim]}]"
 
 
-def check_accesses(pass_name: str, f: func.FuncOp, guard_all: bool) -> None:
+def check_accesses(f: func.FuncOp, guard_all: bool) -> None:
     """Refuse an access that may leave its buffer (see the module docstring); with `guard_all`,
     guard every access instead of refusing the unknown ones."""
     for op in [o for o in f.walk() if isinstance(o, AccessOp)]:
@@ -63,13 +63,13 @@ def check_accesses(pass_name: str, f: func.FuncOp, guard_all: bool) -> None:
             for dim, (index, size, length) in enumerate(zip(access.indices, access.extents(), shape)):
                 verdict = within(index, 0, length - size, facts, index_bounds)
                 if verdict.inside is False and verdict.witness is not None and complete:
-                    raise fail(pass_name, op, f"{_what(op, access.buffer)}: index {dim} is {verdict.value} at "
-                               f"{point_text(verdict.witness)}, "
-                               f"outside [0, {length - size}]")
+                    raise LoweringError(op, f"{_what(op, access.buffer)}: index {dim} is {verdict.value} at "
+                                        f"{point_text(verdict.witness)}, "
+                                        f"outside [0, {length - size}]")
                 if not verdict.inside and not guard_all:
-                    raise fail(pass_name, op, f"{_what(op, access.buffer)}: cannot show that index {dim} stays in "
-                               f"[0, {length - size}] under the conditions around it; build with bounds_check=True "
-                               "to check it at run time")
+                    raise LoweringError(op, f"{_what(op, access.buffer)}: cannot show that index {dim} stays in "
+                                        f"[0, {length - size}] under the conditions around it; build with bounds_check=True "
+                                        "to check it at run time")
         if guard_all:
             _guard(op)
 
@@ -88,8 +88,8 @@ class CheckBoundsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in op.ops:
             if isinstance(f, func.FuncOp) and f.body.blocks:
-                require_inlined(self.name, f)
-                check_accesses(self.name, f, self.runtime)
+                require_inlined(f)
+                check_accesses(f, self.runtime)
 
 
 def _what(op: Operation, buffer: SSAValue) -> str:

@@ -23,7 +23,6 @@ shrunk to the box its accesses can reach.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,11 +36,12 @@ from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import PARALLEL, THREAD_BINDING, AccessOp, AllocOp, BlockOp, ForOp, LoadOp, StoreOp
 from xtir.dialects.expr import Expr, Var
 from xtir.dialects.layout import row_major
+from xtir.dialects.walk import ancestors
+from xtir.errors import LoweringError
 from xtir.lowering.index_expr import decode_bounds
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT, distinct, gapless, points_in_context
 from xtir.passes.analysis.regions import Range, loop_bounds, relax, union_ranges
 from xtir.passes.transforms.rewrite import reindex, reregion
-from xtir.passes.utils import fail
 
 
 @dataclass(frozen=True)
@@ -70,16 +70,8 @@ INIT_GUARD = "xtir.init"
 """Marks the scf.if that lower-blocks puts around a block's init (reduce variables all 0)."""
 
 
-def _ancestors_below(op: Operation, top: Operation) -> Iterator[Operation]:
-    """The ops enclosing `op` strictly inside `top`, innermost first."""
-    parent = op.parent_op()
-    while parent is not None and parent is not top:
-        yield parent
-        parent = parent.parent_op()
-
-
 def _guards(op: Operation, root: Operation) -> list[scf.IfOp]:
-    return [p for p in _ancestors_below(op, root) if isinstance(p, scf.IfOp)]
+    return [p for p in ancestors(op, stop=root) if isinstance(p, scf.IfOp)]
 
 
 def _guard_loops(guard: scf.IfOp) -> set[SSAValue]:
@@ -138,7 +130,7 @@ def _read_predicate_at(read: _Use, write: _Use, top: Operation) -> set[tuple[Exp
 
 def _enclosing_loops(op: Operation, top: Operation) -> list[ForOp]:
     """The loops strictly inside `top` that enclose `op`, innermost first."""
-    return [p for p in _ancestors_below(op, top) if isinstance(p, ForOp)]
+    return [p for p in ancestors(op, stop=top) if isinstance(p, ForOp)]
 
 
 def _loops_between(op: Operation, top: Operation) -> set[SSAValue]:
@@ -241,13 +233,13 @@ def _block_shared(buffer: SSAValue, uses: list[_Use]) -> bool:
     return space == StringAttr("shared") and any(
         isinstance(p, ForOp) and p.kind == THREAD_BINDING
         for u in uses
-        for p in _ancestors_below(u.op, u.op.get_toplevel_object())
+        for p in ancestors(u.op)
     )
 
 
 def _outermost_parallel(op: Operation, f: func.FuncOp) -> ForOp | None:
     """The outermost parallel loop among `op` (unless it is `f`) and its ancestors below `f`."""
-    chain = [*([op] if op is not f else []), *_ancestors_below(op, f)]
+    chain = [*([op] if op is not f else []), *ancestors(op, stop=f)]
     return next((lp for lp in reversed(chain) if isinstance(lp, ForOp) and lp.kind == PARALLEL), None)
 
 
@@ -291,11 +283,11 @@ def _rebase(op: AccessOp, buffer: SSAValue, starts: list[Expr]) -> None:
                       for b, offs, sizes in op.regions_()])
 
 
-def require_inlined(pass_name: str, f: func.FuncOp) -> None:
+def require_inlined(f: func.FuncOp) -> None:
     """The stages of lower-blocks after inline-blocks work on loop nests without blocks."""
     if any(isinstance(o, BlockOp) for o in f.walk()):
-        raise fail(pass_name, f, f"function @{f.sym_name.data} still has blocks; {pass_name} runs on loop nests "
-                   "whose blocks are inlined (after inline-blocks)")
+        raise LoweringError(f, f"function @{f.sym_name.data} still has blocks; the pass runs on loop nests "
+                            "whose blocks are inlined (after inline-blocks)")
 
 
 @dataclass(frozen=True)
@@ -304,6 +296,6 @@ class CompactBuffersPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in (o for o in op.ops if isinstance(o, func.FuncOp)):
-            require_inlined(self.name, f)
+            require_inlined(f)
             for alloc in [o for o in f.walk() if isinstance(o, AllocOp)]:
                 compact(alloc, f)

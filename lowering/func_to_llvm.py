@@ -22,10 +22,10 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
+from xtir.errors import LoweringError
 from xtir.lowering.loops import LOOP_ANNOTATION
 from xtir.lowering.openmp import GOMP_PARALLEL_TYPE, OUTLINED, PARALLEL_CALL, PTR, parallel_call_ops, wrapper_func
 from xtir.lowering.to_llvm import declare, enclosing, module_of, walk
-from xtir.passes.utils import fail
 
 CF = "convert-cf-to-llvm"
 FUNC = "convert-func-to-llvm"
@@ -50,7 +50,7 @@ class ReturnLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter) -> None:
         if len(op.arguments) > 1:
-            raise fail(FUNC, op, "functions return at most one value")
+            raise LoweringError(op, "functions return at most one value")
         rewriter.replace(op, llvm.ReturnOp(op.arguments[0] if op.arguments else None))
 
 
@@ -59,11 +59,11 @@ class CallLowering(RewritePattern):
     def match_and_rewrite(self, op: func.CallOp, rewriter: PatternRewriter) -> None:
         if PARALLEL_CALL in op.attributes:
             declare(module_of(op), "GOMP_parallel", GOMP_PARALLEL_TYPE)
-            entry = enclosing(FUNC, op, func.FuncOp).regions[0].blocks[0]
+            entry = enclosing(op, func.FuncOp).regions[0].blocks[0]
             rewriter.replace(op, parallel_call_ops(op, list(op.arguments), entry))
             return
         if len(op.res) > 1:
-            raise fail(FUNC, op, "functions return at most one value")
+            raise LoweringError(op, "functions return at most one value")
         rewriter.replace(op, llvm.CallOp(op.callee, *op.arguments, return_type=op.res[0].type if op.res else None))
 
 
@@ -75,7 +75,7 @@ class FuncLowering(RewritePattern):
     def match_and_rewrite(self, op: func.FuncOp, rewriter: PatternRewriter) -> None:
         inputs, outputs = list(op.function_type.inputs), list(op.function_type.outputs)
         if len(outputs) > 1:
-            raise fail(FUNC, op, "functions return at most one value")
+            raise LoweringError(op, "functions return at most one value")
         declaration = not op.body.blocks
         linkage = (
             "internal"

@@ -16,41 +16,34 @@ Constants go to the function's prologue (the leading allocas and constants of it
 entry block), each value once, so they dominate every use and stay out of loops;
 computed values go right before the op that needs them. Within one `IndexEmitter`
 each distinct subexpression is emitted once; across ops the passes run xDSL's CSE.
+
+Ops are inserted through an xDSL `Builder`: a pattern's `PatternRewriter` (one, so that
+its walker sees the new ops), else a plain `Builder` at the emitter's point.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.builder import Builder
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import InsertPoint
 
-from xtir.diagnostics import format_op_error
 from xtir.dialects.block import AllocOp, loop_bounds
 from xtir.dialects.expr import INT64_MAX, Atom, Div, Expr, Mod, Var, fits_int64
-from xtir.errors import XtirPassError
+from xtir.dialects.walk import parent_of_type
+from xtir.errors import LoweringError
 from xtir.lowering.loops import constant_int, trip_count
 
 INDEX = IndexType()
 
 
-def insert(rewriter: PatternRewriter | None, ops: Operation | Sequence[Operation], point: InsertPoint) -> None:
-    """Insert through the pattern rewriter when there is one (so its walker sees the ops)."""
-    if rewriter is not None:
-        rewriter.insert(ops, point)
-    else:
-        Rewriter.insert_op(ops, point)
-
-
 def entry_block(op: Operation) -> Block | None:
     """The entry block of the func.func around `op` (None outside functions)."""
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, func.FuncOp):
-        parent = parent.parent_op()
-    return parent.body.blocks.first if parent is not None else None
+    function = parent_of_type(op, func.FuncOp)
+    return function.body.blocks.first if function is not None else None
 
 
 def _is_alloc(op: Operation) -> bool:
@@ -77,19 +70,17 @@ def alloca_point(block: Block) -> InsertPoint:
     return InsertPoint.after(last) if last is not None else InsertPoint.at_start(block)
 
 
-def constant(rewriter: PatternRewriter | None, anchor: Operation, value: int | float, type: Attribute = INDEX) -> SSAValue:
+def constant(builder: Builder, anchor: Operation, value: int | float, type: Attribute = INDEX) -> SSAValue:
     """An `arith.constant` usable at `anchor`: found or created in the function prologue."""
     if isinstance(value, int) and not fits_int64(value):
         # IntegerAttr would wrap 2^63 .. 2^64 - 1 to a negative number and refuse larger ones
         # with a VerifyException; such a constant comes from the user's index expressions.
         message = f"index constant {value} does not fit in 64 bits (at most {INT64_MAX}); index arithmetic is signed 64-bit"
-        raise XtirPassError(format_op_error(anchor, message))
+        raise LoweringError(anchor, message)
     attr = FloatAttr(float(value), type) if isinstance(value, float) else IntegerAttr(value, type)  # type: ignore[arg-type]
     block = entry_block(anchor)
     if block is None:
-        op = arith.ConstantOp(attr)
-        insert(rewriter, op, InsertPoint.before(anchor))
-        return op.result
+        return builder.insert(arith.ConstantOp(attr), InsertPoint.before(anchor)).result
     prologue = _prologue(block)
     for op in prologue:
         if isinstance(op, arith.ConstantOp) and op.value == attr and op.result.type == type:
@@ -99,8 +90,7 @@ def constant(rewriter: PatternRewriter | None, anchor: Operation, value: int | f
         op.result.name_hint = f"c{value}" if value >= 0 else f"c_neg{-value}"
     elif isinstance(value, float):
         op.result.name_hint = "cst"
-    insert(rewriter, op, InsertPoint.after(prologue[-1]) if prologue else InsertPoint.at_start(block))
-    return op.result
+    return builder.insert(op, InsertPoint.after(prologue[-1]) if prologue else InsertPoint.at_start(block)).result
 
 
 def sort_prologue(f: func.FuncOp) -> None:
@@ -149,25 +139,26 @@ def index_bounds(value: SSAValue) -> tuple[int, int] | None:
 
 
 class IndexEmitter:
-    """Emits index expressions as arith ops at `point` (default: before `anchor`).
+    """Emits index expressions as arith ops at `point` (default: before `anchor`), through
+    `builder` (a pattern's rewriter; default: a Builder at `point`).
 
     `anchor` is an op in the function (for the prologue constants); `point` may be the
     end of a block being filled, since ops are appended in order.
     """
 
-    def __init__(self, anchor: Operation, rewriter: PatternRewriter | None = None, point: InsertPoint | None = None):
+    def __init__(self, anchor: Operation, builder: Builder | None = None, point: InsertPoint | None = None):
         self.anchor = anchor
-        self.rewriter = rewriter
         self.point = point if point is not None else InsertPoint.before(anchor)
+        self.builder = builder if builder is not None else Builder(self.point)
         self.memo: dict[Expr, SSAValue] = {}
         self.sums: dict[tuple[SSAValue, SSAValue], SSAValue] = {}
 
     def const(self, value: int) -> SSAValue:
-        return constant(self.rewriter, self.anchor, value)
+        return constant(self.builder, self.anchor, value)
 
     def emit(self, op: Operation) -> SSAValue:
         """Insert any op at the emitter's point; its first result (the op itself has none)."""
-        insert(self.rewriter, op, self.point)
+        self.builder.insert(op, self.point)
         return op.results[0] if op.results else None  # type: ignore[return-value]
 
     def binary(self, cls: type[arith.SignlessIntegerBinaryOperation], lhs: SSAValue, rhs: SSAValue) -> SSAValue:

@@ -33,8 +33,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 
+from xtir.errors import LoweringError
 from xtir.lowering.loops import THREAD_BINDING, loop_kind, loop_name, thread_tag
-from xtir.passes.utils import fail
 
 SYMBOL_PREFIX = "xtir."
 """The prefix of the LLVM symbol of every function a module defines. No symbol of the runtime
@@ -68,16 +68,16 @@ class CheckLLVMTargetPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for inner in op.walk():
             if isinstance(inner, scf.ForOp) and loop_kind(inner) == THREAD_BINDING:
-                raise fail(self.name, inner, f"loop {loop_name(inner)} is bound to {thread_tag(inner)}; "
-                           "build it for the cuda target")
+                raise LoweringError(inner, f"loop {loop_name(inner)} is bound to {thread_tag(inner)}; "
+                                    "build it for the cuda target")
         for inner in op.walk():
             types = [v.type for v in (*inner.operands, *inner.results,
                                       *(a for r in inner.regions for b in r.blocks for a in b.args))]
             if isinstance(inner, func.FuncOp):
                 types += [*inner.function_type.inputs, *inner.function_type.outputs]
             if (bad := next(filter(None, map(_unsupported_type, types)), None)) is not None:
-                raise fail(self.name, inner, f"element type {bad} is not supported on the CPU (the backend compiles "
-                           "f16, f32, f64 and integers); use f32, or f16")
+                raise LoweringError(inner, f"element type {bad} is not supported on the CPU (the backend compiles "
+                                    "f16, f32, f64 and integers); use f32, or f16")
 
 
 @dataclass(frozen=True)
@@ -90,8 +90,8 @@ class MangleSymbolsPass(ModulePass):
             if isinstance(f, func.FuncOp) and f.body.blocks:
                 name = f.sym_name.data
                 if not _IDENTIFIER.fullmatch(name):
-                    raise fail(self.name, f, f"function name {name!r} cannot be a symbol of machine code: use ASCII "
-                               "letters, digits, '_', '$' and '.', starting with a letter or '_'")
+                    raise LoweringError(f, f"function name {name!r} cannot be a symbol of machine code: use ASCII "
+                                        "letters, digits, '_', '$' and '.', starting with a letter or '_'")
                 f.sym_name = StringAttr(llvm_symbol(name))
                 renamed.add(name)
         for inner in op.walk():

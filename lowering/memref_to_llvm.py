@@ -47,13 +47,15 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
+from xtir.dialects.layout import static_strides
+from xtir.errors import LoweringError
 from xtir.lowering import runtime_errors
 from xtir.lowering.index_expr import constant
 from xtir.lowering.llvm_target import SYMBOL_PREFIX
 from xtir.lowering.loops import constant_int
 from xtir.lowering.microkernels import MicrokernelCallLowering, erase_declarations
 from xtir.lowering.openmp import PTR
-from xtir.lowering.to_llvm import bits, declare, enclosing, fail, llvm_constant, llvm_icmp, module_of, walk
+from xtir.lowering.to_llvm import bits, declare, enclosing, llvm_constant, llvm_icmp, module_of, walk
 
 NAME = "convert-memref-to-llvm"
 
@@ -82,14 +84,14 @@ def element_pointer(
     constant indices folded in."""
     t = ref.type
     if not isinstance(t, MemRefType):
-        raise fail(NAME, op, f"expected a memref operand, got {t}")
-    shape, strides, offset = t.get_shape(), t.get_strides(), t.get_offset()
-    if strides is None or offset is None or None in strides or any(d < 0 for d in shape):
-        raise fail(NAME, op, f"only memrefs of static shape and strides are supported, got {t}")
+        raise LoweringError(op, f"expected a memref operand, got {t}")
+    layout = static_strides(t)
+    if layout is None or any(d < 0 for d in t.get_shape()):
+        raise LoweringError(op, f"only memrefs of static shape and strides are supported, got {t}")
+    strides, offset = layout
     ops: list[Operation] = []
     linear: SSAValue | None = None
     for index, stride in zip(indices, strides):
-        assert stride is not None
         if (value := constant_int(index)) is not None:
             offset += value * stride
             continue
@@ -140,16 +142,17 @@ def _buffer(op: Operation, t: Attribute) -> tuple[int, Attribute, int]:
     """(element count, element type, bytes rounded up to the alignment) of a static memref:
     as many elements as its layout reaches (`strided<[2]>` spreads them out)."""
     if not isinstance(t, MemRefType) or any(d < 0 for d in t.get_shape()):
-        raise fail(NAME, op, f"only buffers of static shape are supported, got {t}")
-    shape, strides, offset = t.get_shape(), t.get_strides(), t.get_offset()
-    if strides is None or offset is None or None in strides:
-        raise fail(NAME, op, f"only buffers of static strides are supported, got {t}")
+        raise LoweringError(op, f"only buffers of static shape are supported, got {t}")
+    shape, layout = t.get_shape(), static_strides(t)
+    if layout is None:
+        raise LoweringError(op, f"only buffers of static strides are supported, got {t}")
+    strides, offset = layout
     if math.prod(shape) == 0:
         count = 0
     else:
         spans = [(d - 1) * s for d, s in zip(shape, strides)]
         if offset + sum(min(0, span) for span in spans) < 0:
-            raise fail(NAME, op, f"the layout of {t} reaches before the start of the buffer")
+            raise LoweringError(op, f"the layout of {t} reaches before the start of the buffer")
         count = offset + sum(max(0, span) for span in spans) + 1
     size = count * ((bits(t.element_type) + 7) // 8)
     return count, t.element_type, -(-size // ALIGNMENT) * ALIGNMENT
@@ -195,7 +198,7 @@ class AllocaLowering(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.AllocaOp, rewriter: PatternRewriter) -> None:
         count, elem, size = _buffer(op, op.memref.type)
-        function = enclosing(NAME, op, func.FuncOp)
+        function = enclosing(op, func.FuncOp)
         entry = function.regions[0].blocks[0]
         if op not in self.heap:
             ops: list[Operation] = [n := llvm_constant(count), llvm.AllocaOp(n, elem, alignment=ALIGNMENT)]
@@ -241,8 +244,8 @@ def _return_zero(function: func.FuncOp) -> list[Operation]:
         elif isinstance(t, IntegerType | IndexType):
             zeros.append(arith.ConstantOp(IntegerAttr(0, t)))
         else:
-            raise fail(NAME, function, f"a function that takes scratch buffers from the heap returns {t}; "
-                       "only scalars can be returned when the heap has no memory")
+            raise LoweringError(function, f"a function that takes scratch buffers from the heap returns {t}; "
+                                "only scalars can be returned when the heap has no memory")
     return [*zeros, func.ReturnOp(*(z.results[0] for z in zeros))]
 
 
@@ -255,7 +258,7 @@ def check_heap_allocations(calls: Sequence[llvm.CallOp]) -> None:
         by_entry.setdefault(id(call.parent), []).append(call)
     for group in by_entry.values():
         entry = group[0].parent_block()
-        function = enclosing(NAME, group[0], func.FuncOp)
+        function = enclosing(group[0], func.FuncOp)
         assert entry is not None and isinstance(function, func.FuncOp)
         last = [op for op in entry.ops if isinstance(op, llvm.AllocaOp) or op in group][-1]
         body = entry.split_before(last.next_op)  # type: ignore[arg-type]

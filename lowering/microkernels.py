@@ -19,10 +19,16 @@ only exist once memrefs become pointers:
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
+from xdsl.builder import Builder
 from xdsl.dialects import func, llvm
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, ModuleOp, StringAttr, VectorType, f32, i32, i64
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import SymbolTable
 
 from xtir.dialects.accel import TILE, TMM16Op
 from xtir.dialects.layout import row_stride
@@ -34,38 +40,22 @@ VECTOR = VectorType(f32, [TILE])
 PTR = llvm.LLVMPointerType()
 
 
-class _Builder:
-    """Appends llvm ops to one block."""
-
-    def __init__(self, block: Block):
-        self.block = block
-        self.constants: dict[tuple[int, object], SSAValue] = {}
-
-    def add(self, op: Operation) -> SSAValue:
-        self.block.add_op(op)
-        return op.results[0]
-
-    def emit(self, op: Operation) -> None:
-        self.block.add_op(op)
-
-    def const(self, value: int, t=i64) -> SSAValue:
-        if (value, t) not in self.constants:
-            self.constants[(value, t)] = self.add(llvm.ConstantOp(IntegerAttr(value, t), t))
-        return self.constants[(value, t)]
-
-    def element(self, base: SSAValue, row: int, stride: SSAValue, col: int | SSAValue = 0) -> SSAValue:
-        """Pointer to base[row * stride + col]."""
-        offset = self.add(llvm.MulOp(self.const(row), stride))
-        if isinstance(col, int):
-            col = self.const(col)
-        index = self.add(llvm.AddOp(offset, col))
-        return self.add(llvm.GEPOp.from_mixed_indices(base, [index], f32, inbounds=True))
-
-    def shuffle(self, a: SSAValue, b: SSAValue, mask: list[int]) -> SSAValue:
-        return self.add(llvm.ShuffleVectorOp(a, b, DenseArrayBase.from_list(i32, mask), VECTOR))
+Constants = Callable[..., SSAValue]
+"""`const(value, type=i64)`: the kernel's constant, made once."""
 
 
-def _transpose(b: _Builder, rows: list[SSAValue]) -> list[SSAValue]:
+def _element(b: Builder, const: Constants, base: SSAValue, row: int, stride: SSAValue, col: int | SSAValue = 0) -> SSAValue:
+    """Pointer to base[row * stride + col]."""
+    offset = b.insert(llvm.MulOp(const(row), stride)).res
+    index = b.insert(llvm.AddOp(offset, const(col) if isinstance(col, int) else col)).res
+    return b.insert(llvm.GEPOp.from_mixed_indices(base, [index], f32, inbounds=True)).result
+
+
+def _shuffle(b: Builder, x: SSAValue, y: SSAValue, mask: list[int]) -> SSAValue:
+    return b.insert(llvm.ShuffleVectorOp(x, y, DenseArrayBase.from_list(i32, mask), VECTOR)).res
+
+
+def _transpose(b: Builder, rows: list[SSAValue]) -> list[SSAValue]:
     """Transpose 16 row vectors: for block size s = 8, 4, 2, 1, rows r and r + s (r & s == 0)
     exchange their off-diagonal s-wide blocks."""
     rows = list(rows)
@@ -79,7 +69,7 @@ def _transpose(b: _Builder, rows: list[SSAValue]) -> list[SSAValue]:
             # lanes l of x with (l & s) set take y's lane l - s; y's lanes without it take x's l + s
             low = [lane if not lane & s else size + lane - s for lane in range(size)]
             high = [lane + s if not lane & s else size + lane for lane in range(size)]
-            rows[r], rows[r + s] = b.shuffle(x, y, low), b.shuffle(x, y, high)
+            rows[r], rows[r + s] = _shuffle(b, x, y, low), _shuffle(b, x, y, high)
         s //= 2
     return rows
 
@@ -90,21 +80,25 @@ def tmm16_kernel() -> llvm.FuncOp:
     c_ptr, a_ptr, b_ptr, ldc, lda, ldb = block.args
     for arg, name in zip(block.args, ["C", "A", "B", "ldc", "lda", "ldb"]):
         arg.name_hint = name
-    b = _Builder(block)
-    b_rows = [b.add(llvm.LoadOp(b.element(b_ptr, j, ldb), VECTOR, alignment=4)) for j in range(TILE)]
-    b_cols = _transpose(b, b_rows)
-    undef = b.add(llvm.UndefOp(VECTOR))
-    zero = b.const(0, i32)
+    b = Builder(InsertPoint.at_end(block))
+    const: Constants = functools.cache(lambda value, t=i64: b.insert(llvm.ConstantOp(IntegerAttr(value, t), t)).result)
+
+    def load(pointer: SSAValue, t: Attribute) -> SSAValue:
+        return b.insert(llvm.LoadOp(pointer, t, alignment=4)).dereferenced_value
+
+    b_cols = _transpose(b, [load(_element(b, const, b_ptr, j, ldb), VECTOR) for j in range(TILE)])
+    undef = b.insert(llvm.UndefOp(VECTOR)).res
+    zero = const(0, i32)
     splat = [0] * TILE
-    c_rows = [b.add(llvm.LoadOp(b.element(c_ptr, i, ldc), VECTOR, alignment=4)) for i in range(TILE)]
+    c_rows = [load(_element(b, const, c_ptr, i, ldc), VECTOR) for i in range(TILE)]
     for k in range(TILE):
         for i in range(TILE):
-            a = b.add(llvm.LoadOp(b.element(a_ptr, i, lda, k), f32, alignment=4))
-            a_splat = b.shuffle(b.add(llvm.InsertElementOp(undef, a, zero)), undef, splat)
-            c_rows[i] = b.add(llvm.FMAOp(a_splat, b_cols[k], c_rows[i]))
+            a = load(_element(b, const, a_ptr, i, lda, k), f32)
+            a_splat = _shuffle(b, b.insert(llvm.InsertElementOp(undef, a, zero)).res, undef, splat)
+            c_rows[i] = b.insert(llvm.FMAOp(a_splat, b_cols[k], c_rows[i])).res
     for i in range(TILE):
-        b.emit(llvm.StoreOp(c_rows[i], b.element(c_ptr, i, ldc), alignment=4))
-    b.emit(llvm.ReturnOp())
+        b.insert(llvm.StoreOp(c_rows[i], _element(b, const, c_ptr, i, ldc), alignment=4))
+    b.insert(llvm.ReturnOp())
     return llvm.FuncOp(TMM16, llvm.LLVMFunctionType([PTR, PTR, PTR, i64, i64, i64], llvm.LLVMVoidType()),
                        linkage=llvm.LinkageAttr("internal"), body=Region(block))
 
@@ -161,7 +155,7 @@ class MicrokernelCallLowering(RewritePattern):
             strides.append(entry_constant(rewriter, op, row_stride(buffer.type)))
         module = op.get_toplevel_object()
         assert isinstance(module, ModuleOp)
-        if not any(isinstance(o, llvm.FuncOp) and o.sym_name.data == TMM16 for o in module.ops):
+        if SymbolTable.lookup_symbol(module, TMM16) is None:
             module.body.block.add_op(tmm16_kernel())
         rewriter.replace(op, [*ops, llvm.CallOp(TMM16, *pointers, *strides)])
 

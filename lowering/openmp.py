@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, func, llvm, scf
 from xdsl.dialects.builtin import (
@@ -41,7 +42,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint
 
+from xtir.dialects.walk import parent_of_type
 from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, PARALLEL, loop_kind, loop_name
 
 OUTLINED = "xtir.omp_outlined"
@@ -62,15 +65,9 @@ def _outermost_parallel_loops(op: Operation, inside: bool = False) -> Iterator[s
 
 def _defined_inside(value: SSAValue, loop: Operation) -> bool:
     if isinstance(value, OpResult):
-        op: Operation | None = value.op
-    else:
-        assert isinstance(value, BlockArgument)
-        op = value.block.parent_op()
-    while op is not None:
-        if op is loop:
-            return True
-        op = op.parent_op()
-    return False
+        return loop.is_ancestor(value.op)
+    assert isinstance(value, BlockArgument)
+    return loop.is_ancestor(value.block)
 
 
 def _captured(loop: scf.ForOp) -> list[SSAValue]:
@@ -107,10 +104,10 @@ def _declare(module: ModuleOp, name: str, inputs: list[Attribute], outputs: list
 def _thread_range(block: Block, lb: SSAValue, ub: SSAValue, step: SSAValue) -> tuple[SSAValue, SSAValue]:
     """Emit this thread's [lo, hi) of `for i = lb to ub step step` (contiguous chunks)."""
     index = IndexType()
+    builder = Builder(InsertPoint.at_end(block))
 
     def emit(op: Operation) -> SSAValue:
-        block.add_op(op)
-        return op.results[0]
+        return builder.insert(op).results[0]
 
     one = emit(arith.ConstantOp(IntegerAttr(1, index)))
     zero = emit(arith.ConstantOp(IntegerAttr(0, index)))
@@ -129,10 +126,8 @@ def _thread_range(block: Block, lb: SSAValue, ub: SSAValue, step: SSAValue) -> t
 
 
 def _outline(module: ModuleOp, loop: scf.ForOp) -> None:
-    parent = loop.parent_op()
-    while parent is not None and not isinstance(parent, func.FuncOp):
-        parent = parent.parent_op()
-    assert isinstance(parent, func.FuncOp)
+    parent = parent_of_type(loop, func.FuncOp)
+    assert parent is not None
     # the function's name is an identifier already (mangle-symbols checks), the loop's may be anything
     loop_part = re.sub(r"[^A-Za-z0-9_]", "_", loop_name(loop))
     name = _fresh_symbol(module, f"{parent.sym_name.data}_{loop_part}_parallel")

@@ -36,6 +36,7 @@ from xdsl.transforms.loop_invariant_code_motion import LoopInvariantCodeMotionPa
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
 
 from xtir.dialects.walk import uses_dialect
+from xtir.errors import ScheduleError
 from xtir.lowering.accel_to_scf import LowerAccelPass
 from xtir.lowering.arith_guards import GuardArithPass
 from xtir.lowering.arith_to_llvm import ConvertArithToLLVMPass, ConvertMathToLLVMPass
@@ -52,14 +53,18 @@ from xtir.lowering.to_llvm import CheckLLVMLoweredPass, ConvertTypesToLLVMPass
 
 @dataclass(frozen=True)
 class PipelinePass(ModulePass, ABC):
-    """A named pipeline: its stages, for the module at hand, applied in order."""
+    """A named pipeline: its stages, for the module at hand, applied in order; a refusal
+    names the stage that refused (`check-bounds: ...`), not the pipeline."""
 
     @abstractmethod
     def stages(self, module: ModuleOp) -> Sequence[ModulePass]: ...
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for stage in self.stages(op):
-            stage.apply(ctx, op)
+            try:
+                stage.apply(ctx, op)
+            except ScheduleError as e:
+                raise e.in_pass(stage.name) from None
 
 
 def lower_blocks_stages(compact: bool = True, microkernels: bool = False, bounds_check: bool = False) -> list[ModulePass]:

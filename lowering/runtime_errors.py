@@ -28,6 +28,7 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IndexType, ModuleOp, UnitAttr
 from xdsl.ir import SSAValue
+from xdsl.traits import SymbolTable
 
 from xtir.errors import XtirEvaluationError
 
@@ -79,7 +80,7 @@ def install() -> None:
 def declare(module: ModuleOp) -> None:
     """The declaration of SYMBOL in `module` (func level), once; and the symbol known to LLVM."""
     install()
-    if not any(isinstance(o, func.FuncOp) and o.sym_name.data == SYMBOL for o in module.ops):
+    if SymbolTable.lookup_symbol(module, SYMBOL) is None:
         decl = func.FuncOp.external(SYMBOL, [IndexType()] * 3, [])
         decl.attributes[CALL_ATTR] = UnitAttr()
         module.body.block.add_op(decl)

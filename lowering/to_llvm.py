@@ -38,9 +38,11 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
+from xdsl.traits import SymbolTable
 
+from xtir.dialects.walk import parent_of_type
+from xtir.errors import LoweringError
 from xtir.lowering.openmp import convert_type
-from xtir.passes.utils import fail
 
 
 def llvm_constant(value: int, t: Attribute = i64) -> llvm.ConstantOp:
@@ -55,9 +57,7 @@ def llvm_icmp(lhs: SSAValue, rhs: SSAValue, predicate: str) -> llvm.ICmpOp:
 def entry_constant(rewriter: PatternRewriter, anchor: Operation, value: int, t: Attribute = i64) -> SSAValue:
     """An `llvm.mlir.constant` usable at `anchor`: found or created at the start of the
     function's entry block, so a function holds each constant once, not once per access."""
-    function = anchor.parent_op()
-    while function is not None and not isinstance(function, func.FuncOp | llvm.FuncOp):
-        function = function.parent_op()
+    function = parent_of_type(anchor, func.FuncOp) or parent_of_type(anchor, llvm.FuncOp)
     if function is None or not function.regions[0].blocks:
         made = llvm_constant(value, t)
         rewriter.insert(made, InsertPoint.before(anchor))
@@ -84,12 +84,10 @@ def bits(t: Attribute) -> int:
     raise ValueError(f"no bit width for {t}")
 
 
-def enclosing(pass_name: str, op: Operation, kind: type[Operation]) -> Operation:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, kind):
-        parent = parent.parent_op()
+def enclosing(op: Operation, kind: type[Operation]) -> Operation:
+    parent = parent_of_type(op, kind)
     if parent is None:
-        raise fail(pass_name, op, f"expected the op inside a {kind.name}")
+        raise LoweringError(op, f"expected the op inside a {kind.name}")
     return parent
 
 
@@ -101,10 +99,8 @@ def module_of(op: Operation) -> ModuleOp:
 
 def declare(module: ModuleOp, name: str, function_type: llvm.LLVMFunctionType) -> None:
     """Add an external `llvm.func` declaration unless the module has that symbol."""
-    for op in module.ops:
-        if isinstance(op, func.FuncOp | llvm.FuncOp) and op.sym_name.data == name:
-            return
-    module.body.block.add_op(llvm.FuncOp(name, function_type, linkage=llvm.LinkageAttr("external")))
+    if SymbolTable.lookup_symbol(module, name) is None:
+        module.body.block.add_op(llvm.FuncOp(name, function_type, linkage=llvm.LinkageAttr("external")))
 
 
 def walk(module: ModuleOp, patterns: list[RewritePattern]) -> None:
@@ -166,7 +162,7 @@ class ConvertTypesToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for left in op.walk():
             if left.name.startswith("memref."):
-                raise fail(self.name, left, f"'{left.name}' is left; convert-memref-to-llvm runs first")
+                raise LoweringError(left, f"'{left.name}' is left; convert-memref-to-llvm runs first")
         patterns = [FunctionSignatureToLLVM(), IndexConstantToI64(), IndexCastToInteger(), LLVMTypeConversion()]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
 
@@ -182,7 +178,7 @@ class CheckLLVMLoweredPass(ModulePass):
             if inner is op:
                 continue
             if not inner.name.startswith("llvm."):
-                raise fail(self.name, inner, f"'{inner.name}' has no lowering to the llvm dialect")
+                raise LoweringError(inner, f"'{inner.name}' has no lowering to the llvm dialect")
             for value in (*inner.results, *(a for r in inner.regions for b in r.blocks for a in b.args)):
                 if isinstance(value.type, IndexType | MemRefType):
-                    raise fail(self.name, inner, f"a value of type {value.type} is left after the conversion")
+                    raise LoweringError(inner, f"a value of type {value.type} is left after the conversion")

@@ -29,13 +29,18 @@ def check_nested_same_tag(loop: ForOp, outer: ForOp, inner: ForOp) -> None:
     """Nested loops on one thread axis run only their diagonal on the GPU (inner index = outer
     index); that equals the loop nest's meaning only when the inner body ignores the outer index
     and recomputing it is harmless (TVM's cooperative fetching)."""
-    if any(inner.is_ancestor(use.operation) for use in outer.var.uses):
+    other = outer if loop is inner else inner
+    bound = [(other, f'loop "{other.label}" is bound to {other.thread}')] if other.thread is not None else []
+    use = next((use.operation for use in outer.var.uses if inner.is_ancestor(use.operation)), None)
+    if use is not None:
         raise ScheduleError(loop, f'loop "{outer.label}" around "{inner.label}" is bound to {outer.thread} too, '
-                   f'and the body of "{inner.label}" uses its index; nested loops may share a thread axis only '
-                   "when the inner body does not depend on the outer one")
+                                  f'and the body of "{inner.label}" uses its index; nested loops may share a thread '
+                                  "axis only when the inner body does not depend on the outer one",
+                            [*bound, (use, f'it uses the index of loop "{outer.label}"')])
     if any(isinstance(op, BlockOp) and REDUCE in (it.kind for it in op.iters()) for op in inner.walk()):
         raise ScheduleError(loop, f'loop "{outer.label}" around "{inner.label}" is bound to {outer.thread} too, '
-                   f'and a reduction under "{inner.label}" would run once per outer thread instead of once')
+                                  f'and a reduction under "{inner.label}" would run once per outer thread instead '
+                                  "of once", bound)
 
 
 def check_bind(loop: ForOp, thread: str) -> None:
@@ -54,6 +59,7 @@ def check_bind(loop: ForOp, thread: str) -> None:
                 loop,
                 f'loop "{loop.label}" has extent {loop.extent} but loop "{other.label}" of the same kernel is '
                 f"bound to {thread} with extent {other.extent}; one thread axis has one extent",
+                [(other, f'loop "{other.label}" is bound to {thread} with extent {other.extent}')],
             )
     # Binding the kernel's outer loop joins the loops bound below it into one kernel.
     first: dict[str, ForOp] = {}
@@ -66,6 +72,7 @@ def check_bind(loop: ForOp, thread: str) -> None:
                 loop,
                 f'binding loop "{loop.label}" makes one kernel of loops "{prev.label}" (extent {prev.extent}) and '
                 f'"{other.label}" (extent {other.extent}), both bound to {other.thread}; one thread axis has one extent',
+                [(lp, f'loop "{lp.label}" is bound to {lp.thread} with extent {lp.extent}') for lp in (prev, other)],
             )
 
 

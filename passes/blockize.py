@@ -22,7 +22,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xtir.dialects.block import SPATIAL, BlockOp, ForOp, InitOp, loops_in_scope
 from xtir.dialects.expr import Expr, Var
 from xtir.dialects.walk import ancestors
-from xtir.passes.analysis.init_first import init_not_first
+from xtir.passes.analysis.init_first import init_not_first, init_note
 from xtir.passes.analysis.navigation import child_blocks, get_loop
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.loop_kind import StatementPrimitive
@@ -83,7 +83,8 @@ def loops_between(top: ForOp, block: BlockOp) -> list[ForOp]:
 def blockize(loop: ForOp) -> BlockOp:
     blocks = child_blocks(loop)
     if len(blocks) != 1:
-        raise ScheduleError(loop, f'loop "{loop.label}" must have exactly one child block, found {len(blocks)}')
+        raise ScheduleError(loop, f'loop "{loop.label}" must have exactly one child block, found {len(blocks)}',
+                            [(b, f'block "{b.label}" is a child block of loop "{loop.label}"') for b in blocks])
     (block,) = blocks
     if block.predicate():
         raise ScheduleError(
@@ -141,8 +142,8 @@ def _check_init_runs_first(block: BlockOp, loop: ForOp) -> None:
     above = scope[:next(k for k, lp in enumerate(scope) if lp is loop)]
     if (why := init_not_first(block, scope, above, every_run=False)) is not None:
         raise ScheduleError(loop, f'block "{block.label}" runs its init when every reduce variable is 0, which '
-                   f'under loop "{loop.label}" is not the first step of each instance ({why}); the outer block would '
-                   "run it once, before them all")
+                            f'under loop "{loop.label}" is not the first step of each instance ({why}); the outer '
+                            "block would run it once, before them all", [init_note(block)])
 
 
 def _recombine(pairs: list, outer_var: dict, new_inner_vars: Sequence[SSAValue]) -> dict[SSAValue, Expr]:

@@ -71,8 +71,9 @@ def _check_not_written(block: BlockOp, buffer: SSAValue, f: Operation, first: Op
         for writer in (o for o in nest.walk() if isinstance(o, AccessOp)):
             if any(a.is_write and a.buffer is buffer for a in writer.accesses()):
                 raise ScheduleError(block, f"{buffer_name(buffer)} is written by "
-                           f"{_writer_name(writer)} between the cache copy and the last consumer; "
-                           "a copy made before would be stale")
+                                    f"{_writer_name(writer)} between the cache copy and the last consumer; "
+                                    "a copy made before would be stale",
+                                    [(writer, f"{_writer_name(writer)} writes {buffer_name(buffer)}")])
 
 
 def _writer_name(op: Operation) -> str:

@@ -81,25 +81,29 @@ def consumer_loads(f: func.FuncOp, store: StoreOp) -> list[LoadOp]:
                 op,
                 f"{owner_label(op)} also writes {buffer_name(buffer)}; {owner_label(store)} must be its only "
                 "producer to be inlined",
+                [(store, f"{owner_label(store)} writes {buffer_name(buffer)}")],
             )
         else:
             raise ScheduleError(
                 op,
                 f"{op.name} in {owner_label(op)} uses {buffer_name(buffer)}; only block.load reads of an inlined "
                 "buffer can be replaced by its computation",
+                [(store, f"{owner_label(store)} writes {buffer_name(buffer)}")],
             )
     return loads
 
 
 def check_reads_unchanged(f: func.FuncOp, block: BlockOp, loads: list[LoadOp]) -> None:
     """No write between B and its consumers to a buffer B reads: the inlined copies read later."""
-    read = {load.buffer for load in block.body.block.ops if isinstance(load, LoadOp)}
+    reads = {load.buffer: load for load in reversed(list(block.body.block.ops)) if isinstance(load, LoadOp)}
     for access in accesses_outside(nests_between(f, [block, *loads]), block):
-        if access.is_write and access.buffer in read:
+        if access.is_write and access.buffer in reads:
+            name = buffer_name(access.buffer)
             raise ScheduleError(
                 access.op,
-                f'{owner_label(access.op)} writes {buffer_name(access.buffer)}, which block "{block.label}" reads, '
+                f'{owner_label(access.op)} writes {name}, which block "{block.label}" reads, '
                 "in the loop nests from it to its consumers; inlined, the read would move past that write",
+                [(reads[access.buffer], f'block "{block.label}" reads {name}')],
             )
 
 

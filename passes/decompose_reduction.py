@@ -27,11 +27,11 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xtir.dialects.block import REDUCE, SPATIAL, AccessOp, BlockOp, ForOp, buffer_name, loops_in_scope
 from xtir.dialects.expr import Expr
 from xtir.passes.analysis.compute_location import buffers_touched, program_order, required_region
-from xtir.passes.analysis.init_first import init_not_first
+from xtir.passes.analysis.init_first import init_not_first, init_note
 from xtir.passes.analysis.inline import owner_label
 from xtir.passes.analysis.instances import repeated_instances
 from xtir.passes.analysis.navigation import child_blocks, get_block, get_loop
-from xtir.passes.analysis.regions import Range, read_regions, write_regions
+from xtir.passes.analysis.regions import Range, format_expr, read_regions, write_regions
 from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.transforms.rewrite import move_ops, substitute_var
 from xtir.passes.utils import fresh_name, function_of
@@ -47,6 +47,7 @@ def check(block: BlockOp, loop: ForOp) -> list[ForOp]:
         raise ScheduleError(
             loop,
             f'loop "{loop.label}" does not enclose block "{block.label}" within the block\'s scope',
+            [(block, f'block "{block.label}" is here')],
         )
     position = next(i for i, lp in enumerate(scope) if lp is loop)
     for lp in scope[:position]:
@@ -56,6 +57,7 @@ def check(block: BlockOp, loop: ForOp) -> list[ForOp]:
                     lp,
                     f'loop "{lp.label}" is above "{loop.label}" but feeds reduce variable %{it.var.name_hint} of '
                     f'block "{block.label}"; decompose the reduction at a loop above all reduction loops',
+                    [(block, f'block "{block.label}" binds %{it.var.name_hint} to {format_expr(it.binding)}')],
                 )
     if (why := repeated_instances(block, scope[position:])) is not None:
         raise ScheduleError(
@@ -75,8 +77,9 @@ def _check_init_runs_first(block: BlockOp, loop: ForOp, scope: list[ForOp]) -> N
     above = scope[:next(i for i, lp in enumerate(scope) if lp is loop)]
     if (why := init_not_first(block, scope, above)) is not None:
         raise ScheduleError(loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": its init runs '
-                   f"when every reduce variable is 0, which is not the first iteration of each instance ({why}); "
-                   "hoisted before the loop, it would run ahead of updates it follows")
+                            f"when every reduce variable is 0, which is not the first iteration of each instance "
+                            f"({why}); hoisted before the loop, it would run ahead of updates it follows",
+                            [init_note(block)])
 
 
 def _init_accesses(block: BlockOp, writes: bool) -> set[SSAValue]:
@@ -94,9 +97,11 @@ def _check_init_inputs_ready(block: BlockOp, loop: ForOp) -> None:
         if isinstance(op, AccessOp) and not init.is_ancestor(op):
             for access in op.accesses():
                 if access.is_write and access.buffer in inputs:
+                    name = buffer_name(access.buffer)
                     raise ScheduleError(loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": its '
-                               f"init reads {buffer_name(access.buffer)}, which {owner_label(op)} writes under the "
-                               "loop; hoisted before the loop, the init would read it before it is written")
+                                        f"init reads {name}, which {owner_label(op)} writes under the loop; hoisted "
+                                        "before the loop, the init would read it before it is written",
+                                        [(op, f"{owner_label(op)} writes {name}")])
 
 
 def _check_init_outputs_unseen(block: BlockOp, loop: ForOp) -> None:
@@ -115,14 +120,16 @@ def _check_init_outputs_unseen(block: BlockOp, loop: ForOp) -> None:
                 verb = "writes" if writes else "reads"
                 if order[id(other)] < order[id(block)]:
                     raise ScheduleError(loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": '
-                               f'block "{other.label}" {verb} {buffer_name(buffer)} under the loop before it; the '
-                               "hoisted init would write it first")
+                                        f'block "{other.label}" {verb} {buffer_name(buffer)} under the loop before '
+                                        "it; the hoisted init would write it first",
+                                        [(other, f'block "{other.label}" {verb} {buffer_name(buffer)}')])
                 theirs = required_region(loop, [other], buffer, regions_of, relax_threads=False)
                 if not _within(theirs, mine):
                     raise ScheduleError(loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": '
-                               f'block "{other.label}" {verb} {buffer_name(buffer)} under the loop outside what '
-                               f'"{block.label}" computes in the same iteration; the hoisted init would have '
-                               "written there already")
+                                        f'block "{other.label}" {verb} {buffer_name(buffer)} under the loop outside '
+                                        f'what "{block.label}" computes in the same iteration; the hoisted init would '
+                                        "have written there already",
+                                        [(other, f'block "{other.label}" {verb} {buffer_name(buffer)}')])
 
 
 def _within(inner: tuple[Range, ...], outer: tuple[Range, ...]) -> bool:

@@ -16,7 +16,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import ForOp
 from xtir.dialects.expr import INT64_MAX, Expr
-from xtir.passes.analysis.navigation import get_loop
+from xtir.passes.analysis.navigation import get_loop, statement_text
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.transforms.rewrite import move_ops, substitute_var
@@ -35,12 +35,15 @@ def check_consecutive(loops: list[ForOp]) -> None:
                 outer,
                 f'loop "{inner.label}" is not directly inside loop "{outer.label}"; '
                 "fused loops must be perfectly nested and given outermost first",
+                [(inner, f'loop "{inner.label}" is here')],
             )
         if single_child(outer) is not inner:
+            other = next(op for op in outer.body.block.ops if op is not inner)
             raise ScheduleError(
                 outer,
                 f'loop "{inner.label}" is not the only statement in the body of loop "{outer.label}"; '
                 "fused loops must be perfectly nested and given outermost first",
+                [(other, f'loop "{outer.label}" also holds {statement_text(other)}')],
             )
 
 

@@ -62,8 +62,7 @@ from xdsl.rewriter import Rewriter
 
 from xtir import te, topi
 from xtir.dialects.block import AllocOp
-from xtir.errors import XtirError
-from xtir.passes.utils import fail
+from xtir.errors import LoweringError, XtirError
 from xtir.te_emit import ELEMENT_TYPES
 
 PRIMITIVE = "xtir.primitive"
@@ -80,7 +79,7 @@ def _ints(op: Operation, name: str, default: Sequence[int] | int | None = None) 
     attr = op.properties.get(name, op.attributes.get(name))
     if attr is None:
         if default is None:
-            raise fail(NAME, op, f"{op.name} has no '{name}' property")
+            raise LoweringError(op, f"{op.name} has no '{name}' property")
         return default if isinstance(default, int) else list(default)
     if isinstance(attr, DenseArrayBase):
         return list(attr.get_values())  # type: ignore[arg-type]
@@ -88,7 +87,7 @@ def _ints(op: Operation, name: str, default: Sequence[int] | int | None = None) 
         return [a.value.data for a in attr.data if isinstance(a, IntegerAttr)]
     if isinstance(attr, IntegerAttr):
         return attr.value.data
-    raise fail(NAME, op, f"{op.name}: property '{name}' is {attr}, not integers")
+    raise LoweringError(op, f"{op.name}: property '{name}' is {attr}, not integers")
 
 
 def _int(op: Operation, name: str, default: int) -> int:
@@ -137,10 +136,10 @@ def _short_name(op: Operation) -> str:
 
 def _dtype(at: Operation, t: Attribute) -> str:
     if not isinstance(t, TensorType) or any(d < 0 for d in t.get_shape()):
-        raise fail(NAME, at, f"expected a statically shaped tensor, got {t}")
+        raise LoweringError(at, f"expected a statically shaped tensor, got {t}")
     name = _DTYPES.get(str(t.element_type))
     if name is None:
-        raise fail(NAME, at, f"element type {t.element_type} has no block-level equivalent")
+        raise LoweringError(at, f"element type {t.element_type} has no block-level equivalent")
     return name
 
 
@@ -165,13 +164,13 @@ def _define(op: Operation, inputs: list[te.Tensor], transposed: set[int]) -> te.
         definition = DEFINITIONS["tensor.matmul"]
     if definition is None:
         known = ", ".join(sorted(DEFINITIONS))
-        raise fail(NAME, op, f"no block-level definition for '{op.name}' (defined: {known})")
+        raise LoweringError(op, f"no block-level definition for '{op.name}' (defined: {known})")
     try:
         out = definition(op, inputs)
     except XtirError as e:
-        raise fail(NAME, op, str(e)) from None
+        raise LoweringError(op, str(e)) from None
     if out.shape != _result_shape(op) or out.dtype != _dtype(op, op.results[0].type):
-        raise fail(NAME, op, f"the definition computes {out.dtype} {out.shape}, the op promises {op.results[0].type}")
+        raise LoweringError(op, f"the definition computes {out.dtype} {out.shape}, the op promises {op.results[0].type}")
     return out
 
 
@@ -202,14 +201,14 @@ def fused_function(primitive: func.FuncOp, transposed: set[int] = frozenset()) -
     for op in block.ops:
         if isinstance(op, func.ReturnOp):
             if len(op.arguments) != 1 or op.arguments[0] not in values:
-                raise fail(NAME, op, "a fused operator returns one value computed in it")
+                raise LoweringError(op, "a fused operator returns one value computed in it")
             out = values[op.arguments[0]]
             continue
         if any(v not in values for v in op.operands) or len(op.results) != 1:
-            raise fail(NAME, op, f"'{op.name}' in a fused operator must be a graph op of its values")
+            raise LoweringError(op, f"'{op.name}' in a fused operator must be a graph op of its values")
         values[op.results[0]] = _define(op, [values[v] for v in op.operands], swapped)
     if out is None or out.op is None:
-        raise fail(NAME, primitive, f"fused operator @{primitive.sym_name.data} computes nothing")
+        raise LoweringError(primitive, f"fused operator @{primitive.sym_name.data} computes nothing")
     (out,) = te.inline([out], _inlinable(out))
     return te.create_func([*inputs, out], name=primitive.sym_name.data)
 
@@ -260,7 +259,7 @@ def _constants(f: func.FuncOp, primitives: dict[str, func.FuncOp]) -> dict[str, 
         if not (isinstance(op, arith.ConstantOp) and isinstance(op.result.type, TensorType)):
             continue
         if not isinstance(op.value, DenseIntOrFPElementsAttr):
-            raise fail(NAME, op, f"a tensor constant must be a dense attribute, got {op.value.name}")
+            raise LoweringError(op, f"a tensor constant must be a dense attribute, got {op.value.name}")
         base = op.result.name_hint or "const"
         name, k = base, 0
         while name in found:
@@ -322,7 +321,7 @@ def _host(f: func.FuncOp, functions: _Functions, primitives: dict[str, func.Func
     graph = f.body.block
     ret = graph.last_op
     if not isinstance(ret, func.ReturnOp):
-        raise fail(NAME, f, "a graph function ends with func.return")
+        raise LoweringError(f, "a graph function ends with func.return")
     constants = _constants(f, primitives)
     transposed = {value for value, _, swap in constants.values() if swap}
     outputs = list(ret.arguments)
@@ -376,11 +375,11 @@ def _callee(op: Operation, functions: _Functions, primitives: dict[str, func.Fun
     if isinstance(op, func.CallOp):
         primitive = primitives.get(op.callee.root_reference.data)
         if primitive is None:
-            raise fail(NAME, op, f"@{op.callee.root_reference.data} is not a fused operator (xtir.primitive); "
-                       "graph functions call fused operators only")
+            raise LoweringError(op, f"@{op.callee.root_reference.data} is not a fused operator (xtir.primitive); "
+                                "graph functions call fused operators only")
         return functions.add(fused_function(primitive, transposed), primitive.sym_name.data)
     if len(op.results) != 1 or not all(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)):
-        raise fail(NAME, op, f"'{op.name}' is not a graph op over tensors")
+        raise LoweringError(op, f"'{op.name}' is not a graph op over tensors")
     return functions.add(op_function(op, _short_name(op), transposed), _short_name(op))
 
 

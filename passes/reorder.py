@@ -28,8 +28,8 @@ from xdsl.ir import Operation
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import REDUCE, BlockOp, ForOp, IterVar, loops_in_scope
-from xtir.passes.analysis.init_first import init_not_first
-from xtir.passes.analysis.navigation import blocks_under, get_loop
+from xtir.passes.analysis.init_first import init_not_first, init_note
+from xtir.passes.analysis.navigation import blocks_under, get_loop, statement_text
 from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.transforms.rewrite import move_ops
 from xtir.passes.utils import single_child
@@ -54,17 +54,14 @@ def loop_chain(loops: list[ForOp]) -> list[ForOp]:
     while not all(any(lp is c for c in chain) for lp in loops):
         child = single_child(node)
         if not isinstance(child, ForOp):
-            if isinstance(child, BlockOp):
-                what = f'block "{child.label}"'
-            elif child is None:
-                what = f"{len(node.regions[0].block.ops)} statements"
-            else:
-                what = f"a {child.name} op"
-            missing = ", ".join(f'"{lp.label}"' for lp in loops if not any(lp is c for c in chain))
+            what = f"{len(node.regions[0].block.ops)} statements" if child is None else statement_text(child)
+            missing = [lp for lp in loops if not any(lp is c for c in chain)]
+            names = ", ".join(f'"{lp.label}"' for lp in missing)
             raise ScheduleError(
                 node,
                 f'the loops are not in a chain: loop "{chain[-1].label}" holds {what}, not a single loop, '
-                f"before reaching {missing}",
+                f"before reaching {names}",
+                [(lp, f'loop "{lp.label}" is here') for lp in missing],
             )
         chain.append(child)
         node = child
@@ -92,6 +89,7 @@ def check_no_mixed_loop_moves(chain: list[ForOp], order: list[ForOp]) -> None:
                         f'loop "{lp.label}" feeds both spatial variable %{spatial_it.var.name_hint} and reduce '
                         f'variable %{reduce_it.var.name_hint} of block "{block.label}", which has an init; moving it '
                         "would run reduction steps of an output before the init that starts it",
+                        [init_note(block)],
                     )
 
 
@@ -113,8 +111,9 @@ def check_init_order(chain: list[ForOp], order: list[ForOp]) -> None:
         for loops, when in ((scope, "before"), (reordered, "after")):
             if (why := init_not_first(block, loops, every_run=False)) is not None:
                 raise ScheduleError(chain[0], f'the reorder changes the order of the reduction steps of block '
-                           f'"{block.label}", whose init runs when every reduce variable is 0, which {when} the '
-                           f"reorder is not the first step of each instance ({why}); the steps it wipes would change")
+                                    f'"{block.label}", whose init runs when every reduce variable is 0, which {when} '
+                                    f"the reorder is not the first step of each instance ({why}); the steps it wipes "
+                                    "would change", [init_note(block)])
 
 
 def _steps_reordered(block: BlockOp, scope: list[ForOp], reordered: list[ForOp]) -> bool:

@@ -120,10 +120,12 @@ def single_producer(f: func.FuncOp, consumer: BlockOp, buffer: SSAValue) -> Stor
     producers = list(dict.fromkeys(owner_label(op) for op in writers))
     producer = enclosing_block(writers[0])
     if len(producers) != 1 or producer is None:
+        first_writes = {owner_label(op): op for op in reversed(writers)}
         raise ScheduleError(
             consumer,
             f"{buffer_name(buffer)} is written by {' and '.join(producers)}; "
             f'block "{consumer.label}" can only be inlined into a single producer block',
+            [(first_writes[label], f"{label} writes {buffer_name(buffer)}") for label in producers],
         )
     what = f'block "{producer.label}", the producer of {buffer_name(buffer)},'
     check_complete(producer, what)
@@ -136,6 +138,7 @@ def single_producer(f: func.FuncOp, consumer: BlockOp, buffer: SSAValue) -> Stor
                 op,
                 f'{owner_label(op)} also reads {buffer_name(buffer)}; its producer "{producer.label}" must have '
                 f'block "{consumer.label}" as its only consumer',
+                [(consumer, f'block "{consumer.label}" reads {buffer_name(buffer)}')],
             )
     return store
 
@@ -150,6 +153,7 @@ def check_output_untouched(f: func.FuncOp, producer: BlockOp, consumer: BlockOp,
                 f'{owner_label(access.op)} {verb} {buffer_name(out)} in the loop nests from block "{producer.label}" '
                 f'to block "{consumer.label}"; writing {buffer_name(out)} in "{producer.label}" would reorder it with '
                 "that access",
+                [(consumer, f'block "{consumer.label}" writes {buffer_name(out)}')],
             )
 
 

@@ -38,7 +38,8 @@ def _binding(at: Operation, what: str, block: BlockOp, intrin: intrinsics.Tensor
     try:
         return match(block, intrin)
     except Mismatch as e:
-        raise ScheduleError(at, f'{what} does not match tensor intrinsic "{intrin.name}": {e}') from None
+        notes = [(e.at, "it differs from the intrinsic here")] if e.at is not None and e.at is not at else []
+        raise ScheduleError(at, f'{what} does not match tensor intrinsic "{intrin.name}": {e}', notes) from None
 
 
 def tensorize(block: BlockOp, intrin_name: str) -> BlockOp:

@@ -6,14 +6,13 @@ from xdsl.dialects import func
 from xdsl.ir import Operation
 
 from xtir.dialects.walk import parent_of_type
-from xtir.errors import XtirPassError
-from xtir.support.locations import format_op_error
+from xtir.errors import LoweringError
 
 
-def fail(pass_name: str, op: Operation, message: str) -> XtirPassError:
-    """An error naming the pass and pointing at the op it refused (raise it): the lowering passes'
-    form; schedule primitives raise ScheduleError, which the pipeline driver names."""
-    return XtirPassError(format_op_error(op, f"{pass_name}: {message}"))
+def fail(pass_name: str, op: Operation, message: str) -> LoweringError:
+    """A LoweringError already naming its pass (raise it): lowering/to_gpu.py's form. Other passes
+    raise LoweringError or ScheduleError and leave the name to the pipeline driver."""
+    return LoweringError(op, message, pass_name=pass_name)
 
 
 def function_of(op: Operation) -> Operation:

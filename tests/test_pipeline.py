@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from xdsl.dialects.builtin import ModuleOp
 
 import xtir
+from xtir import te
+from xtir.errors import LoweringError, ScheduleError
 from xtir.pipeline import build_pass, parse_pipeline, spec_text
 
 PROGRAM = """\
@@ -40,7 +43,7 @@ def test_schedule_error_names_the_pass_and_keeps_its_notes_as_data() -> None:
     assert (error.location.file, error.location.line) == ("t.mlir", 14)
     [note] = error.notes
     assert (note.severity, note.message, note.location.line) == ("note", 'block "B" reads X', 4)
-    assert str(error).splitlines()[1] == 't.mlir:4:5: note: block "B" reads X'
+    assert str(error).splitlines()[3] == 't.mlir:4:5: note: block "B" reads X'  # after the error's source line and caret
 
 
 def test_option_errors_say_where_in_the_pipeline() -> None:
@@ -60,3 +63,48 @@ def test_option_errors_say_where_in_the_pipeline() -> None:
 def test_spec_text_reads_back_as_the_same_pass(name: str, options: dict[str, object]) -> None:
     built = build_pass(name, options)
     assert parse_pipeline(spec_text(built)) == [built]
+
+
+def test_a_lowering_refusal_names_the_stage_inside_a_named_pipeline() -> None:
+    """lower-to-llvm runs check-llvm-target as a stage: the error names the stage, keeps the op's
+    location and is the structured diagnostic the schedule primitives raise."""
+    module = xtir.parse(PROGRAM.replace("f32", "bf16"), "t.mlir")
+    with pytest.raises(LoweringError) as info:
+        xtir.transform(module, "lower-to-llvm")
+    error = info.value
+    assert isinstance(error, ScheduleError)
+    assert error.message.startswith("'func.func' op check-llvm-target: element type bf16 is not supported")
+    assert (error.location.file, error.location.line) == ("t.mlir", 1)
+
+
+def test_schedule_errors_show_the_source_line_of_a_parsed_module() -> None:
+    """As xtir-opt does: the error's and each note's source line with a caret, from the text
+    the module was parsed from (kept through the schedule's copies of the module)."""
+    sch = xtir.Schedule(xtir.parse(PROGRAM, "t.mlir"))
+    sch.split(sch.get_loops(sch.get_block("C"))[0], factors=[2, 4])  # the schedule works on a new copy now
+    with pytest.raises(xtir.XtirPassError) as info:
+        sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[1])
+    assert str(info.value).splitlines()[1:3] == ['    block.block "W"(%vi = spatial(8, %i)) {', "    ^"]
+    assert str(info.value).splitlines()[3:] == [
+        't.mlir:4:5: note: block "B" reads X',
+        '    block.block "B"(%vi = spatial(8, %j)) {',
+        "    ^",
+    ]
+    with pytest.raises(xtir.XtirPassError) as info:
+        xtir.transform(sch.mod, "compute-inline{block=C}")
+    assert str(info.value).splitlines()[1:] == ['    block.block "C"(%vi = spatial(8, %i)) {', "    ^"]
+
+
+def test_schedule_errors_on_a_built_module_show_the_op() -> None:
+    """A module built in Python has no source: the error shows the op's first printed line."""
+    x = te.placeholder((8,), "float32", "X")
+    y = te.compute((8,), lambda i: x[i] * 2.0, name="Y")
+    sch = xtir.Schedule(ModuleOp([te.create_func([x, y])]))
+    with pytest.raises(xtir.XtirPassError) as info:
+        sch.compute_inline(sch.get_block("Y"))
+    assert info.value.location is None
+    assert str(info.value).splitlines() == [
+        "error: 'block.block' op compute-inline: block \"Y\" is an output block: it writes Y, an argument of function "
+        '"main"; only a block writing an intermediate buffer (block.alloc) can be inlined',
+        '  at: block.block "Y"(%vi = spatial(8, %i)) {',
+    ]

@@ -110,6 +110,7 @@ def transform(module: ModuleOp, pipeline: str) -> ModuleOp:
     The input is left untouched; an illegal schedule raises XtirPassError.
     """
     from xtir.pipeline import parse_pipeline, run_passes
+    from xtir.support.locations import clone_module
 
     expect_module(module, "xtir.transform", XtirPassError)
     if not isinstance(pipeline, str):
@@ -117,6 +118,6 @@ def transform(module: ModuleOp, pipeline: str) -> ModuleOp:
             f"xtir.transform expects the pipeline as a string such as 'split{{loop=i factors=-1,16}}', "
             f"got {type(pipeline).__name__}"
         )
-    result = module.clone()
+    result = clone_module(module)
     run_passes(result, parse_pipeline(pipeline))
     return result

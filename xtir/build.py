@@ -18,10 +18,11 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Block, Region
 
-from xtir.dialects.symbols import functions
+from xtir.dialects.symbols import functions, lookup_function
 from xtir.dialects.walk import uses_dialect
 from xtir.errors import XtirError, expect_module
 from xtir.evaluate import check_parameters
+from xtir.support.locations import clone_module
 
 if TYPE_CHECKING:
     from xtir.lowering.cuda_emit import CudaProgram
@@ -41,10 +42,9 @@ def _run(module: ModuleOp, pass_name: str, **options: object) -> None:
 def lower_to_llvm(module: ModuleOp, entry: str | None = None, bounds_check: bool = False) -> ModuleOp:
     """A copy of `module` lowered to the llvm dialect (the input is left untouched); the
     function `entry` is made public (a private one would have no symbol to call)."""
-    result = module.clone()
-    for op in result.ops:
-        if isinstance(op, func.FuncOp) and op.sym_name.data == entry:
-            op.sym_visibility = None
+    result = clone_module(module)
+    if entry is not None and (function := lookup_function(result, entry)) is not None:
+        function.sym_visibility = None
     # accel.tmm16 becomes a call of the vectorized CPU micro-kernel rather than a loop nest
     _run(result, "lower-to-llvm", microkernels=True, bounds_check=bounds_check)
     return result
@@ -52,7 +52,7 @@ def lower_to_llvm(module: ModuleOp, entry: str | None = None, bounds_check: bool
 
 def lower_to_gpu(module: ModuleOp) -> ModuleOp:
     """A copy of `module` in the gpu dialect (kernels and their launches), the CUDA emitter's input."""
-    result = module.clone()
+    result = clone_module(module)
     if uses_dialect(result, "block"):
         _run(result, "lower-blocks")
     if not uses_dialect(result, "gpu"):
@@ -86,12 +86,11 @@ def _build_gpu(module: ModuleOp, target: str, entry: str | None, bounds_check: b
 
 def entry_function(module: ModuleOp, entry: str | None) -> func.FuncOp:
     """The function `entry`, else `main`, else the module's only function with a body."""
+    found = lookup_function(module, entry or "main")
+    if found is not None and found.body.blocks:
+        return found
     funcs = [f for f in functions(module) if f.body.blocks]
     names = ", ".join(f.sym_name.data for f in funcs) or "none"
-    wanted = entry or "main"
-    for f in funcs:
-        if f.sym_name.data == wanted:
-            return f
     if entry is None and len(funcs) == 1:
         return funcs[0]
     if entry is None:

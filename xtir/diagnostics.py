@@ -35,6 +35,7 @@ from xtir.support.locations import (
     format_op_error,
     format_parse_error,
     op_location,
+    remember_source,
     span_at,
 )
 
@@ -177,6 +178,7 @@ def parse_module(ctx: Context, text: str, name: str = "<string>", line_offset: i
         raise XtirParseError(format_op_error(deep_op, message, text, line_offset))
     stabilize_name_hints(module)
     verify(module, text, line_offset)
+    remember_source(module, text, line_offset)
     return module
 
 

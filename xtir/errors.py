@@ -2,6 +2,7 @@
 xtir/support/errors.py, the bottom layer."""
 
 from xtir.support.errors import (
+    LoweringError,
     ScheduleError,
     XtirError,
     XtirEvaluationError,
@@ -18,6 +19,7 @@ from xtir.support.locations import Diagnostic, LocatedText, SourceLocation
 __all__ = [
     "Diagnostic",
     "LocatedText",
+    "LoweringError",
     "ScheduleError",
     "SourceLocation",
     "XtirError",

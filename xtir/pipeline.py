@@ -28,7 +28,7 @@ from xtir.context import make_context
 from xtir.diagnostics import verify
 from xtir.passes_registry import XTIR_PASSES
 from xtir.support.errors import ScheduleError, XtirPassError, XtirVerifyError
-from xtir.support.locations import Diagnostic
+from xtir.support.locations import Diagnostic, source_of
 
 
 class NumericsCheck(Protocol):
@@ -142,10 +142,13 @@ def run_passes(
     `numerics`, compared with the program before it; `where` ({k}: the pass's position,
     counted from `first`, {n}: the number of passes) says where in the pipeline it failed.
     With `print_between`, the IR between passes is printed there, as xdsl-opt does.
-    `source` (the input text, from line `line_offset + 1`) lets diagnostics show the line."""
+    `source` (the input text, from line `line_offset + 1`; default: the text the module was
+    parsed from, `source_of`) lets diagnostics show the line."""
     from xtir.passes.schedule_pass import SchedulePass
 
     ctx = ctx or make_context()
+    if source is None:
+        source, line_offset = source_of(module)
     results = []
     for k, p in enumerate(passes):
         position = where.format(k=first + k, n=first + len(passes) - 1)

@@ -49,6 +49,7 @@ from xtir.passes.analysis.navigation import (
 )
 from xtir.passes.analysis.regions import BufferRegion, read_regions, write_regions
 from xtir.pipeline import build_pass, run_passes, spec_text
+from xtir.support.locations import clone_module
 from xtir.tune.sampling import Decision, Sampler, dumps
 from xtir.verify_numerics import NumericsChecker
 
@@ -99,7 +100,7 @@ class Schedule:
                  seed: int | None = None, decisions: Sequence[Any] | None = None):
         module = expect_module(module, "xtir.Schedule", XtirPassError)
         function = _function_of(module, func_name)
-        self._mod = module.clone()
+        self._mod = clone_module(module)
         self._func_name = func_name
         self._ctx = make_context()
         self._steps: list[str] = []
@@ -141,7 +142,7 @@ class Schedule:
     def copy(self) -> Schedule:
         """An independent schedule in the same state; this schedule's handles work on it too."""
         other = copy.copy(self)
-        other._mod = self._mod.clone()
+        other._mod = clone_module(self._mod)
         other._ops = _carried(self._ops, self._mod, other._mod)
         other._consumed = dict(self._consumed)
         other._steps = list(self._steps)
@@ -333,7 +334,7 @@ class Schedule:
         """Run one primitive on a copy; adopt the copy only if the pass succeeds and it verifies.
         Return what the primitive made (in the new state)."""
         primitive = build_pass(pass_name, {**options, "func": self._func_name})
-        module = self._mod.clone()
+        module = clone_module(self._mod)
         handles = _carried(self._ops, self._mod, module)
         anchors = {h: _anchors(op) for h, op in handles.items()}
         existing = list(module.walk())  # held, so that no op made by the pass reuses an id of these

@@ -93,7 +93,8 @@ def check_target(block: BlockOp, loop: ForOp) -> Operation:
     scope = scope_root(block)
     if loop.is_ancestor(block) or scope_root(loop) is not scope:
         raise ScheduleError(loop, f'block "{block.label}" and loop "{loop.label}" must be under the same block '
-                   f'scope, and the loop must not enclose the block')
+                                  f'scope, and the loop must not enclose the block',
+                            [(block, f'block "{block.label}" is here')])
     return scope
 
 

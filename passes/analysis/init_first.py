@@ -19,10 +19,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.ir import Operation
 
 from xtir.dialects.block import REDUCE, SPATIAL, BlockOp, ForOp
 from xtir.dialects.expr import Expr, Var
 from xtir.passes.analysis.instances import injective, points
+
+
+def init_note(block: BlockOp) -> tuple[Operation, str]:
+    """The note of a refusal because of when `block`'s init runs: it points at the init."""
+    assert block.init is not None
+    return block.init, f'the init of block "{block.label}"'
 
 
 def init_not_first(block: BlockOp, loops: Sequence[ForOp], context: Sequence[ForOp] | None = None,

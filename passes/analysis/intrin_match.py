@@ -12,6 +12,7 @@ starts. A mismatch is reported as the first thing that differs, with both sides.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
@@ -25,7 +26,12 @@ from xtir.passes.analysis.regions import format_expr, loop_bounds
 
 
 class Mismatch(Exception):
-    """What differs between a block and a description (the exception's message)."""
+    """What differs between a block and a description (the exception's message), and `at`, the op
+    of the block's body where it differs (None when it is the block itself)."""
+
+    def __init__(self, message: str, at: Operation | None = None):
+        super().__init__(message)
+        self.at = at
 
 
 @dataclass
@@ -67,7 +73,7 @@ def _match_loops(mine: list[ForOp], theirs: list[ForOp]) -> None:
     for a, b in zip(mine, theirs):
         if a.extent != b.extent:
             raise Mismatch(f'loop "{a.label}" has extent {a.extent} where the intrinsic\'s loop "{b.label}" '
-                           f"has {b.extent}")
+                           f"has {b.extent}", a)
 
 
 def _match_iters(inner: BlockOp, desc: BlockOp, loop_map: dict[SSAValue, Expr]) -> None:
@@ -190,7 +196,7 @@ def match(block: BlockOp, intrin: TensorIntrin) -> Binding:
     loops, inner = _nest(list(block.body.block.ops), f'the body of block "{block.label}"')
     _match_loops(loops, desc_loops)
     loop_map = {b.var: Expr.var(a.var) for a, b in zip(loops, desc_loops)}
-    _match_iters(inner, desc_block, loop_map)
+    _at(inner, _match_iters, inner, desc_block, loop_map)
     var_map = {b.var: Expr.var(a.var) for a, b in zip(inner.iters(), desc_block.iters())}
     values: dict[SSAValue, SSAValue] = {b.var: a.var for a, b in zip(inner.iters(), desc_block.iters())}
     mine, theirs = list(inner.body.block.ops), list(desc_block.body.block.ops)
@@ -199,6 +205,15 @@ def match(block: BlockOp, intrin: TensorIntrin) -> Binding:
     binding = Binding()
     inner_vars = {it.var for it in inner.iters()}
     for m, t in zip(mine, theirs):
-        _match_op(binding, m, t, values, var_map, inner_vars)
+        _at(m, _match_op, binding, m, t, values, var_map, inner_vars)
     return binding
+
+
+def _at(op: Operation, check: Callable[..., None], *args: object) -> None:
+    """`check(*args)`, its Mismatch located at `op` unless it names an op already."""
+    try:
+        check(*args)
+    except Mismatch as e:
+        e.at = e.at or op
+        raise
 

@@ -114,3 +114,12 @@ def child_blocks(parent: Operation) -> list[BlockOp]:
                 else:
                     result.extend(child_blocks(op))
     return result
+
+
+def statement_text(op: Operation) -> str:
+    """A statement, for messages: `block "B"`, `loop "i"`, or `a <name> op`."""
+    if isinstance(op, BlockOp):
+        return f'block "{op.label}"'
+    if isinstance(op, ForOp):
+        return f'loop "{op.label}"'
+    return f"a {op.name} op"

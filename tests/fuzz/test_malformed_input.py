@@ -321,7 +321,8 @@ def test_index_constant_past_int64_is_refused(constant: int) -> None:
         xtir.parse(text)
     # Under a predicate accesses are not bounds-checked statically; lowering refuses the constant.
     module = xtir.parse(text.replace('"B"(%vi = spatial(4, %i))', '"B"(%vi = spatial(4, %i)) where(%i < 1)'))
-    with pytest.raises(xtir.XtirPassError, match=f"'block.load' op index constant {constant} does not fit in 64 bits"):
+    message = f"'block.load' op blocks-to-scf: index constant {constant} does not fit in 64 bits"
+    with pytest.raises(xtir.XtirPassError, match=message):
         xtir.build(module)
 
 

@@ -63,7 +63,8 @@ class ScheduleError(XtirPassError):
     each with what to say about it (`[(consumer, 'block "C" reads B')]`).
 
     Passes raise it without their name; the pipeline driver calls `in_pass` to name the pass
-    and, where it has the source text, to show each location's line with a caret."""
+    and, where it has the source text, to show each location's line with a caret. A named
+    pipeline names the error by its stage first (lowering/pipelines.py), which the driver keeps."""
 
     def __init__(self, op: Operation, message: str, notes: Sequence[tuple[Operation, str]] = (), *,
                  pass_name: str | None = None, source: str | None = None, line_offset: int = 0):
@@ -75,12 +76,18 @@ class ScheduleError(XtirPassError):
                          notes=[Diagnostic("note", note.message, note.location) for note in rendered])
 
     def in_pass(self, pass_name: str, source: str | None = None, line_offset: int = 0) -> ScheduleError:
-        """The same error, naming the pass that raised it and showing source lines."""
-        return ScheduleError(self.op, self.reason, self.related, pass_name=pass_name, source=source,
-                             line_offset=line_offset)
+        """The same error, naming the pass that raised it (unless a stage inside it is named
+        already) and showing source lines."""
+        return type(self)(self.op, self.reason, self.related, pass_name=self.pass_name or pass_name, source=source,
+                          line_offset=line_offset)
 
     def __reduce__(self):  # the ops stay behind: what crosses a process boundary is the text
         return (XtirPassError, (LocatedText(str(self), self.message, self.location),))
+
+
+class LoweringError(ScheduleError):
+    """A lowering pass refused its input (`op`, why, `notes`): the same diagnostic as a schedule
+    primitive's, named and located by the pipeline driver."""
 
 
 class XtirEvaluationError(XtirError):

@@ -2,14 +2,18 @@
 source line and a caret under the column (MLIR's form), then `note:` lines in the same form.
 
 xDSL keeps an op's position as its `FileLineColLoc` (xtir's parser stamps every op with one);
-the source text itself is not kept, so a caller that has it passes it in to show the line.
+xDSL keeps no source text. A caller that has it passes it in to show the line (xtir-opt);
+a module parsed by `xtir.parse` remembers its text here (`remember_source`), and so does
+each copy made with `clone_module` (what `Schedule`, `xtir.transform` and `xtir.build`
+work on), so that the pipeline driver shows the line for errors raised from Python too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
-from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Input, Span
@@ -55,6 +59,28 @@ class LocatedText(str):
 
     def __reduce__(self):
         return (LocatedText, (str(self), self.message, self.location))
+
+
+_SOURCES: WeakKeyDictionary[ModuleOp, tuple[str, int]] = WeakKeyDictionary()
+"""A parsed module's source text and line offset, while the module lives."""
+
+
+def remember_source(module: ModuleOp, text: str, line_offset: int = 0) -> None:
+    _SOURCES[module] = (text, line_offset)
+
+
+def source_of(module: ModuleOp) -> tuple[str | None, int]:
+    """The text `module` was parsed from (from line `line_offset + 1`) and that offset; (None, 0)
+    for a module built in Python."""
+    return _SOURCES.get(module, (None, 0))
+
+
+def clone_module(module: ModuleOp) -> ModuleOp:
+    """A copy of `module` whose diagnostics show the same source text."""
+    copy = module.clone()
+    if module in _SOURCES:
+        _SOURCES[copy] = _SOURCES[module]
+    return copy
 
 
 def excerpt(location: SourceLocation, source: str | None, line_offset: int = 0) -> str:

@@ -27,7 +27,7 @@ func.func @disjoint(%U: memref<16xf32>, %V: memref<16xf32>) {
 
 // -----
 
-// expected-error @+1 {{check-parallel-loops: function @blocks still has blocks; check-parallel-loops runs on loop nests whose blocks are inlined (after inline-blocks)}}
+// expected-error @+1 {{check-parallel-loops: function @blocks still has blocks; the pass runs on loop nests whose blocks are inlined (after inline-blocks)}}
 func.func @blocks(%U: memref<16xf32>) {
   block.for %i = 0 to 16 "i" parallel {
     block.block "B"(%vi = spatial(16, %i)) {

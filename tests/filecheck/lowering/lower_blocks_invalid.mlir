@@ -3,7 +3,9 @@
 // arith, math, scf and memref dialects, and top-level ops other than functions.
 
 func.func @graph(%A: memref<4xf32>, %B: memref<4xf32>) {
-  // CHECK: {{.*}}lower_blocks_invalid.mlir:[[# @LINE + 1]]:3: error: 'tensor.empty' op inline-blocks: unexpected op tensor.empty; it lowers the block, accel, arith, math, scf and memref dialects only
+  // CHECK: {{.*}}lower_blocks_invalid.mlir:[[# @LINE + 3]]:3: error: 'tensor.empty' op inline-blocks: unexpected op tensor.empty; it lowers the block, accel, arith, math, scf and memref dialects only
+  // CHECK-NEXT: {{^}}  %t = tensor.empty() : tensor<4xf32>
+  // CHECK-NEXT: {{^}}  ^
   %t = tensor.empty() : tensor<4xf32>
   block.for %i = 0 to 4 "i" {
     block.block "B"(%vi = spatial(4, %i)) {

@@ -4,9 +4,11 @@
 // The same tag twice along one nest: j, around i, is already bound to threadIdx.x,
 // and the body under i uses j (on the GPU only the diagonal i == j would run).
 func.func @same_tag_in_nest(%A: memref<8x8xf32>) {
+  // expected-note @+1 {{loop "j" is bound to threadIdx.x}}
   block.for %j = 0 to 8 "j" bind("threadIdx.x") {
     // expected-error @+1 {{'block.for' op bind: loop "j" around "i" is bound to threadIdx.x too, and the body of "i" uses its index; nested loops may share a thread axis only when the inner body does not depend on the outer one}}
     block.for %i = 0 to 8 "i" {
+      // expected-note @+1 {{it uses the index of loop "j"}}
       block.block "P"(%vi = spatial(8, %i), %vj = spatial(8, %j)) {
         %a = block.load %A[%vi, %vj] : memref<8x8xf32>
         block.store %a, %A[%vi, %vj] : memref<8x8xf32>
@@ -21,6 +23,7 @@ func.func @same_tag_in_nest(%A: memref<8x8xf32>) {
 // Cooperative fetching with a reduction under the inner loop: each outer thread
 // would add its share again.
 func.func @same_tag_over_reduction(%A: memref<8x8xf32>, %S: memref<8xf32>) {
+  // expected-note @+1 {{loop "t" is bound to threadIdx.x}}
   block.for %t = 0 to 8 "t" bind("threadIdx.x") {
     block.for %r = 0 to 8 "r" {
       // expected-error @+1 {{'block.for' op bind: loop "t" around "i" is bound to threadIdx.x too, and a reduction under "i" would run once per outer thread instead of once}}
@@ -47,6 +50,7 @@ func.func @same_tag_over_reduction(%A: memref<8x8xf32>, %S: memref<8xf32>) {
 // has one extent.
 func.func @same_tag_other_extent(%A: memref<4x64xf32>, %B: memref<4x64xf32>) {
   block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    // expected-note @+1 {{loop "j" is bound to threadIdx.x with extent 32}}
     block.for %j = 0 to 32 "j" bind("threadIdx.x") {
       block.block "P"(%vb = spatial(4, %b), %vj = spatial(32, %j)) {
         %z = arith.constant 0.000000e+00 : f32
@@ -71,12 +75,14 @@ func.func @same_tag_other_extent(%A: memref<4x64xf32>, %B: memref<4x64xf32>) {
 func.func @kernel_joins_extents(%A: memref<4x64xf32>, %B: memref<4x64xf32>) {
   // expected-error @+1 {{'block.for' op bind: binding loop "i" makes one kernel of loops "j" (extent 32) and "k" (extent 64), both bound to threadIdx.y; one thread axis has one extent}}
   block.for %i = 0 to 4 "i" {
+    // expected-note @+1 {{loop "j" is bound to threadIdx.y with extent 32}}
     block.for %j = 0 to 32 "j" bind("threadIdx.y") {
       block.block "P"(%vi = spatial(4, %i), %vj = spatial(32, %j)) {
         %z = arith.constant 0.000000e+00 : f32
         block.store %z, %A[%vi, %vj] : memref<4x64xf32>
       }
     }
+    // expected-note @+1 {{loop "k" is bound to threadIdx.y with extent 64}}
     block.for %k = 0 to 64 "k" bind("threadIdx.y") {
       block.block "Q"(%vi = spatial(4, %i), %vk = spatial(64, %k)) {
         %a = block.load %A[%vi, %vk] : memref<4x64xf32>

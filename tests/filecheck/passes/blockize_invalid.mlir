@@ -6,10 +6,12 @@ func.func @two_child_blocks(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
   block.for %i0 = 0 to 8 "i_0" {
     // expected-error @+1 {{'block.for' op blockize: loop "i_1" must have exactly one child block, found 2}}
     block.for %i1 = 0 to 8 "i_1" {
+      // expected-note @+1 {{block "P" is a child block of loop "i_1"}}
       block.block "P"(%vi = spatial(8, %i0), %vj = spatial(8, %i1)) {
         %a = block.load %A[%vi, %vj] : memref<8x8xf32>
         block.store %a, %B[%vi, %vj] : memref<8x8xf32>
       }
+      // expected-note @+1 {{block "Q" is a child block of loop "i_1"}}
       block.block "Q"(%vi = spatial(8, %i0), %vj = spatial(8, %i1)) {
         %b = block.load %B[%vi, %vj] : memref<8x8xf32>
         block.store %b, %A[%vi, %vj] : memref<8x8xf32>
@@ -77,6 +79,7 @@ func.func @init_again(%A: memref<4x6xf32>, %C: memref<4xf32>) {
       // expected-error @+1 {{'block.for' op blockize: block "S" runs its init when every reduce variable is 0, which under loop "i_1" is not the first step of each instance (every reduce variable is 0 again at a later step of an instance, which runs the init again); the outer block would run it once, before them all}}
       block.for %i1 = 0 to 2 "i_1" {
         block.block "S"(%vx = spatial(4, %x), %vk = reduce(6, %k)) {
+          // expected-note @+1 {{the init of block "S"}}
           block.init {
             %zero = arith.constant 0.000000e+00 : f32
             block.store %zero, %C[%vx] : memref<4xf32>

@@ -30,6 +30,7 @@ builtin.module {
     block.for %i = 0 to 8 "i" {
       block.block "copy"(%vi = spatial(8, %i)) {
         %a = block.load %A[%vi] : memref<8xf32>
+        // expected-note @+1 {{block "copy" writes B}}
         block.store %a, %B[%vi] : memref<8xf32>
       }
       // expected-error @+1 {{'block.block' op cache-read: B is written by block "copy" between the cache copy and the last consumer; a copy made before would be stale}}

@@ -7,6 +7,7 @@ func.func @loop_encloses_block(%A: memref<8xf32>, %C: memref<8xf32>) {
   %B = block.alloc : memref<8xf32>
   // expected-error @+1 {{'block.for' op compute-at: block "B" and loop "i" must be under the same block scope, and the loop must not enclose the block}}
   block.for %i = 0 to 8 "i" {
+    // expected-note @+1 {{block "B" is here}}
     block.block "B"(%vi = spatial(8, %i)) {
       %a = block.load %A[%vi] : memref<8xf32>
       block.store %a, %B[%vi] : memref<8xf32>
@@ -26,6 +27,7 @@ func.func @different_scope(%A: memref<8x4xf32>, %C: memref<8x4xf32>) {
   %B = block.alloc : memref<8x4xf32>
   block.for %i0 = 0 to 8 "i0" {
     block.for %j0 = 0 to 4 "j0" {
+      // expected-note @+1 {{block "B" is here}}
       block.block "B"(%vi = spatial(8, %i0), %vj = spatial(4, %j0)) {
         %a = block.load %A[%vi, %vj] : memref<8x4xf32>
         block.store %a, %B[%vi, %vj] : memref<8x4xf32>

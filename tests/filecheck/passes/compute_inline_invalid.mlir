@@ -234,12 +234,13 @@ func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
 
 // -----
 
-// B must be the only producer of its buffer.
+// B must be the only producer of its buffer (a note points at B's write).
 func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
   %X = block.alloc : memref<8xf32>
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
       %a = block.load %A[%vi] : memref<8xf32>
+      // expected-note @+1 {{block "B" writes X}}
       block.store %a, %X[%vi] : memref<8xf32>
     }
   }
@@ -259,11 +260,13 @@ func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
 
 // -----
 
-// A is written between B and its consumer: the inlined copy would read the new A.
+// A is written between B and its consumer: the inlined copy would read the new A (a note
+// points at B's read).
 func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
   %X = block.alloc : memref<8xf32>
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
+      // expected-note @+1 {{block "B" reads A}}
       %a = block.load %A[%vi] : memref<8xf32>
       block.store %a, %X[%vi] : memref<8xf32>
     }
@@ -304,6 +307,28 @@ func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
       %b = block.load %X[%vi] : memref<8xf32>
       block.store %b, %C[%vi] : memref<8xf32>
     }
+  }
+  func.return
+}
+
+// -----
+
+// Only block.load reads of X can take B's computation; another use of X cannot (a note
+// points at B's write).
+func.func @main(%A: memref<16x16xf32>, %C: memref<16x16xf32>) {
+  %X = block.alloc : memref<16x16xf32>
+  block.for %i = 0 to 16 "i" {
+    block.for %j = 0 to 16 "j" {
+      block.block "B"(%vi = spatial(16, %i), %vj = spatial(16, %j)) {
+        %a = block.load %A[%vi, %vj] : memref<16x16xf32>
+        // expected-note @+1 {{block "B" writes X}}
+        block.store %a, %X[%vi, %vj] : memref<16x16xf32>
+      }
+    }
+  }
+  block.block "C"() {
+    // expected-error @+1 {{'accel.dma_copy' op compute-inline: accel.dma_copy in block "C" uses X; only block.load reads of an inlined buffer can be replaced by its computation}}
+    accel.dma_copy %C[0 : 16, 0 : 16], %X[0 : 16, 0 : 16] : memref<16x16xf32>, memref<16x16xf32>
   }
   func.return
 }

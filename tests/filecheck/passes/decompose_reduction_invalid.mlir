@@ -23,6 +23,7 @@ func.func @no_init(%A: memref<4x16xf32>, %C: memref<4xf32>) {
 func.func @loop_not_enclosing(%A: memref<4x16xf32>, %C: memref<4xf32>, %D: memref<16xf32>) {
   block.for %i = 0 to 4 "i" {
     block.for %r = 0 to 16 "r" {
+      // expected-note @+1 {{block "matmul" is here}}
       block.block "matmul"(%vi = spatial(4, %i), %vr = reduce(16, %r)) {
         block.init {
           %zero = arith.constant 0.000000e+00 : f32
@@ -54,6 +55,7 @@ func.func @below_reduction_loop(%A: memref<4x16xf32>, %C: memref<4xf32>) {
     // expected-error @+1 {{'block.for' op decompose-reduction: loop "ko" is above "k" but feeds reduce variable %vk of block "matmul"; decompose the reduction at a loop above all reduction loops}}
     block.for %ko = 0 to 4 "ko" {
       block.for %k = 0 to 4 "k" {
+        // expected-note @+1 {{block "matmul" binds %vk to ko * 4 + k}}
         block.block "matmul"(%vi = spatial(4, %i), %vk = reduce(16, %ko * 4 + %k)) {
           block.init {
             %zero = arith.constant 0.000000e+00 : f32
@@ -223,6 +225,7 @@ func.func @backward(%A: memref<4x4xf32>, %C: memref<4xf32>) {
     // expected-error @+1 {{'block.for' op decompose-reduction: cannot decompose block "matmul" at loop "k": its init runs when every reduce variable is 0, which is not the first iteration of each instance (the first has %vk = 3); hoisted before the loop, it would run ahead of updates it follows}}
     block.for %k = 0 to 4 "k" {
       block.block "matmul"(%vi = spatial(4, %i), %vk = reduce(4, 3 - %k)) {
+        // expected-note @+1 {{the init of block "matmul"}}
         block.init {
           %zero = arith.constant 0.000000e+00 : f32
           block.store %zero, %C[%vi] : memref<4xf32>
@@ -245,6 +248,7 @@ func.func @rotated(%A: memref<4x4xf32>, %C: memref<4xf32>) {
     // expected-error @+1 {{'block.for' op decompose-reduction: cannot decompose block "matmul" at loop "k": its init runs when every reduce variable is 0, which is not the first iteration of each instance (the first has %vk = 1); hoisted before the loop, it would run ahead of updates it follows}}
     block.for %k = 0 to 4 "k" {
       block.block "matmul"(%vi = spatial(4, %i), %vk = reduce(4, (%k + 1) mod 4)) {
+        // expected-note @+1 {{the init of block "matmul"}}
         block.init {
           %zero = arith.constant 0.000000e+00 : f32
           block.store %zero, %C[%vi] : memref<4xf32>
@@ -267,6 +271,7 @@ func.func @fused_backward(%A: memref<4x4xf32>, %C: memref<4xf32>) {
   // expected-error @+1 {{'block.for' op decompose-reduction: cannot decompose block "matmul" at loop "k": its init runs when every reduce variable is 0, which is not the first iteration of each instance (the first has %vk = 3); hoisted before the loop, it would run ahead of updates it follows}}
   block.for %k = 0 to 16 "k" {
     block.block "matmul"(%vi = spatial(4, %k floordiv 4), %vk = reduce(4, 3 - %k mod 4)) {
+      // expected-note @+1 {{the init of block "matmul"}}
       block.init {
         %zero = arith.constant 0.000000e+00 : f32
         block.store %zero, %C[%vi] : memref<4xf32>
@@ -292,6 +297,7 @@ func.func @init_input_under_loop(%A: memref<4x4xf32>, %Bias: memref<4xf32>, %C: 
     block.for %k = 0 to 4 "k" {
       block.block "Bias_local"(%v0 = spatial(4, %i)) {
         %b = block.load %Bias[%v0] : memref<4xf32>
+        // expected-note @+1 {{block "Bias_local" writes Bias_local}}
         block.store %b, %Bias_local[%v0] : memref<4xf32, "local">
       }
       block.block "matmul"(%vi = spatial(4, %i), %vk = reduce(4, %k)) {

@@ -8,6 +8,7 @@ func.func @reader_before(%A: memref<4x3xf32>, %D: memref<4x2xf32>, %E: memref<4x
   // expected-error @+1 {{'block.for' op decompose-reduction: cannot decompose block "S" at loop "i": block "E" reads D under the loop before it; the hoisted init would write it first}}
   block.for %i = 0 to 4 "i" {
     block.for %j = 0 to 2 "j" {
+      // expected-note @+1 {{block "E" reads D}}
       block.block "E"(%vi = spatial(4, %i), %vj = spatial(2, %j)) {
         %d = block.load %D[%vi, %vj] : memref<4x2xf32>
         block.store %d, %E[%vi, %vj] : memref<4x2xf32>
@@ -53,6 +54,7 @@ func.func @reader_ahead(%A: memref<5x3xf32>, %D: memref<5x2xf32>, %E: memref<4x2
       }
     }
     block.for %j = 0 to 2 "j" {
+      // expected-note @+1 {{block "E" reads D}}
       block.block "E"(%vi = spatial(4, %i), %vj = spatial(2, %j)) {
         %d = block.load %D[%vi + 1, %vj] : memref<5x2xf32>
         block.store %d, %E[%vi, %vj] : memref<4x2xf32>

@@ -10,6 +10,7 @@ func.func @not_nested(%A: memref<8xf32>, %B: memref<8xf32>) {
       block.store %a, %B[%vi] : memref<8xf32>
     }
   }
+  // expected-note @+1 {{loop "j" is here}}
   block.for %j = 0 to 8 "j" {
     block.block "Q"(%vj = spatial(8, %j)) {
       %b = block.load %B[%vj] : memref<8xf32>
@@ -23,7 +24,8 @@ func.func @not_nested(%A: memref<8xf32>, %B: memref<8xf32>) {
 
 // Given innermost first.
 func.func @inner_first(%A: memref<8x8xf32>) {
-  // expected-error @+2 {{'block.for' op fuse: loop "j" is not directly inside loop "i"; fused loops must be perfectly nested and given outermost first}}
+  // expected-error @+3 {{'block.for' op fuse: loop "j" is not directly inside loop "i"; fused loops must be perfectly nested and given outermost first}}
+  // expected-note @+1 {{loop "j" is here}}
   block.for %j = 0 to 8 "j" {
     block.for %i = 0 to 8 "i" {
       block.block "P"(%vi = spatial(8, %i), %vj = spatial(8, %j)) {
@@ -47,6 +49,7 @@ func.func @not_perfect(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
         block.store %a, %B[%vi, %vj] : memref<8x8xf32>
       }
     }
+    // expected-note @+1 {{loop "i" also holds loop "k"}}
     block.for %k = 0 to 8 "k" {
       block.block "Q"(%vi = spatial(8, %i), %vk = spatial(8, %k)) {
         %b = block.load %B[%vi, %vk] : memref<8x8xf32>

@@ -27,6 +27,7 @@ func.func @block_between(%A: memref<8x8xf32>) {
   // expected-error @+1 {{'block.for' op reorder: the loops are not in a chain: loop "i" holds block "outer", not a single loop, before reaching "j"}}
   block.for %i = 0 to 8 "i" {
     block.block "outer"(%vi = spatial(8, %i)) {
+      // expected-note @+1 {{loop "j" is here}}
       block.for %j = 0 to 8 "j" {
         block.block "inner"(%vj = spatial(8, %j)) {
           %a = block.load %A[%vi, %vj] : memref<8x8xf32>
@@ -45,6 +46,7 @@ func.func @block_between(%A: memref<8x8xf32>) {
 func.func @statement_between(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
   // expected-error @+1 {{'block.for' op reorder: the loops are not in a chain: loop "i" holds 2 statements, not a single loop, before reaching "j"}}
   block.for %i = 0 to 8 "i" {
+    // expected-note @+1 {{loop "j" is here}}
     block.for %j = 0 to 8 "j" {
       block.block "P"(%vi = spatial(8, %i), %vj = spatial(8, %j)) {
         %a = block.load %A[%vi, %vj] : memref<8x8xf32>
@@ -109,6 +111,7 @@ func.func @fused_spatial_and_reduce(%A: memref<6x6xf32>, %B: memref<6x6xf32>, %C
     block.for %i = 0 to 9 "i" {
       block.for %j = 0 to 4 "j" {
         block.block "matmul"(%vr = spatial(6, %r), %vj = spatial(6, (%i * 4 + %j) floordiv 6), %vk = reduce(6, (%i * 4 + %j) mod 6)) {
+          // expected-note @+1 {{the init of block "matmul"}}
           block.init {
             %zero = arith.constant 0.000000e+00 : f32
             block.store %zero, %C[%vr, %vj] : memref<6x6xf32>
@@ -136,6 +139,7 @@ func.func @rotated_init(%A: memref<4x6xf32>, %C: memref<4xf32>) {
     block.for %i = 0 to 2 "i" {
       block.for %j = 0 to 3 "j" {
         block.block "S"(%vx = spatial(4, %x), %vk = reduce(6, (%i * 3 + %j + 3) mod 6)) {
+          // expected-note @+1 {{the init of block "S"}}
           block.init {
             %zero = arith.constant 0.000000e+00 : f32
             block.store %zero, %C[%vx] : memref<4xf32>
@@ -161,6 +165,7 @@ func.func @init_again(%A: memref<4x6xf32>, %C: memref<4xf32>) {
     block.for %i = 0 to 6 "i" {
       block.for %j = 0 to 2 "j" {
         block.block "S"(%vx = spatial(4, %x), %vk = reduce(6, %i)) {
+          // expected-note @+1 {{the init of block "S"}}
           block.init {
             %zero = arith.constant 0.000000e+00 : f32
             block.store %zero, %C[%vx] : memref<4xf32>

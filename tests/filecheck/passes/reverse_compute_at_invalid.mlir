@@ -41,6 +41,7 @@ func.func @loop_encloses_block(%A: memref<8xf32>, %C: memref<8xf32>) {
       %a = block.load %A[%vi] : memref<8xf32>
       block.store %a, %B[%vi] : memref<8xf32>
     }
+    // expected-note @+1 {{block "C" is here}}
     block.block "C"(%vi = spatial(8, %i)) {
       %b = block.load %B[%vi] : memref<8xf32>
       block.store %b, %C[%vi] : memref<8xf32>
@@ -67,6 +68,7 @@ func.func @different_scope(%A: memref<8x4xf32>, %C: memref<8x4xf32>) {
   }
   block.for %x = 0 to 8 "x" {
     block.for %y = 0 to 4 "y" {
+      // expected-note @+1 {{block "C" is here}}
       block.block "C"(%vx = spatial(8, %x), %vy = spatial(4, %y)) {
         %b = block.load %B[%vx, %vy] : memref<8x4xf32>
         block.store %b, %C[%vx, %vy] : memref<8x4xf32>

@@ -234,17 +234,20 @@ func.func @main(%A: memref<4x4xf32>, %C: memref<4x4xf32>) {
 
 // -----
 
-// Two producers of the input (TVM: the consumer needs a single producer).
+// Two producers of the input (TVM: the consumer needs a single producer); a note points
+// at each producer's write.
 func.func @main(%A: memref<4xf32>, %C: memref<4xf32>) {
   %X = block.alloc : memref<4xf32>
   block.for %i = 0 to 4 "i" {
     block.block "P"(%vi = spatial(4, %i)) {
       %a = block.load %A[%vi] : memref<4xf32>
+      // expected-note @+1 {{block "P" writes X}}
       block.store %a, %X[%vi] : memref<4xf32>
     }
   }
   block.block "fix"() {
     %zero = arith.constant 0.000000e+00 : f32
+    // expected-note @+1 {{block "fix" writes X}}
     block.store %zero, %X[0] : memref<4xf32>
   }
   block.for %i = 0 to 4 "i" {
@@ -259,7 +262,8 @@ func.func @main(%A: memref<4xf32>, %C: memref<4xf32>) {
 
 // -----
 
-// The input has a second consumer, which still needs it.
+// The input has a second consumer, which still needs it (a note points at the consumer
+// to inline).
 func.func @main(%A: memref<4xf32>, %C: memref<4xf32>, %D: memref<4xf32>) {
   %X = block.alloc : memref<4xf32>
   block.for %i = 0 to 4 "i" {
@@ -269,6 +273,7 @@ func.func @main(%A: memref<4xf32>, %C: memref<4xf32>, %D: memref<4xf32>) {
     }
   }
   block.for %i = 0 to 4 "i" {
+    // expected-note @+1 {{block "C" reads X}}
     block.block "C"(%vi = spatial(4, %i)) {
       %x = block.load %X[%vi] : memref<4xf32>
       block.store %x, %C[%vi] : memref<4xf32>
@@ -287,7 +292,7 @@ func.func @main(%A: memref<4xf32>, %C: memref<4xf32>, %D: memref<4xf32>) {
 // -----
 
 // The consumer's output is read between producer and consumer: writing it earlier, in
-// the producer, would change what that block sees.
+// the producer, would change what that block sees (a note points at the consumer).
 func.func @main(%A: memref<4xf32>, %C: memref<4xf32>, %D: memref<4xf32>) {
   %X = block.alloc : memref<4xf32>
   block.for %i = 0 to 4 "i" {
@@ -304,6 +309,7 @@ func.func @main(%A: memref<4xf32>, %C: memref<4xf32>, %D: memref<4xf32>) {
     }
   }
   block.for %i = 0 to 4 "i" {
+    // expected-note @+1 {{block "C" writes C}}
     block.block "C"(%vi = spatial(4, %i)) {
       %x = block.load %X[%vi] : memref<4xf32>
       block.store %x, %C[%vi] : memref<4xf32>

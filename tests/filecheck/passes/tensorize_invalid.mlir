@@ -14,6 +14,7 @@ func.func @wrong_scope(%A: memref<16x16xf32>, %B: memref<16x16xf32, "global.B_re
         block.for %k = 0 to 16 "k" {
           block.block "mm_tile"(%vi = spatial(16, %i), %vj = spatial(16, %j), %vk = reduce(16, %k)) {
             %c = block.load %C[%vi, %vj] : memref<16x16xf32, "global.accumulator">
+            // expected-note @+1 {{it differs from the intrinsic here}}
             %a = block.load %A[%vi, %vk] : memref<16x16xf32>
             %b = block.load %B[%vj, %vk] : memref<16x16xf32, "global.B_reg">
             %ab = arith.mulf %a, %b : f32
@@ -33,6 +34,7 @@ func.func @wrong_scope(%A: memref<16x16xf32>, %B: memref<16x16xf32, "global.B_re
 func.func @wrong_extent(%A: memref<8x8xf32, "global.A_reg">, %B: memref<8x8xf32, "global.B_reg">, %C: memref<8x8xf32, "global.accumulator">) {
   // expected-error @+1 {{'block.block' op tensorize: block "mm" does not match tensor intrinsic "tmm16": loop "i" has extent 8 where the intrinsic's loop "i" has 16}}
   block.block "mm"() {
+    // expected-note @+1 {{it differs from the intrinsic here}}
     block.for %i = 0 to 8 "i" {
       block.for %j = 0 to 8 "j" {
         block.for %k = 0 to 8 "k" {
@@ -63,6 +65,7 @@ func.func @transposed_b(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16x
           block.block "mm_tile"(%vi = spatial(16, %i), %vj = spatial(16, %j), %vk = reduce(16, %k)) {
             %c = block.load %C[%vi, %vj] : memref<16x16xf32, "global.accumulator">
             %a = block.load %A[%vi, %vk] : memref<16x16xf32, "global.A_reg">
+            // expected-note @+1 {{it differs from the intrinsic here}}
             %b = block.load %B[%vk, %vj] : memref<16x16xf32, "global.B_reg">
             %ab = arith.mulf %a, %b : f32
             %sum = arith.addf %c, %ab : f32
@@ -85,6 +88,7 @@ func.func @wrong_dtype(%A: memref<16x16xf64, "global.A_reg">, %B: memref<16x16xf
       block.for %j = 0 to 16 "j" {
         block.for %k = 0 to 16 "k" {
           block.block "mm_tile"(%vi = spatial(16, %i), %vj = spatial(16, %j), %vk = reduce(16, %k)) {
+            // expected-note @+1 {{it differs from the intrinsic here}}
             %c = block.load %C[%vi, %vj] : memref<16x16xf64, "global.accumulator">
             %a = block.load %A[%vi, %vk] : memref<16x16xf64, "global.A_reg">
             %b = block.load %B[%vj, %vk] : memref<16x16xf64, "global.B_reg">
@@ -108,6 +112,7 @@ func.func @k_spatial(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
         block.for %k = 0 to 16 "k" {
+          // expected-note @+1 {{it differs from the intrinsic here}}
           block.block "mm_tile"(%vi = spatial(16, %i), %vj = spatial(16, %j), %vk = spatial(16, %k)) {
             %c = block.load %C[%vi, %vj] : memref<16x16xf32, "global.accumulator">
             %a = block.load %A[%vi, %vk] : memref<16x16xf32, "global.A_reg">
@@ -132,6 +137,7 @@ func.func @elementwise(%A: memref<16x16x16xf32, "global.A_reg">, %B: memref<16x1
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
         block.for %k = 0 to 16 "k" {
+          // expected-note @+1 {{it differs from the intrinsic here}}
           block.block "mm_tile"(%vi = spatial(16, %i), %vj = spatial(16, %j), %vk = spatial(16, %k)) {
             %a = block.load %A[%vi, %vj, %vk] : memref<16x16x16xf32, "global.A_reg">
             %b = block.load %B[%vi, %vj, %vk] : memref<16x16x16xf32, "global.B_reg">
@@ -191,6 +197,7 @@ func.func @inner_init(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf3
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
         block.for %k = 0 to 16 "k" {
+          // expected-note @+1 {{it differs from the intrinsic here}}
           block.block "mm_tile"(%vi = spatial(16, %i), %vj = spatial(16, %j), %vk = reduce(16, %k)) {
             block.init {
               %zero = arith.constant 0.000000e+00 : f32
@@ -265,6 +272,7 @@ func.func @permuted_binding(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
         block.for %k = 0 to 16 "k" {
+          // expected-note @+1 {{it differs from the intrinsic here}}
           block.block "mm_tile"(%vi = spatial(16, %j), %vj = spatial(16, %i), %vk = reduce(16, %k)) {
             %c = block.load %C[%vi, %vj] : memref<16x16xf32, "global.accumulator">
             %a = block.load %A[%vi, %vk] : memref<16x16xf32, "global.A_reg">
@@ -289,6 +297,7 @@ func.func @predicate(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32
     block.for %i = 0 to 16 "i" {
       block.for %j = 0 to 16 "j" {
         block.for %k = 0 to 16 "k" {
+          // expected-note @+1 {{it differs from the intrinsic here}}
           block.block "mm_tile"(%vi = spatial(16, %i), %vj = spatial(16, %j), %vk = reduce(16, %k)) where(%i < 15) {
             %c = block.load %C[%vi, %vj] : memref<16x16xf32, "global.accumulator">
             %a = block.load %A[%vi, %vk] : memref<16x16xf32, "global.A_reg">
@@ -318,6 +327,7 @@ func.func @subtracts(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32
             %a = block.load %A[%vi, %vk] : memref<16x16xf32, "global.A_reg">
             %b = block.load %B[%vj, %vk] : memref<16x16xf32, "global.B_reg">
             %ab = arith.mulf %a, %b : f32
+            // expected-note @+1 {{it differs from the intrinsic here}}
             %sum = arith.subf %c, %ab : f32
             block.store %sum, %C[%vi, %vj] : memref<16x16xf32, "global.accumulator">
           }
@@ -342,6 +352,7 @@ func.func @commuted_operands(%A: memref<16x16xf32, "global.A_reg">, %B: memref<1
             %c = block.load %C[%vi, %vj] : memref<16x16xf32, "global.accumulator">
             %a = block.load %A[%vi, %vk] : memref<16x16xf32, "global.A_reg">
             %b = block.load %B[%vj, %vk] : memref<16x16xf32, "global.B_reg">
+            // expected-note @+1 {{it differs from the intrinsic here}}
             %ab = arith.mulf %b, %a : f32
             %sum = arith.addf %c, %ab : f32
             block.store %sum, %C[%vi, %vj] : memref<16x16xf32, "global.accumulator">
@@ -393,6 +404,7 @@ func.func @two_buffers(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf
             %b = block.load %B[%vj, %vk] : memref<16x16xf32, "global.B_reg">
             %ab = arith.mulf %a, %b : f32
             %sum = arith.addf %c, %ab : f32
+            // expected-note @+1 {{it differs from the intrinsic here}}
             block.store %sum, %D[%vi, %vj] : memref<16x16xf32, "global.accumulator">
           }
         }
@@ -417,6 +429,7 @@ func.func @two_tiles(%A: memref<16x16xf32, "global.A_reg">, %B: memref<16x16xf32
             %b = block.load %B[%vj, %vk] : memref<16x16xf32, "global.B_reg">
             %ab = arith.mulf %a, %b : f32
             %sum = arith.addf %c, %ab : f32
+            // expected-note @+1 {{it differs from the intrinsic here}}
             block.store %sum, %C[%vi + 16, %vj] : memref<32x16xf32, "global.accumulator">
           }
         }
@@ -465,6 +478,7 @@ func.func @tile_can_leave_buffer(%A: memref<24x16xf32, "global.A_reg">, %B: memr
           block.for %k = 0 to 16 "k" {
             block.block "mm_tile"(%vi = spatial(16, %i), %vj = spatial(16, %j), %vk = reduce(16, %k)) {
               %c = block.load %C[%vo * 8 + %vi, %vj] : memref<24x16xf32, "global.accumulator">
+              // expected-note @+1 {{it differs from the intrinsic here}}
               %a = block.load %A[%vo * 16 + %vi, %vk] : memref<24x16xf32, "global.A_reg">
               %b = block.load %B[%vj, %vk] : memref<16x16xf32, "global.B_reg">
               %ab = arith.mulf %a, %b : f32

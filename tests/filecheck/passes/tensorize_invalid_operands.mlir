@@ -44,6 +44,7 @@ func.func @seed(%A: memref<32x32xf32>, %B: memref<32x32xf32>, %C: memref<32x32xf
             %zero = arith.constant 0.000000e+00 : f32
             block.store %zero, %C[%vi, %vj] : memref<32x32xf32>
           }
+          // NO_CACHE: {{.*}}tensorize_invalid_operands.mlir:[[# @LINE + 1]]:11: note: it differs from the intrinsic here
           %c = block.load %C[%vi, %vj] : memref<32x32xf32>
           %a = block.load %A[%vi, %vk] : memref<32x32xf32>
           %b = block.load %B[%vj, %vk] : memref<32x32xf32>
