@@ -70,14 +70,16 @@ def alloca_point(block: Block) -> InsertPoint:
     return InsertPoint.after(last) if last is not None else InsertPoint.at_start(block)
 
 
-def constant(builder: Builder, anchor: Operation, value: int | float, type: Attribute = INDEX) -> SSAValue:
-    """An `arith.constant` usable at `anchor`: found or created in the function prologue."""
+def constant(builder: Builder | None, anchor: Operation, value: int | float, type: Attribute = INDEX) -> SSAValue:
+    """An `arith.constant` usable at `anchor`: found or created in the function prologue, through
+    `builder` (a pattern's rewriter; None: a plain Builder)."""
     if isinstance(value, int) and not fits_int64(value):
         # IntegerAttr would wrap 2^63 .. 2^64 - 1 to a negative number and refuse larger ones
         # with a VerifyException; such a constant comes from the user's index expressions.
         message = f"index constant {value} does not fit in 64 bits (at most {INT64_MAX}); index arithmetic is signed 64-bit"
         raise LoweringError(anchor, message)
     attr = FloatAttr(float(value), type) if isinstance(value, float) else IntegerAttr(value, type)  # type: ignore[arg-type]
+    builder = builder if builder is not None else Builder(InsertPoint.before(anchor))
     block = entry_block(anchor)
     if block is None:
         return builder.insert(arith.ConstantOp(attr), InsertPoint.before(anchor)).result

@@ -37,7 +37,7 @@
 // CHECK-NEXT: if (56 + k_1_1 == 0) {
 // CHECK-NEXT: S[v_1] = 0.0f;
 // CHECK-NEXT: }
-// CHECK-NEXT: S[v_1] = S[v_1] + A_shared[1 * 64 + i_1 * 8 + k_1_1];
+// CHECK-NEXT: S[v_1] = S[v_1] + A_shared[64 + i_1 * 8 + k_1_1];
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-EMPTY:
