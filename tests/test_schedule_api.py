@@ -274,7 +274,7 @@ def test_producers_consumers_and_children() -> None:
     sch = Schedule(xtir.parse_file(MATMUL))
     rv = seed_schedule(sch)
     update = rv["mm"]
-    assert sch.get_producers(update) == [BlockRV("A_global.A_reg"), BlockRV("B_global.B_reg"), BlockRV("matmul_o_init")]
+    assert sch.get_producers(update) == [BlockRV("B_global.B_reg"), BlockRV("A_global.A_reg"), BlockRV("matmul_o_init")]
     assert sch.get_consumers(update) == [BlockRV("C_global.accumulator")]
     assert sch.get_consumers(rv["a_reg"]) == [BlockRV("matmul_o_update")]
     assert sch.get_producers(rv["a_reg"]) == []
