@@ -4,9 +4,12 @@ a cache in scope S.
 As TVM's cache_read: a buffer `A_S` and a block `A_S` copying the whole of A into it
 are created, and the consumers read the cache. N counts B's read regions as TVM prints
 them (T.reads). The consumers are every block of B's scope that reads A (TVM's
-default), or those listed in `consumers` (TVM's consumer_blocks). The copy runs just
-before the outermost loop nest of the first consumer; A must not be written from
-there to the last consumer, or the copy would be stale. Shrink the copy to what B
+default), or those listed in `consumers` (TVM's consumer_blocks). Where TVM puts it:
+the copy of an input of the function (a buffer nothing in it writes) runs first, at the
+start of the body (so a second cache_read's copy comes before the first's); the copy of
+a buffer the function writes runs just before the outermost loop nest of the first
+consumer, and A must not be written from there to the last consumer, or the copy would
+be stale. Shrink the copy to what B
 needs with compute-at.
 """
 
@@ -18,7 +21,7 @@ from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
+from xtir.dialects.block import AccessOp, AllocOp, BlockOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import cache_names, select_buffer
 from xtir.passes.analysis.compute_location import blocks_touching, buffers_touched, scope_root
 from xtir.passes.analysis.navigation import blocks_under, get_block
@@ -46,7 +49,7 @@ class CacheReadPass(StatementPrimitive):
         _check_not_written(block, buffer, f, nests[0], nests[-1])
         cache = alloc_cache(buffer, self.scope, f)
         copy = copy_nest(cache_names(buffer, self.scope)[1], cache, buffer, block)
-        Rewriter.insert_op(copy, InsertPoint.before(nests[0]))
+        Rewriter.insert_op(copy, InsertPoint.before(_copy_position(f, buffer, nests[0])))
         for consumer in consumers:
             redirect_accesses(consumer, buffer, cache, reads=True, writes=False)
         return blocks_under(copy)[0]
@@ -62,6 +65,15 @@ class CacheReadPass(StatementPrimitive):
                 raise ScheduleError(consumer, f'block "{consumer.label}" does not read {buffer_name(buffer)}; '
                            "it cannot be a consumer of its cache")
         return named
+
+
+def _copy_position(f: func.FuncOp, buffer: SSAValue, first_consumer: Operation) -> Operation:
+    """The op the copy goes before. As TVM's cache_read: a buffer nothing in the function writes
+    (an input) is copied at the start of the body, after the allocations, so the stage of a
+    later cache_read comes first; any other just before the first consumer's loop nest."""
+    if any(a.is_write and a.buffer is buffer for op in f.walk() if isinstance(op, AccessOp) for a in op.accesses()):
+        return first_consumer
+    return next(op for op in f.body.block.ops if not isinstance(op, AllocOp))
 
 
 def _check_not_written(block: BlockOp, buffer: SSAValue, f: Operation, first: Operation,

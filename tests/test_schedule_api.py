@@ -274,7 +274,7 @@ def test_producers_consumers_and_children() -> None:
     sch = Schedule(xtir.parse_file(MATMUL))
     rv = seed_schedule(sch)
     update = rv["mm"]
-    assert sch.get_producers(update) == [BlockRV("A_global.A_reg"), BlockRV("B_global.B_reg"), BlockRV("matmul_o_init")]
+    assert sch.get_producers(update) == [BlockRV("B_global.B_reg"), BlockRV("A_global.A_reg"), BlockRV("matmul_o_init")]
     assert sch.get_consumers(update) == [BlockRV("C_global.accumulator")]
     assert sch.get_consumers(rv["a_reg"]) == [BlockRV("matmul_o_update")]
     assert sch.get_producers(rv["a_reg"]) == []
@@ -300,6 +300,40 @@ def test_show_prints_the_module(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.strip() == xtir_opt(MATMUL, "test-block-regions").strip()
     assert str(sch).strip() == str(sch.mod).strip()
     assert sch.trace == ""
+
+
+def seed_002_vector_add() -> Schedule:
+    """Seed 002's first steps, verbatim but for the module."""
+    sch = Schedule(xtir.parse_file(ROOT / "examples" / "vector_add.mlir"))
+    block_C = sch.get_block("C", "main")
+    (i,) = sch.get_loops(block_C)
+    i0, i1 = sch.split(i, [None, 128])
+    sch.parallel(i0)
+    return sch
+
+
+def test_mod_show_prints_as_schedule_show(capsys: pytest.CaptureFixture[str]) -> None:
+    sch = seed_002_vector_add()
+    for style in ("mlir", "tvm"):
+        sch.mod.show(style=style)
+        from_mod = capsys.readouterr().out
+        sch.show(style=style)
+        assert from_mod == capsys.readouterr().out
+    sch.mod.show()
+    assert "reads" in capsys.readouterr().out and "reads" not in str(sch.mod)
+    assert "for i_0 in T.parallel(8):" in sch.mod.script()
+
+
+def test_mod_is_still_a_module_op() -> None:
+    """sch.mod has show(), and is otherwise the ModuleOp it was: it prints, parses back,
+    transforms and builds the same."""
+    sch = seed_002_vector_add()
+    assert isinstance(sch.mod, ModuleOp)
+    assert str(xtir.parse(str(sch.mod))) == str(sch.mod)
+    assert str(xtir.transform(sch.mod, "unroll{loop=i_1}")) == str(xtir.transform(xtir.parse(str(sch.mod)), "unroll{loop=i_1}"))
+    a, b, c = (np.arange(1024, dtype=np.float32) for _ in range(3))
+    xtir.build(sch.mod)(a, b, c)
+    np.testing.assert_array_equal(c, a + b)
 
 
 def test_schedule_copies_its_module() -> None:

@@ -42,10 +42,6 @@ REVERSE = CACHE_WRITE + ',reverse-compute-at{block="C_global.accumulator" loop=j
 DECOMPOSE = REVERSE + ",decompose-reduction{block=matmul_o loop=k_0}"
 TENSORIZE = DECOMPOSE + ",tensorize{block=matmul_o_update intrin=tmm16}"
 
-# TVM inserts the B_global.B_reg stage of the second cache_read before the A_global.A_reg one;
-# xtir's cache-read inserts it after (a difference of the primitive, not of the printing).
-ORDER_OF_CACHE_STAGES = pytest.mark.xfail(strict=True, reason="cache-read stages in the other order than TVM's")
-
 SEED_001 = {
     "tmm_00_input": "",
     "tmm_01_split_reorder": SPLIT,
@@ -86,7 +82,7 @@ def reference(name: str) -> list[str]:
 
 @pytest.mark.parametrize(
     ("name", "pipeline"),
-    [pytest.param(n, p, marks=[ORDER_OF_CACHE_STAGES] if n == "tmm_03a_cache_read" else []) for n, p in SEED_001.items()],
+    SEED_001.items(),
 )
 def test_seed_001_steps_print_as_tvm_does(name: str, pipeline: str) -> None:
     module = xtir.parse_file(ROOT / "examples" / "matmul.mlir")

@@ -49,9 +49,41 @@ from xtir.passes.analysis.navigation import (
 )
 from xtir.passes.analysis.regions import BufferRegion, read_regions, write_regions
 from xtir.pipeline import build_pass, run_passes, spec_text
-from xtir.support.locations import clone_module
+from xtir.support.locations import carry_source, clone_module
 from xtir.tune.sampling import Decision, Sampler, dumps
 from xtir.verify_numerics import NumericsChecker
+
+
+class IRModule(ModuleOp):
+    """`sch.mod`: a builtin.module with TVM's IRModule.show() and script().
+
+    Only Python methods are added: it prints, parses back, verifies, clones and transforms
+    as the ModuleOp it is (clones stay IRModules, so the schedule's states all show)."""
+
+    @classmethod
+    def of(cls, module: ModuleOp) -> IRModule:
+        """A copy of `module` as an IRModule."""
+        copied = module.clone()
+        return carry_source(module, cls.create(attributes=copied.attributes, properties=copied.properties,
+                                               location=copied.location, regions=[copied.detach_region(copied.body)]))
+
+    def show(self, style: str = "mlir") -> None:
+        """Print the module: as xtir IR with each block's T.reads / T.writes (as TVM's
+        mod.show()), or with style="tvm" as TVMScript would (xtir.script)."""
+        if style == "tvm":
+            print(self.script(), end="")
+            return
+        if style != "mlir":
+            raise XtirPassError(f'show: unknown style "{style}"; styles: mlir, tvm')
+        shown = self.clone()
+        run_passes(shown, [build_pass("test-block-regions", {})])
+        print(shown)
+
+    def script(self) -> str:
+        """The module as TVMScript-like text (xtir.script), as TVM's mod.script()."""
+        from xtir.script import script
+
+        return script(self)
 
 
 @dataclass(frozen=True)
@@ -100,7 +132,7 @@ class Schedule:
                  seed: int | None = None, decisions: Sequence[Any] | None = None):
         module = expect_module(module, "xtir.Schedule", XtirPassError)
         function = _function_of(module, func_name)
-        self._mod = clone_module(module)
+        self._mod = IRModule.of(module)
         self._func_name = func_name
         self._ctx = make_context()
         self._steps: list[str] = []
@@ -116,8 +148,9 @@ class Schedule:
 
     # state -------------------------------------------------------------------------------
     @property
-    def mod(self) -> ModuleOp:
-        """The current module. Do not modify it; the schedule's next step starts from it."""
+    def mod(self) -> IRModule:
+        """The current module (with TVM's `sch.mod.show()`). Do not modify it; the schedule's
+        next step starts from it."""
         return self._mod
 
     @property
@@ -126,18 +159,8 @@ class Schedule:
         return Trace(self._steps)
 
     def show(self, style: str = "mlir") -> None:
-        """Print the current module: as xtir IR with each block's T.reads / T.writes (as TVM's
-        sch.mod.show()), or with style="tvm" as TVMScript would (xtir.script)."""
-        if style == "tvm":
-            from xtir.script import script
-
-            print(script(self._mod), end="")
-            return
-        if style != "mlir":
-            raise XtirPassError(f'show: unknown style "{style}"; styles: mlir, tvm')
-        shown = self._mod.clone()
-        run_passes(shown, [build_pass("test-block-regions", {})], ctx=self._ctx)
-        print(shown)
+        """Print the current module, as `sch.mod.show()` does (IRModule.show)."""
+        self._mod.show(style)
 
     def copy(self) -> Schedule:
         """An independent schedule in the same state; this schedule's handles work on it too."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 from xdsl.ir import SSAValue
@@ -10,14 +11,15 @@ from xtir.dialects.expr import Div, Expr, Mod, Var
 
 
 def _source(expr: Expr, names: dict[Var, str]) -> str:
-    parts = [str(expr.const)]
+    # No `0 +` or `1 *`: on the evaluator's index arrays each is an array operation
+    parts = [str(expr.const)] if expr.const or not expr.terms else []
     for atom, coef in expr.terms:
         if isinstance(atom, Var):
             text = names[atom]
         else:
             op = "//" if isinstance(atom, Div) else "%"
             text = f"(({_source(atom.expr, names)}) {op} {atom.divisor})"
-        parts.append(f"{coef} * {text}")
+        parts.append(text if coef == 1 else f"{coef} * {text}")
     return " + ".join(parts)
 
 
@@ -26,8 +28,13 @@ def compile_exprs(exprs: Sequence[Expr], operands: Sequence[SSAValue]) -> Callab
     names = {Var(v): f"d{i}" for i, v in enumerate(operands)}
     assert all(isinstance(a, Mod | Div | Var) for e in exprs for a, _ in e.terms)
     body = ", ".join(_source(e, names) for e in exprs)
-    params = ", ".join(names.values())
-    return eval(f"lambda {params}: ({body}{',' if len(exprs) == 1 else ''})")  # noqa: S307 - generated from IR
+    return _compiled(f"lambda {', '.join(names.values())}: ({body}{',' if len(exprs) == 1 else ''})")
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(source: str) -> Callable[..., tuple[int, ...]]:
+    """Compiling costs ~50 µs, more than a small nest's steps; most indices repeat (`d0`, `d0 + 1`)."""
+    return eval(source)  # noqa: S307 - generated from IR
 
 
 class CompiledCache:

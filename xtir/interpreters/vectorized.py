@@ -28,6 +28,7 @@ division and the like, keep their block in the scalar interpreter.)
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import warnings
@@ -71,15 +72,13 @@ class Access:
     op: block.LoadOp | block.StoreOp
     buffer: SSAValue
     operands: tuple[SSAValue, ...]
+    exprs: tuple[Expr, ...]  # the indices
     index: Callable[..., tuple[object, ...]]
     shape: tuple[int, ...]
     in_init: bool
     value: SSAValue  # what a load defines, what a store writes
     checked: tuple[int, ...]  # the dimensions whose index could leave the buffer
-
-    @property
-    def is_write(self) -> bool:
-        return isinstance(self.op, block.StoreOp)
+    is_write: bool
 
 
 @dataclass(frozen=True)
@@ -95,26 +94,34 @@ Statement = Access | Compute
 
 @dataclass
 class Nest:
+    """A nest's plan: what its steps and checks read, derived from the IR once (reading
+    the ops' attributes costs as much as a small nest's steps)."""
+
     loops: list[block.ForOp]
     block: block.BlockOp
+    iters: list[block.IterVar]
+    predicate: list[tuple[Expr, int]]
     init: list[Statement]
     body: list[Statement]
     external: list[SSAValue]  # values the nest reads from outside it
     bind: Callable[..., tuple[object, ...]]
     where: Callable[..., tuple[object, ...]] | None
     spatial: tuple[int, ...]  # positions of the loops bound to spatial variables only
+    checked_iters: tuple[int, ...]  # the iteration variables whose binding could leave its domain
     lanes_by_key: dict[tuple[object, ...], tuple[int, ...]] = field(default_factory=dict)
     hinted: bool = False
 
     def __post_init__(self) -> None:
         blk = self.block
+        self.extents = tuple(loop.extent for loop in self.loops)
+        self.loop_vars = tuple(loop.var for loop in self.loops)
         self.operands = tuple(blk.loop_vars)  # of the bindings and the predicate
-        self.iter_vars = tuple(blk.iter_vars)
-        self.domain = tuple(blk.extents)
-        self.reduce_vars = tuple(blk.reduce_vars)
-        self.where_bounds = tuple(blk.where_bounds.get_values()) if blk.where_bounds is not None else ()
-        self.checked_iters = _could_leave(blk.bindings(), self.domain)
+        self.iter_vars = tuple(it.var for it in self.iters)
+        self.domain = tuple(it.extent for it in self.iters)
+        self.reduce_vars = tuple(it.var for it in self.iters if it.kind == block.REDUCE)
+        self.where_bounds = tuple(bound for _, bound in self.predicate)
         self.dtypes = [_dtype(v) for v in self.external]
+        self.accesses = [s for s in (*self.init, *self.body) if isinstance(s, Access)]
         written = {a.buffer for a in self.accesses if a.is_write}
         self.written_accesses = [a for a in self.accesses if a.buffer in written]
         self.relevant = _relevant_loops(self, self.written_accesses)
@@ -125,18 +132,6 @@ class Nest:
         if self.where is None:
             return True
         return _all([v < b for v, b in zip(self.where(*(env[v] for v in self.operands)), self.where_bounds)])
-
-    @property
-    def extents(self) -> list[int]:
-        return [loop.extent for loop in self.loops]
-
-    @property
-    def loop_vars(self) -> list[SSAValue]:
-        return [loop.var for loop in self.loops]
-
-    @property
-    def accesses(self) -> list[Access]:
-        return [s for s in (*self.init, *self.body) if isinstance(s, Access)]
 
     def op_count(self) -> int:
         return len(self.init) + len(self.body) + 2
@@ -165,16 +160,19 @@ def _chain(root: block.ForOp) -> tuple[list[block.ForOp], block.BlockOp] | None:
         loops.append(op)
 
 
-def _statements(ops: Sequence[Operation], in_init: bool) -> list[Statement] | str:
+def _statements(ops: Sequence[Operation], in_init: bool, bounds: Bounds) -> list[Statement] | str:
     result: list[Statement] = []
     for op in ops:
         if isinstance(op, block.LoadOp | block.StoreOp):
-            assert isinstance(op.buffer.type, MemRefType)
-            index = compile_exprs(op.indices(), op.index_vars)
-            value = op.result if isinstance(op, block.LoadOp) else op.value
-            shape = tuple(op.buffer.type.get_shape())
-            checked = _could_leave(op.indices(), shape)
-            result.append(Access(op, op.buffer, tuple(op.index_vars), index, shape, in_init, value, checked))
+            buffer = op.buffer
+            assert isinstance(buffer.type, MemRefType)
+            operands, exprs = tuple(op.index_vars), tuple(op.indices())
+            is_write = isinstance(op, block.StoreOp)
+            value = op.value if is_write else op.result
+            shape = tuple(buffer.type.get_shape())
+            checked = _could_leave(exprs, shape, bounds)
+            result.append(Access(op, buffer, operands, exprs, compile_exprs(exprs, operands), shape, in_init, value,
+                                 checked, is_write))
             continue
         fn = vector_function(op)
         if fn is None:
@@ -183,14 +181,18 @@ def _statements(ops: Sequence[Operation], in_init: bool) -> list[Statement] | st
     return result
 
 
-def _span(expr: Expr) -> tuple[int, int] | None:
+Bounds = Callable[[SSAValue], "tuple[int, int] | None"]
+"""block.loop_bounds, remembered for the values of one nest."""
+
+
+def _span(expr: Expr, bounds: Bounds) -> tuple[int, int] | None:
     """The values `expr` takes where its variables stay in their loops' extents and blocks'
     domains (which the steps check), as an interval (None: a variable without bounds)."""
     lo = hi = expr.const
     for atom, coef in expr.terms:
         if isinstance(atom, Var):
-            span = block.loop_bounds(atom.value)
-        elif (inner := _span(atom.expr)) is None:
+            span = bounds(atom.value)
+        elif (inner := _span(atom.expr, bounds)) is None:
             return None
         elif isinstance(atom, Div):
             span = (inner[0] // atom.divisor, inner[1] // atom.divisor)
@@ -203,24 +205,24 @@ def _span(expr: Expr) -> tuple[int, int] | None:
     return lo, hi
 
 
-def _could_leave(exprs: Sequence[Expr], extents: Sequence[int]) -> tuple[int, ...]:
+def _could_leave(exprs: Sequence[Expr], extents: Sequence[int], bounds: Bounds) -> tuple[int, ...]:
     """Positions of the expressions that could leave [0, extent) (those the steps check)."""
-    spans = [_span(e) for e in exprs]
+    spans = [_span(e, bounds) for e in exprs]
     return tuple(k for k, (span, n) in enumerate(zip(spans, extents)) if span is None or not 0 <= span[0] <= span[1] < n)
 
 
-def _magnitude(expr: Expr) -> int | None:
+def _magnitude(expr: Expr, bounds: Bounds) -> int | None:
     """A bound on every intermediate value when `expr` is computed term by term, its floordiv
     and mod operands included (None: a variable without bounds)."""
     total = largest = abs(expr.const)
     for atom, coef in expr.terms:
         if isinstance(atom, Var):
-            span = block.loop_bounds(atom.value)
+            span = bounds(atom.value)
             if span is None:
                 return None
             size = max(abs(span[0]), abs(span[1]))
         else:
-            inner = _magnitude(atom.expr)
+            inner = _magnitude(atom.expr, bounds)
             if inner is None:
                 return None
             largest = max(largest, inner)
@@ -229,8 +231,8 @@ def _magnitude(expr: Expr) -> int | None:
     return max(total, largest)
 
 
-def _fits(exprs: Sequence[Expr]) -> bool:
-    return all((m := _magnitude(e)) is not None and m < INDEX_MAGNITUDE for e in exprs)
+def _fits(exprs: Sequence[Expr], bounds: Bounds) -> bool:
+    return all((m := _magnitude(e, bounds)) is not None and m < INDEX_MAGNITUDE for e in exprs)
 
 
 def _defined_inside(blk: block.BlockOp) -> set[SSAValue]:
@@ -252,23 +254,28 @@ def plan_nest(root: block.ForOp) -> Nest | ScalarNest | None:
     if chain is None or _has_regions(chain[1]):
         return None
     loops, blk = chain
+    bounds = functools.cache(block.loop_bounds)
     init_op = blk.init
     body_ops = [op for op in blk.body.block.ops if op is not init_op]
-    init = _statements(list(init_op.body.block.ops), True) if init_op is not None else []
-    body = _statements(body_ops, False)
+    init = _statements(list(init_op.body.block.ops), True, bounds) if init_op is not None else []
+    body = _statements(body_ops, False, bounds)
     if isinstance(init, str) or isinstance(body, str):
         return ScalarNest(loops, blk, init if isinstance(init, str) else str(body))
-    exprs = blk.bindings() + [e for e, _ in blk.predicate()]
-    exprs += [e for s in (*init, *body) if isinstance(s, Access) for e in s.op.indices()]
-    if not _fits(exprs):
+    iters, predicate, loop_vars = blk.iters(), blk.predicate(), blk.loop_vars
+    bindings = [it.binding for it in iters]
+    exprs = bindings + [e for e, _ in predicate]
+    exprs += [e for s in (*init, *body) if isinstance(s, Access) for e in s.exprs]
+    if not _fits(exprs, bounds):
         return ScalarNest(loops, blk, "its index arithmetic could leave 64 bits")
     inside = _defined_inside(blk) | {loop.var for loop in loops}
     external = {v: None for op in blk.walk() for v in op.operands if v not in inside}
-    reduce_loops = {v for it in blk.iters() if it.kind == block.REDUCE for v in it.binding.variables()}
-    bound = {v for it in blk.iters() for v in it.binding.variables()}
+    reduce_loops = {v for it in iters if it.kind == block.REDUCE for v in it.binding.variables()}
+    bound = {v for it in iters for v in it.binding.variables()}
     spatial = tuple(k for k, loop in enumerate(loops) if loop.var in bound and loop.var not in reduce_loops)
-    where = compile_exprs([e for e, _ in blk.predicate()], blk.loop_vars) if blk.where_map is not None else None
-    return Nest(loops, blk, init, body, list(external), compile_exprs(blk.bindings(), blk.loop_vars), where, spatial)
+    where = compile_exprs([e for e, _ in predicate], loop_vars) if blk.where_map is not None else None
+    checked_iters = _could_leave(bindings, [it.extent for it in iters], bounds)
+    return Nest(loops, blk, iters, predicate, init, body, list(external), compile_exprs(bindings, loop_vars), where,
+                spatial, checked_iters)
 
 
 # Running a nest --------------------------------------------------------------------------------
@@ -442,15 +449,14 @@ def _lane_check_inputs(nest: Nest) -> tuple[SSAValue, ...]:
     """The outside values the lane check's verdict depends on. Those of the predicate; those
     in the written buffers' indices (through the bindings) only when they do more than
     shift every access to a buffer by the same amount (a shift keeps which instances meet)."""
-    blk = nest.block
     chain = set(nest.loop_vars)
-    used = {v for e, _ in blk.predicate() for v in e.variables() if v not in chain}
-    bindings = {it.var: it.binding for it in blk.iters()}
+    used = {v for e, _ in nest.predicate for v in e.variables() if v not in chain}
+    bindings = {it.var: it.binding for it in nest.iters}
     shifts: dict[SSAValue, set[tuple[frozenset[object], ...]]] = {}
     outside_vars: set[SSAValue] = set()
     shifting_only = True
     for access in nest.written_accesses:
-        composed = [e.substitute(bindings) for e in access.op.indices()]
+        composed = [e.substitute(bindings) for e in access.exprs]
         outside_vars |= {v for e in composed for v in e.variables() if v not in chain}
         shifts.setdefault(access.buffer, set()).add(tuple(_outside_terms(e, chain) for e in composed))
         shifting_only &= not any(
@@ -525,10 +531,10 @@ def _run(statements: Sequence[Statement], env: dict[SSAValue, object]) -> None:
             continue
         index = s.index(*(env[v] for v in s.operands))
         array = env[s.buffer]
-        if isinstance(s.op, block.LoadOp):
-            env[s.value] = array[index]  # type: ignore[index]
-        else:
+        if s.is_write:
             array[index] = env[s.value]  # type: ignore[index]
+        else:
+            env[s.value] = array[index]  # type: ignore[index]
 
 
 # Grid-wide checks: independent lanes, the first failing instance ----------------------------------
@@ -599,23 +605,23 @@ def _independent(nest: Nest, outside: dict[SSAValue, object], lanes: tuple[int, 
     positions = [k for k in range(len(extents)) if k in lanes or k in nest.relevant]
     owners = {a.buffer: np.full(math.prod(a.shape), -1, dtype=np.int64) for a in accesses}
     lane_extents = [extents[k] for k in lanes]
-    for writes_only in (True, False):
-        for chunk, shape in _chunks([extents[k] for k in positions]):
+    # first the writes claim their elements for their lanes, then the reads check theirs
+    for writes in (True, False):
+        claims = [a for a in accesses if a.is_write == writes]
+        for chunk, shape in _chunks([extents[k] for k in positions]) if claims else ():
             env, holds = _grid_env(nest, outside, positions, chunk)
             mask = np.broadcast_to(holds, shape)
             lane = np.broadcast_to(np.ravel_multi_index([env[loop_vars[k]] for k in lanes], lane_extents), shape)[mask]
-            for access in accesses:
-                if writes_only and not access.is_write:
-                    continue
+            for access in claims:
                 index = access.index(*(env[v] for v in access.operands))
-                if np.any(mask & _outside(index, access.shape)):
+                if access.checked and np.any(mask & _outside(index, access.shape)):
                     return False
                 element = _element([np.broadcast_to(i, shape)[mask] for i in index], access.shape, lane.size)
                 owner = owners[access.buffer]
                 seen = owner[element]
                 if np.any((seen != -1) & (seen != lane)):
                     return False
-                if writes_only:
+                if writes:
                     owner[element] = lane
                     if np.any(owner[element] != lane):
                         return False
@@ -625,9 +631,8 @@ def _independent(nest: Nest, outside: dict[SSAValue, object], lanes: tuple[int, 
 def _relevant_loops(nest: Nest, accesses: Sequence[Access]) -> set[int]:
     """Positions of the loops that the predicate, or (through the bindings) the written
     buffers' indices, depend on."""
-    blk = nest.block
-    iters = {it.var: it for it in blk.iters()}
-    used: set[SSAValue] = {v for e, _ in blk.predicate() for v in e.variables()}
+    iters = {it.var: it for it in nest.iters}
+    used: set[SSAValue] = {v for e, _ in nest.predicate for v in e.variables()}
     for v in {v for a in accesses for v in a.operands}:
         if v in iters:
             used |= set(iters[v].binding.variables())

@@ -77,9 +77,13 @@ def source_of(module: ModuleOp) -> tuple[str | None, int]:
 
 def clone_module(module: ModuleOp) -> ModuleOp:
     """A copy of `module` whose diagnostics show the same source text."""
-    copy = module.clone()
-    if module in _SOURCES:
-        _SOURCES[copy] = _SOURCES[module]
+    return carry_source(module, module.clone())
+
+
+def carry_source(original: ModuleOp, copy: ModuleOp) -> ModuleOp:
+    """`copy`, whose diagnostics now show the source text of `original` (if it has one)."""
+    if original in _SOURCES:
+        _SOURCES[copy] = _SOURCES[original]
     return copy
 
 

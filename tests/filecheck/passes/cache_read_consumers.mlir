@@ -2,8 +2,9 @@
 // RUN: xtir-opt %s -p 'cache-read{block=second index=0 scope="shared" consumers=second}' | filecheck %s --check-prefix=NAMED
 // RUN: not xtir-opt %s -p 'cache-read{block=second index=0 scope="shared" consumers=first,other}' 2>&1 | filecheck %s --check-prefix=NOT_A_READER
 // cache-read's consumers: by default (TVM's consumer_blocks=None) every block of the
-// scope that reads the buffer reads the cache, and the copy runs before the first of
-// them; `consumers=` redirects only the blocks listed.
+// scope that reads the buffer reads the cache; `consumers=` redirects only the blocks
+// listed. A is an input (nothing writes it): as in TVM, its copy runs first, at the start
+// of the body, whichever blocks consume it.
 
 // ALL:      %A_shared = block.alloc : memref<8xf32, "shared">
 // ALL-NEXT: block.for %ax0 = 0 to 8 "ax0" {
@@ -15,10 +16,10 @@
 // ALL:      block.block "second"(%vi_2 = spatial(8, %j)) {
 // ALL-NEXT:   %a_1 = block.load %A_shared[%vi_2] : memref<8xf32, "shared">
 
-// NAMED:      block.block "first"
-// NAMED-NEXT:   %a = block.load %A[%vi] : memref<8xf32>
 // NAMED:      block.for %ax0 = 0 to 8 "ax0" {
 // NAMED-NEXT:   block.block "A_shared"
+// NAMED:      block.block "first"
+// NAMED-NEXT:   %a = block.load %A[%vi] : memref<8xf32>
 // NAMED:      block.block "second"(%vi_2 = spatial(8, %j)) {
 // NAMED-NEXT:   %a_1 = block.load %A_shared[%vi_2] : memref<8xf32, "shared">
 

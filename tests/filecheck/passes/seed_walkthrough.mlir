@@ -90,18 +90,18 @@
 // CACHE_READ-NEXT: %B_global_B_reg = block.alloc : memref<1024x1024xf32, "global.B_reg">
 // CACHE_READ-NEXT: block.for %ax0 = 0 to 1024 "ax0" {
 // CACHE_READ-NEXT:   block.for %ax1 = 0 to 1024 "ax1" {
-// CACHE_READ-NEXT:     block.block "A_global.A_reg"(%v0 = spatial(1024, %ax0), %v1 = spatial(1024, %ax1)) {
-// CACHE_READ-NEXT:       %0 = block.load %A[%v0, %v1] : memref<1024x1024xf32>
-// CACHE_READ-NEXT:       block.store %0, %A_global_A_reg[%v0, %v1] : memref<1024x1024xf32, "global.A_reg">
-// CACHE_READ-NEXT:     } attributes {reads = ["A[v0, v1]"], writes = ["A_global_A_reg[v0, v1]"]}
+// CACHE_READ-NEXT:     block.block "B_global.B_reg"(%v0 = spatial(1024, %ax0), %v1 = spatial(1024, %ax1)) {
+// CACHE_READ-NEXT:       %0 = block.load %B[%v0, %v1] : memref<1024x1024xf32>
+// CACHE_READ-NEXT:       block.store %0, %B_global_B_reg[%v0, %v1] : memref<1024x1024xf32, "global.B_reg">
+// CACHE_READ-NEXT:     } attributes {reads = ["B[v0, v1]"], writes = ["B_global_B_reg[v0, v1]"]}
 // CACHE_READ-NEXT:   }
 // CACHE_READ-NEXT: }
 // CACHE_READ-NEXT: block.for %ax0_1 = 0 to 1024 "ax0" {
 // CACHE_READ-NEXT:   block.for %ax1_1 = 0 to 1024 "ax1" {
-// CACHE_READ-NEXT:     block.block "B_global.B_reg"(%v0_1 = spatial(1024, %ax0_1), %v1_1 = spatial(1024, %ax1_1)) {
-// CACHE_READ-NEXT:       %1 = block.load %B[%v0_1, %v1_1] : memref<1024x1024xf32>
-// CACHE_READ-NEXT:       block.store %1, %B_global_B_reg[%v0_1, %v1_1] : memref<1024x1024xf32, "global.B_reg">
-// CACHE_READ-NEXT:     } attributes {reads = ["B[v0_1, v1_1]"], writes = ["B_global_B_reg[v0_1, v1_1]"]}
+// CACHE_READ-NEXT:     block.block "A_global.A_reg"(%v0_1 = spatial(1024, %ax0_1), %v1_1 = spatial(1024, %ax1_1)) {
+// CACHE_READ-NEXT:       %1 = block.load %A[%v0_1, %v1_1] : memref<1024x1024xf32>
+// CACHE_READ-NEXT:       block.store %1, %A_global_A_reg[%v0_1, %v1_1] : memref<1024x1024xf32, "global.A_reg">
+// CACHE_READ-NEXT:     } attributes {reads = ["A[v0_1, v1_1]"], writes = ["A_global_A_reg[v0_1, v1_1]"]}
 // CACHE_READ-NEXT:   }
 // CACHE_READ-NEXT: }
 // CACHE_READ-NEXT: block.for %i0 = 0 to 64 "i_0" {

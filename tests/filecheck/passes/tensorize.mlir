@@ -75,16 +75,16 @@ func.func @mixed_offsets(%A: memref<32x48xf32, "global.A_reg">, %B: memref<32x48
 // CHECK-NEXT: %C_global_accumulator = block.alloc : memref<32x32xf32, "global.accumulator">
 // CHECK-NEXT: block.for %ax00 = 0 to 2 "ax0_0" {
 // CHECK-NEXT:   block.for %ax10 = 0 to 2 "ax1_0" {
-// CHECK-NEXT:     block.block "A_global.A_reg_o"(%v0_o = spatial(2, %ax00), %v1_o = spatial(2, %ax10)) {
-// CHECK-NEXT:       accel.dma_copy %A_global_A_reg[%v0_o * 16 : 16, %v1_o * 16 : 16], %A[%v0_o * 16 : 16, %v1_o * 16 : 16] : memref<32x32xf32, "global.A_reg">, memref<32x32xf32>
-// CHECK-NEXT:     } attributes {reads = ["A[v0_o * 16:v0_o * 16 + 16, v1_o * 16:v1_o * 16 + 16]"], writes = ["A_global_A_reg[v0_o * 16:v0_o * 16 + 16, v1_o * 16:v1_o * 16 + 16]"]}
+// CHECK-NEXT:     block.block "B_global.B_reg_o"(%v0_o = spatial(2, %ax00), %v1_o = spatial(2, %ax10)) {
+// CHECK-NEXT:       accel.dma_copy %B_global_B_reg[%v0_o * 16 : 16, %v1_o * 16 : 16], %B[%v0_o * 16 : 16, %v1_o * 16 : 16] : memref<32x32xf32, "global.B_reg">, memref<32x32xf32>
+// CHECK-NEXT:     } attributes {reads = ["B[v0_o * 16:v0_o * 16 + 16, v1_o * 16:v1_o * 16 + 16]"], writes = ["B_global_B_reg[v0_o * 16:v0_o * 16 + 16, v1_o * 16:v1_o * 16 + 16]"]}
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
 // CHECK-NEXT: block.for %ax00_1 = 0 to 2 "ax0_0" {
 // CHECK-NEXT:   block.for %ax10_1 = 0 to 2 "ax1_0" {
-// CHECK-NEXT:     block.block "B_global.B_reg_o"(%v0_o_1 = spatial(2, %ax00_1), %v1_o_1 = spatial(2, %ax10_1)) {
-// CHECK-NEXT:       accel.dma_copy %B_global_B_reg[%v0_o_1 * 16 : 16, %v1_o_1 * 16 : 16], %B[%v0_o_1 * 16 : 16, %v1_o_1 * 16 : 16] : memref<32x32xf32, "global.B_reg">, memref<32x32xf32>
-// CHECK-NEXT:     } attributes {reads = ["B[v0_o_1 * 16:v0_o_1 * 16 + 16, v1_o_1 * 16:v1_o_1 * 16 + 16]"], writes = ["B_global_B_reg[v0_o_1 * 16:v0_o_1 * 16 + 16, v1_o_1 * 16:v1_o_1 * 16 + 16]"]}
+// CHECK-NEXT:     block.block "A_global.A_reg_o"(%v0_o_1 = spatial(2, %ax00_1), %v1_o_1 = spatial(2, %ax10_1)) {
+// CHECK-NEXT:       accel.dma_copy %A_global_A_reg[%v0_o_1 * 16 : 16, %v1_o_1 * 16 : 16], %A[%v0_o_1 * 16 : 16, %v1_o_1 * 16 : 16] : memref<32x32xf32, "global.A_reg">, memref<32x32xf32>
+// CHECK-NEXT:     } attributes {reads = ["A[v0_o_1 * 16:v0_o_1 * 16 + 16, v1_o_1 * 16:v1_o_1 * 16 + 16]"], writes = ["A_global_A_reg[v0_o_1 * 16:v0_o_1 * 16 + 16, v1_o_1 * 16:v1_o_1 * 16 + 16]"]}
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
 // CHECK-NEXT: block.for %i0 = 0 to 2 "i_0" {
