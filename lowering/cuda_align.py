@@ -24,6 +24,7 @@ from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.dialects.builtin import Float32Type, IntegerAttr, MemRefType
 from xdsl.ir import Block, BlockArgument, SSAValue
 
+from xtir.dialects.layout import row_major_strides
 from xtir.lowering.loops import LOOP_KIND, VECTORIZED, constant_int
 
 WIDTH = 4
@@ -154,7 +155,7 @@ def linear_lane(access: memref.LoadOp | memref.StoreOp, v: SSAValue, body: Block
     ty = access.memref.type
     assert isinstance(ty, MemRefType)
     shape = ty.get_shape()
-    strides = [math.prod(shape[k + 1:]) for k in range(len(shape))]
+    strides = row_major_strides(shape)
     div, coef = 0, 0
     for index, stride in zip(access.indices, strides):
         part = lane(index, v, body)

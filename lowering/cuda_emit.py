@@ -52,6 +52,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
+from xtir.dialects.layout import row_major_strides
 from xtir.errors import XtirError
 from xtir.interpreters.integer import width
 from xtir.lowering import cuda_c as c
@@ -658,8 +659,7 @@ class _KernelEmitter:
         ty = access.memref.type
         shape = _static_shape(access, ty)
         terms: list[Expr] = []
-        for k, index in enumerate(access.indices):
-            stride = math.prod(shape[k + 1:])
+        for index, stride in zip(access.indices, row_major_strides(shape)):
             if self._is_zero(index) or stride == 0:
                 continue
             constant = self.fixed.get(index, constant_int(index))

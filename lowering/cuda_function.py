@@ -30,6 +30,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType
 
+from xtir.dialects.layout import row_major_strides
 from xtir.errors import XtirError, XtirEvaluationError
 from xtir.evaluate import numpy_dtype
 from xtir.lowering.cuda_emit import ERROR_FLAG, ERROR_OPERANDS, CudaProgram, KernelLaunch
@@ -413,7 +414,7 @@ def cuda_array_interface(value: Any) -> tuple[int, tuple[int, ...], np.dtype, bo
         return None
     shape, dtype = tuple(interface["shape"]), np.dtype(interface["typestr"])
     strides = interface.get("strides")
-    dense = tuple(dtype.itemsize * math.prod(shape[k + 1:]) for k in range(len(shape)))
+    dense = tuple(dtype.itemsize * s for s in row_major_strides(shape))
     contiguous = strides is None or all(n <= 1 or s == d for n, s, d in zip(shape, strides, dense))
     return int(interface["data"][0]), shape, dtype, contiguous
 
@@ -453,7 +454,7 @@ def dlpack_tensor(capsule: Any) -> tuple[int, tuple[int, ...], np.dtype, bool, i
     dtype = np.dtype(np.bool_) if code == 6 else np.dtype(f"{_DLPACK_KINDS[code]}{bits // 8}")
     contiguous = True
     if tensor.strides:  # strides in elements; none means C-contiguous
-        dense = [math.prod(shape[k + 1:]) for k in range(len(shape))]
+        dense = row_major_strides(shape)
         contiguous = all(n <= 1 or tensor.strides[k] == dense[k] for k, n in enumerate(shape))
     pointer = (tensor.data or 0) + tensor.byte_offset
     return pointer, shape, dtype, contiguous, tensor.device.device_type

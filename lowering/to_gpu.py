@@ -59,7 +59,7 @@ parallel loops inside a kernel.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -83,6 +83,7 @@ from xdsl.transforms.dead_code_elimination import region_dce
 
 from xtir.dialects.block import DOUBLE_BUFFER, Block_
 from xtir.dialects.expr import Div, Expr, Mod, Var
+from xtir.dialects.walk import ancestors
 from xtir.lowering.blocks_to_scf import THREAD
 from xtir.lowering.compact_buffers import INIT_GUARD
 from xtir.lowering.index_expr import IndexEmitter, constant, decode, decode_bounds, index_bounds
@@ -203,13 +204,6 @@ class Use:
     when one is not such a condition."""
 
 
-def _ancestors(op: Operation, top: Operation) -> Iterator[Operation]:
-    parent = op.parent_op()
-    while parent is not None and parent is not top:
-        yield parent
-        parent = parent.parent_op()
-
-
 def _buffer(op: Access) -> SSAValue:
     return op.memref
 
@@ -218,7 +212,7 @@ def _use(op: Access, root: Operation, canon: dict[SSAValue, SSAValue]) -> Use:
     decoded = [decode(i) for i in op.indices]
     indices = None if any(d is None for d in decoded) else tuple(d.substitute(_as_exprs(canon)) for d in decoded)  # type: ignore[union-attr]
     guards: list[tuple[Expr, int]] | None = []
-    for parent in _ancestors(op, root):
+    for parent in ancestors(op, root):
         if isinstance(parent, scf.IfOp) and INIT_GUARD not in parent.attributes:
             conjuncts = decode_bounds(parent.cond)
             if conjuncts is None or guards is None:
@@ -238,7 +232,7 @@ def _accesses(root: Operation, canon: dict[SSAValue, SSAValue]) -> list[Use]:
 
 def _describe(op: Operation) -> str:
     """`loop "ax0"` for the innermost loop around `op` not bound to a thread, else the op."""
-    for parent in _ancestors(op, op.get_toplevel_object()):
+    for parent in ancestors(op, op.get_toplevel_object()):
         if isinstance(parent, scf.ForOp) and _thread(parent) is None:
             return f'loop "{loop_name(parent)}"'
     return f"the {op.name}"
@@ -320,7 +314,7 @@ def _write_race(kernel: Kernel, use: Use, over: dict[SSAValue, int], shared: boo
 
 
 def _under_init(op: Operation) -> bool:
-    return any(isinstance(p, scf.IfOp) and INIT_GUARD in p.attributes for p in _ancestors(op, op.get_toplevel_object()))
+    return any(isinstance(p, scf.IfOp) and INIT_GUARD in p.attributes for p in ancestors(op, op.get_toplevel_object()))
 
 
 def _reads_same_element(use: Use) -> memref.LoadOp | None:
@@ -367,7 +361,7 @@ def _bounds(canon_extents: dict[SSAValue, int]):
 
 def _serial_loops(op: Operation, root: Operation) -> list[scf.ForOp]:
     """The loops around `op` inside the kernel that are not thread-bound, innermost first."""
-    return [p for p in _ancestors(op, root) if isinstance(p, scf.ForOp) and _thread(p) is None]
+    return [p for p in ancestors(op, root) if isinstance(p, scf.ForOp) and _thread(p) is None]
 
 
 def _split(index: Expr, relaxed: set[SSAValue]) -> tuple[Expr, Expr]:
@@ -793,7 +787,7 @@ class Planner:
         """The variables with one value for the accesses compared in `block` (`carried`: at the
         end of one iteration of that loop and the start of the next): the block ids and the
         serial loops around, a carried loop's variable one step further for the later access."""
-        around = [p for p in [block.parent_op(), *_ancestors(block.parent_op(), self.kernel.root)]  # type: ignore[arg-type]
+        around = [p for p in [block.parent_op(), *ancestors(block.parent_op(), self.kernel.root)]  # type: ignore[arg-type]
                   if isinstance(p, scf.ForOp) and _thread(p) is None]
         common: Common = {v: Expr.var(v) for v in self.kernel.block_vars()}
         common |= {lp.body.block.args[0]: Expr.var(lp.body.block.args[0]) for lp in around}
