@@ -142,11 +142,9 @@ def inline_block(op: BlockOp) -> None:
         inner = IndexEmitter(op, point=point)
         init_point = _guard(inner, [inner.cmp(inner.expr(b), "eq", 0) for b in reduce_bindings], point, init=True)
         Rewriter.inline_block(init.body.block, init_point)
-        init.detach()
-        init.erase()
+        Rewriter.erase_op(init)
     Rewriter.inline_block(op.body.block, point)
-    op.detach()
-    op.erase()
+    Rewriter.erase_op(op)
 
 
 def inline_blocks(region: Region) -> None:

@@ -42,7 +42,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.walk import parent_of_type
 from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, PARALLEL, loop_kind, loop_name
@@ -165,8 +165,7 @@ def _outline(module: ModuleOp, loop: scf.ForOp) -> None:
     call.attributes[LOOP_NAME] = StringAttr(loop_name(loop))
     assert loop.parent_block() is not None
     loop.parent_block().insert_op_before(call, loop)  # type: ignore[union-attr]
-    loop.detach()
-    loop.erase()
+    Rewriter.erase_op(loop)
 
 
 @dataclass(frozen=True)

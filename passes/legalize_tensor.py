@@ -397,8 +397,7 @@ class LegalizeTensorPass(ModulePass):
         functions = _Functions(op)
         hosts = [(g, _host(g, functions, primitives)) for g in graphs]
         for primitive in primitives.values():
-            primitive.detach()
-            primitive.erase()
+            Rewriter.erase_op(primitive)
         op.body.block.insert_ops_before([f for _, f in functions.made], graphs[0])
         for graph, host in hosts:
             Rewriter.replace_op(graph, host)
