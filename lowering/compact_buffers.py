@@ -31,6 +31,7 @@ from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import PARALLEL, THREAD_BINDING, AccessOp, AllocOp, BlockOp, ForOp, LoadOp, StoreOp
@@ -262,14 +263,9 @@ def compact(alloc: AllocOp, f: func.FuncOp) -> None:
     new_type = row_major(buffer.type.element_type, [r.extent for r in box], buffer.type.memory_space)
     new = AllocOp(new_type, buffer.name_hint)
     body = top.body.block if isinstance(top, ForOp) else f.body.block
-    alloc.detach()
-    first = body.first_op
-    if first is None:
-        body.add_op(new)
-    else:
-        body.insert_op_before(new, first)
+    Rewriter.insert_op(new, InsertPoint.at_start(body))
     buffer.replace_all_uses_with(new.buffer)
-    alloc.erase()
+    Rewriter.erase_op(alloc)
     starts = [r.start for r in box]
     for op in {id(u.op): u.op for u in uses}.values():
         _rebase(op, new.buffer, starts)
