@@ -9,7 +9,9 @@ its own.
 mangle-symbols renames every function the module defines to `xtir.NAME` (`llvm_symbol`),
 and its calls, so that no user function takes the place of a symbol of the runtime
 (`GOMP_parallel`, `free`, or `memcpy` that LLVM may call); names must be identifiers
-(letters, digits, `_$.`): LLVM takes others quoted, but they are not safe as symbols.
+(letters, digits, `_$.`): LLVM takes others quoted, but they are not safe as symbols. The
+run-time error channel's `xtir_runtime_error` is reserved, even where nothing reports on it
+(lowering/runtime_errors.py).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 
 from xtir.errors import LoweringError
+from xtir.lowering import runtime_errors
 from xtir.lowering.loops import THREAD_BINDING, loop_kind, loop_name, thread_tag
 
 SYMBOL_PREFIX = "xtir."
@@ -85,6 +88,7 @@ class MangleSymbolsPass(ModulePass):
     name = "mangle-symbols"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        runtime_errors.check_reserved(op)
         renamed: set[str] = set()
         for f in op.ops:
             if isinstance(f, func.FuncOp) and f.body.blocks:

@@ -12,7 +12,8 @@ after the call returns.
 
 At the func level the calls are `func.call @xtir_runtime_error(...) {xtir.runtime_error}`
 on index values, with a declaration marked the same way; convert-to-llvm lowers them like
-any call.
+any call. The name is reserved: they are made before mangle-symbols gives the module's own
+functions their `xtir.` symbols, so a function of the module with that name would take them.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from xdsl.dialects.builtin import IndexType, ModuleOp, UnitAttr
 from xdsl.ir import SSAValue
 from xdsl.traits import SymbolTable
 
-from xtir.errors import XtirEvaluationError
+from xtir.errors import LoweringError, XtirEvaluationError
 
 SYMBOL = "xtir_runtime_error"
 CALL_ATTR = "xtir.runtime_error"
@@ -77,9 +78,18 @@ def install() -> None:
     llvm.add_symbol(SYMBOL, ctypes.cast(_CALLBACK, ctypes.c_void_p).value)
 
 
+def check_reserved(module: ModuleOp) -> None:
+    """Refuse a function of `module` named SYMBOL other than the channel's declaration."""
+    for f in module.ops:
+        if isinstance(f, func.FuncOp) and f.sym_name.data == SYMBOL and CALL_ATTR not in f.attributes:
+            raise LoweringError(f, f'function name "{SYMBOL}" is reserved: compiled code reports run-time errors '
+                                "by calling the function of that name; rename the function")
+
+
 def declare(module: ModuleOp) -> None:
     """The declaration of SYMBOL in `module` (func level), once; and the symbol known to LLVM."""
     install()
+    check_reserved(module)
     if SymbolTable.lookup_symbol(module, SYMBOL) is None:
         decl = func.FuncOp.external(SYMBOL, [IndexType()] * 3, [])
         decl.attributes[CALL_ATTR] = UnitAttr()

@@ -153,3 +153,28 @@ def test_a_scratch_buffer_the_heap_cannot_give_is_reported() -> None:
             f(a, np.zeros(2, np.int64), b)
         assert not b.any()
     """)
+
+
+COPY = """func.func @NAME(%A: memref<4xi32>, %B: memref<4xi32>) {
+  block.for %i = 0 to 4 "i" {
+    block.block "copy"(%v = spatial(4, %i)) {
+      %a = block.load %A[%v] : memref<4xi32>
+      block.store %a, %B[%v] : memref<4xi32>
+    }
+  }
+  func.return
+}"""
+
+
+@pytest.mark.parametrize("text, bounds_check", [
+    (program("i32").replace("@main", "@xtir_runtime_error"), False),  # guarded divisions report
+    (COPY.replace("@NAME", "@xtir_runtime_error"), True),  # run-time bounds checks report
+    (COPY.replace("@NAME", "@xtir_runtime_error"), False),  # nothing reports: the name is reserved anyway
+    (COPY.replace("@NAME", "@main") + "\nfunc.func private @xtir_runtime_error(index, index, index)", True),
+])
+def test_the_channels_symbol_is_reserved(text: str, bounds_check: bool) -> None:
+    """A function of the module named like the channel took the reports' calls before mangle-symbols
+    renamed it: llvmlite's TypeError escaped the build (or, with three index parameters, the user's
+    function would have been called instead of the channel)."""
+    with pytest.raises(xtir.XtirError, match='function name "xtir_runtime_error" is reserved'):
+        xtir.build(xtir.parse(text), bounds_check=bounds_check)

@@ -41,3 +41,12 @@ func.func @complex(%A: memref<4xf32>) {
   %T = memref.alloca() : memref<4xcomplex<f32>>
   func.return
 }
+
+// -----
+
+// The run-time error channel's symbol is reserved: the reports of guard-arith and check-bounds
+// are calls of it, made before mangle-symbols renames the module's own functions.
+// expected-error @+1 {{mangle-symbols: function name "xtir_runtime_error" is reserved: compiled code reports run-time errors by calling the function of that name; rename the function}}
+func.func @xtir_runtime_error(%s: index, %x: index, %y: index) {
+  func.return
+}
