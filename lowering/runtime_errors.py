@@ -8,7 +8,8 @@ registered at lowering time (`register`) and says what the code was and how to r
 and `y` (`Site.message`; it may find the values harmless: a bounds check reports each
 dimension, in range or not). A built function whose code calls the symbol is wrapped in
 `Checked`, which raises the earliest report of its own sites as an XtirEvaluationError
-after the call returns.
+after the call returns (calls of one such function run one at a time: a report names its
+site, not its call).
 
 At the func level the calls are `func.call @xtir_runtime_error(...) {xtir.runtime_error}`
 on index values, with a declaration marked the same way; convert-to-llvm lowers them like
@@ -111,16 +112,23 @@ def sites_called(llvm_ir: str) -> list[int]:
 
 class Checked:
     """A built function whose code reports errors: calling it raises the earliest one its sites
-    recorded (XtirEvaluationError) after the call. Other attributes are the built function's."""
+    recorded (XtirEvaluationError) after the call. Other attributes are the built function's.
+
+    Reports name a site, not a call (the code's parallel loops report from worker threads), so
+    calls run one at a time: concurrent calls took each other's reports, and one that divided by
+    zero returned normally, its quotients computed by 1."""
 
     def __init__(self, function: Any, sites: list[int]):
         self.function = function
         self.sites = sites  # read off its code: other builds register sites meanwhile
+        self._one_call = threading.Lock()
 
     def __call__(self, *arrays: Any) -> None:
-        self._take()
-        self.function(*arrays)
-        if (error := self._take()) is not None:
+        with self._one_call:
+            self._take()
+            self.function(*arrays)
+            error = self._take()
+        if error is not None:
             raise XtirEvaluationError(error)
 
     def _take(self) -> str | None:

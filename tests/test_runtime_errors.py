@@ -9,6 +9,7 @@ refuses the first two, and now the built function raises the same message after 
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -178,3 +179,36 @@ def test_the_channels_symbol_is_reserved(text: str, bounds_check: bool) -> None:
     function would have been called instead of the channel)."""
     with pytest.raises(xtir.XtirError, match='function name "xtir_runtime_error" is reserved'):
         xtir.build(xtir.parse(text), bounds_check=bounds_check)
+
+
+def test_concurrent_calls_each_raise_their_own_errors() -> None:
+    """The channel records reports by site, not by call: two threads calling one built function at
+    once took each other's reports, so a call that divided by zero returned normally with the
+    quotients by 1 (a wrong number) while a clean call raised its error. Calls of a function that
+    reports are one at a time now."""
+    n = 1 << 18
+    text = program("i32").replace(f"{N}x", f"{n}x").replace(f"to {N} ", f"to {n} ").replace(f"spatial({N},", f"spatial({n},")
+    f = xtir.build(xtir.parse(text))
+    a = np.full(n, 7, np.int32)
+    good = np.full((len(OPS), n), 2, np.int32)
+    bad = good.copy()
+    bad[0, n // 2] = 0  # divsi by zero
+    rounds = 12
+    start = threading.Barrier(2)
+    outcomes: dict[str, list[bool]] = {"good": [], "bad": []}
+
+    def call(name: str, b: np.ndarray) -> None:
+        for _ in range(rounds):
+            start.wait()
+            try:
+                f(a, b, np.zeros_like(b))
+                outcomes[name].append(False)
+            except xtir.XtirEvaluationError as e:
+                outcomes[name].append("division by zero" in str(e))
+
+    threads = [threading.Thread(target=call, args=item) for item in (("good", good), ("bad", bad))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcomes == {"good": [False] * rounds, "bad": [True] * rounds}
