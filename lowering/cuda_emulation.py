@@ -136,7 +136,7 @@ def _touch(library: Path) -> bool:
 def load_cached(program: CudaProgram, files: dict[str, str], library: Path) -> EmulatedModule:
     """`library`, the cache's library of `files`, loaded; compiled first if it is not there (and
     then the cache is trimmed to its bound)."""
-    cache = library.parent
+    cache, limit = library.parent, cache_limit()  # a bad $XTIR_CACHE_MAX_MB is refused before any work
     cache.mkdir(parents=True, exist_ok=True)
     with _cache_lock(cache, exclusive=False):  # no eviction between finding it and loading it
         if _touch(library):
@@ -149,7 +149,7 @@ def load_cached(program: CudaProgram, files: dict[str, str], library: Path) -> E
             module = EmulatedModule(program, files, library)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    evict(cache, cache_limit(), keep=library)
+    evict(cache, limit, keep=library)
     return module
 
 

@@ -189,6 +189,7 @@ def test_a_bound_of_zero_keeps_only_the_newest(compiles: list[str], tmp_path: Pa
     monkeypatch.setenv("XTIR_CACHE_MAX_MB", "lots")
     with pytest.raises(xtir.XtirError, match="XTIR_CACHE_MAX_MB must be a size in MiB \\(a number >= 0\\), got 'lots'"):
         _build_new(5.0, tmp_path)
+    assert len(compiles) == 2  # refused before compiling
 
 
 def test_build_folders_of_killed_builds_are_removed(compiles: list[str], tmp_path: Path) -> None:
