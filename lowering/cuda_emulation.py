@@ -12,18 +12,30 @@ a folder of its own and renamed into place, so processes and threads that build 
 kernel at once each find a whole library or none. XTIR_NO_CACHE=1 builds in a temporary
 directory every time. In one process, builds of the same source share one loaded library
 (dlopen gives one handle per path), and its calls take turns.
+
+The cache holds at most $XTIR_CACHE_MAX_MB MiB of libraries (default 256): a build that adds
+one removes the least recently used others (last use is the file's modification time, set at
+each load, so a noatime mount does not matter) until the rest fit, never the one it just made;
+it also removes build folders a killed build left over an hour ago. A lock file (`flock`) keeps
+eviction out of the step from finding a library to loading it, in threads and processes alike;
+a loaded library stays usable when its file is removed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import fcntl
 import functools
 import hashlib
+import math
 import os
 import shutil
 import subprocess
 import tempfile
 import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from xtir.errors import XtirError
@@ -32,6 +44,9 @@ from xtir.lowering.cuda_emit import ERROR_FLAG, ERROR_OPERANDS, CudaProgram
 HEADER = Path(__file__).with_name("cuda_emulation.h")
 FLAGS = ("-std=c++17", "-O2", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing", "-w")
 LIBRARY = "kernels.so"
+DEFAULT_CACHE_MB = 256
+STALE_BUILD_SECONDS = 3600
+"""A build folder this old belongs to a build that was killed (one takes seconds)."""
 
 
 def host_compiler() -> str:
@@ -53,6 +68,20 @@ def cache_dir() -> Path | None:
         return None
     root = os.environ.get("XTIR_CACHE_DIR") or Path.home() / ".cache" / "xtir"
     return Path(root) / "cuda-cpu"
+
+
+def cache_limit() -> int:
+    """The cache's bound in bytes: $XTIR_CACHE_MAX_MB (MiB, fractions allowed), else DEFAULT_CACHE_MB."""
+    text = os.environ.get("XTIR_CACHE_MAX_MB", "").strip()
+    if not text:
+        return DEFAULT_CACHE_MB << 20
+    try:
+        megabytes = float(text)
+    except ValueError:
+        megabytes = math.nan
+    if not (math.isfinite(megabytes) and megabytes >= 0):
+        raise XtirError(f"XTIR_CACHE_MAX_MB must be a size in MiB (a number >= 0), got '{text}'")
+    return int(megabytes * (1 << 20))
 
 
 FP16_HEADER = "#pragma once\n// cuda-cpu: __half is emulated in cuda_emulation.h, included first\n"
@@ -83,18 +112,67 @@ def compile_library(files: dict[str, str], into: Path, function: str) -> None:
         raise XtirError(f"the host C++ compiler rejected the emulated CUDA C of '{function}':\n" + done.stderr[-4000:])
 
 
-def cached_library(files: dict[str, str], cache: Path, function: str) -> Path:
-    """The library of `files` in `cache`, compiled first if it is not there."""
-    library = cache / f"{cache_key(files, host_compiler())}.so"
-    if not library.exists():
-        cache.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix="build-", dir=cache))
+@contextlib.contextmanager
+def _cache_lock(cache: Path, exclusive: bool) -> Iterator[None]:
+    """Loaders share the cache's lock, eviction holds it alone. flock locks belong to an open
+    file, so threads of one process exclude each other as processes do."""
+    with open(cache / ".lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
         try:
-            compile_library(files, work, function)
-            os.replace(work / LIBRARY, library)  # atomic: a reader sees no library or a whole one
+            yield
         finally:
-            shutil.rmtree(work, ignore_errors=True)
-    return library
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _touch(library: Path) -> bool:
+    """Mark `library` used now; False when it is not there."""
+    try:
+        os.utime(library)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def load_cached(program: CudaProgram, files: dict[str, str], library: Path) -> EmulatedModule:
+    """`library`, the cache's library of `files`, loaded; compiled first if it is not there (and
+    then the cache is trimmed to its bound)."""
+    cache, limit = library.parent, cache_limit()  # a bad $XTIR_CACHE_MAX_MB is refused before any work
+    cache.mkdir(parents=True, exist_ok=True)
+    with _cache_lock(cache, exclusive=False):  # no eviction between finding it and loading it
+        if _touch(library):
+            return EmulatedModule(program, files, library)
+    work = Path(tempfile.mkdtemp(prefix="build-", dir=cache))
+    try:
+        compile_library(files, work, program.function)
+        with _cache_lock(cache, exclusive=False):
+            os.replace(work / LIBRARY, library)  # atomic: a reader sees no library or a whole one
+            module = EmulatedModule(program, files, library)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    evict(cache, limit, keep=library)
+    return module
+
+
+def evict(cache: Path, limit: int, keep: Path | None = None) -> None:
+    """Remove the least recently used libraries of `cache` until the others take at most `limit`
+    bytes (never `keep`), and the build folders killed builds left."""
+    with _cache_lock(cache, exclusive=True):
+        libraries = []
+        for path in cache.glob("*.so"):
+            with contextlib.suppress(FileNotFoundError):
+                status = path.stat()
+                libraries.append((status.st_mtime, status.st_size, path))
+        total = sum(size for _, size, _ in libraries)
+        for _, size, path in sorted(libraries):
+            if total <= limit:
+                break
+            if path != keep:
+                path.unlink(missing_ok=True)
+                total -= size
+        for folder in cache.glob("build-*"):
+            with contextlib.suppress(FileNotFoundError):
+                if time.time() - folder.stat().st_mtime > STALE_BUILD_SECONDS:
+                    shutil.rmtree(folder, ignore_errors=True)
 
 
 _loaded: dict[Path, EmulatedModule] = {}
@@ -108,9 +186,9 @@ def emulated_module(program: CudaProgram) -> EmulatedModule:
     if cache is None:
         return EmulatedModule(program, files)
     with _loading:
-        library = cached_library(files, cache, program.function)
+        library = cache / f"{cache_key(files, host_compiler())}.so"
         if library not in _loaded:
-            _loaded[library] = EmulatedModule(program, files, library)
+            _loaded[library] = load_cached(program, files, library)
         return _loaded[library]
 
 

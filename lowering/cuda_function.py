@@ -15,14 +15,28 @@ llvm target does.
   write copied back) or device arrays used in place without copies: CuPy arrays, anything
   with `__cuda_array_interface__` (torch, Numba) or `__dlpack__` (JAX).
   Without the runtime or without a GPU they raise XtirError saying so.
+
+Streams (target "cuda"): a call runs everything on one consumer stream, `f(*arrays, stream=s)`
+(a handle, or a CuPy / torch / cuda.core stream), by default the current stream of the first
+device argument's framework (torch's `current_stream()`, CuPy's `get_current_stream()`), else
+the legacy default stream. Device arrays follow the protocols' consumer rules: a
+`__cuda_array_interface__` (v3) that names its producer's stream makes the consumer stream wait
+for that stream's pending work (an event, not a host wait), and `__dlpack__(stream=consumer)`
+asks the producer to order its work before the consumer stream. A call with numpy arguments (or
+an error channel to read) returns when the stream is done; a call on device arrays alone
+returns once its kernels are queued, like a CuPy or torch operation: work queued on the same
+stream after it, or a synchronisation of it, sees the results.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import math
+import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,46 +181,98 @@ class DeviceArray:
     contiguous: bool
     owner: Any
     """What holds the memory: the caller's array, or the runtime's copy of a numpy array."""
+    stream: int | None = None
+    """The stream its producer's work is queued on, when the consumer must wait for it
+    (`__cuda_array_interface__` v3's `stream`)."""
+
+
+LEGACY_STREAM = 1
+"""The legacy default stream: CU_STREAM_LEGACY / cudaStreamLegacy, and its spelling in the CUDA
+array interface and DLPack. Handle 0 means it too (for code not built for per-thread default
+streams), and is normalised to this."""
+
+
+def stream_handle(stream: Any) -> int:
+    """The CUstream handle of `stream=`: an int, or a stream object of cuda.core
+    (`__cuda_stream__`), torch (`cuda_stream`) or CuPy (`ptr`)."""
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        handle = stream
+    elif hasattr(stream, "__cuda_stream__"):
+        protocol = stream.__cuda_stream__
+        handle = (protocol() if callable(protocol) else protocol)[1]
+    elif isinstance(getattr(stream, "cuda_stream", None), int):
+        handle = stream.cuda_stream
+    elif isinstance(getattr(stream, "ptr", None), int):
+        handle = stream.ptr
+    else:
+        raise XtirError(f"stream= takes a CUDA stream handle (int) or a CuPy, torch or cuda.core stream, "
+                        f"got {type(stream).__name__}")
+    return int(handle) or LEGACY_STREAM
+
+
+def current_stream(arrays: tuple[Any, ...]) -> int:
+    """The stream a call runs on when it names none: the current stream of the framework of its
+    first device argument (torch or CuPy), else the legacy default stream."""
+    for array in arrays:
+        framework = type(array).__module__.partition(".")[0]
+        if framework == "torch" and getattr(array, "is_cuda", False):
+            return stream_handle(sys.modules["torch"].cuda.current_stream(array.device))
+        if framework == "cupy":
+            return stream_handle(sys.modules["cupy"].cuda.get_current_stream())
+    return LEGACY_STREAM
 
 
 @dataclass
 class DeviceFunction(_GpuFunction):
     """Target "cuda": a call checks its arguments, stages numpy arrays on the device, runs the
-    launches, copies written buffers back and raises the error channel's report. A runtime
-    supplies the steps (`upload`, `view`, `launch`, `download`, `finish`, the error channel)."""
+    launches on the consumer stream (module docstring: Streams), copies written buffers back and
+    raises the error channel's report. A runtime supplies the steps (`on_stream`, `upload`,
+    `launch`, `download`, `wait`, `synchronize`, `release`, the error channel)."""
 
     nvrtc_seconds: float = 0.0
 
-    def __call__(self, *arrays: Any) -> None:
+    def __call__(self, *arrays: Any, stream: Any = None) -> None:
         params = self.signature.function_type.inputs.data
         if len(arrays) != len(params):
             raise XtirEvaluationError(f"function '{self.name}' takes {len(params)} arguments, got {len(arrays)}")
+        consumer = current_stream(arrays) if stream is None else stream_handle(stream)
         host = [k for k, a in enumerate(arrays) if isinstance(a, np.ndarray)]
         for k in host:
             self._check_host(k, arrays[k])
-        device = [None if k in host else self.view(k, a) for k, a in enumerate(arrays)]
+        device = [None if k in host else self.view(k, a, consumer) for k, a in enumerate(arrays)]
         self._check_device([d for d in device if d is not None], [k for k in range(len(arrays)) if k not in host])
         for j, k in enumerate(host):
             for i in host[:j]:
                 if np.may_share_memory(arrays[i], arrays[k]):
                     raise XtirEvaluationError(f"function '{self.name}': arguments {i} and {k} overlap; the buffers of a "
                                               "compiled function must be distinct")
+        producers = {d.stream for d in device if d is not None and d.stream not in (None, consumer)}
+        with self.on_stream(consumer):
+            report = self._run(arrays, host, device, sorted(producers), consumer)
+        self._raise_report(*report)
+
+    def _run(self, arrays: tuple[Any, ...], host: list[int], device: list[DeviceArray | None], producers: list[int],
+             consumer: int) -> tuple[int, int, int]:
+        """Queue the call's work on `consumer`, and wait for it where the host reads a result (a
+        numpy argument or the error channel); a call on device arrays alone does not wait."""
+        for producer in producers:
+            self.wait(producer, consumer)
         staged: list[DeviceArray] = []
         try:
             for k in host:
-                device[k] = self.upload(arrays[k])
+                device[k] = self.upload(arrays[k], consumer)
                 staged.append(device[k])
-            self.clear_error()
+            self.clear_error(consumer)
             for launch in self.launches:
-                self.launch(launch, [device[k] for k in launch.args])
+                self.launch(launch, [device[k] for k in launch.args], consumer)
             for k in host:
                 if k in self.program.written_params:
-                    self.download(device[k], arrays[k])
-            self.finish()
-            report = self.read_error()
+                    self.download(device[k], arrays[k], consumer)
         finally:
+            if host or self.program.error_sites:
+                self.synchronize(consumer)  # also before the staged buffers are freed
             self.release(staged)
-        self._raise_report(*report)
+        return self.read_error()
 
     def _check_host(self, k: int, array: np.ndarray) -> None:
         if not array.flags.c_contiguous or not array.flags.writeable:
@@ -241,26 +307,49 @@ class DeviceFunction(_GpuFunction):
         return XtirEvaluationError(f"function '{self.name}': argument {k} must be a numpy or device array (CuPy, or "
                                    f"with __cuda_array_interface__ / __dlpack__), got {type(value).__name__}")
 
+    def view(self, k: int, value: Any, stream: int) -> DeviceArray:
+        """`value` as the kernels see it, without a copy: through `__cuda_array_interface__`,
+        else DLPack, whose producer is asked to order its work before `stream`."""
+        described = cuda_array_interface(value)
+        if described is not None:
+            pointer, shape, dtype, contiguous, producer = described
+            return DeviceArray(pointer, shape, dtype, contiguous, owner=value, stream=producer)
+        if not hasattr(value, "__dlpack__"):
+            raise self._not_a_device_array(k, value)
+        device_type, _ = value.__dlpack_device__()
+        if device_type not in DLPACK_CUDA:
+            raise XtirEvaluationError(f"function '{self.name}': argument {k} is a DLPack array of device type "
+                                      f"{device_type}, not on a CUDA GPU (pass numpy arrays to have them copied)")
+        capsule = value.__dlpack__(stream=stream)
+        pointer, shape, dtype, contiguous, _ = dlpack_tensor(capsule)
+        return DeviceArray(pointer, shape, dtype, contiguous, owner=(value, capsule))
+
     # ---- what a runtime supplies ------------------------------------------------------------
-    def view(self, k: int, value: Any) -> DeviceArray:
+    def on_stream(self, stream: int) -> contextlib.AbstractContextManager[object]:
+        """The context a call's device work runs in."""
+        return contextlib.nullcontext()
+
+    def upload(self, array: np.ndarray, stream: int) -> DeviceArray:
         raise NotImplementedError
 
-    def upload(self, array: np.ndarray) -> DeviceArray:
+    def launch(self, launch: KernelLaunch, args: list[DeviceArray], stream: int) -> None:
         raise NotImplementedError
 
-    def launch(self, launch: KernelLaunch, args: list[DeviceArray]) -> None:
+    def download(self, array: DeviceArray, into: np.ndarray, stream: int) -> None:
         raise NotImplementedError
 
-    def download(self, array: DeviceArray, into: np.ndarray) -> None:
+    def wait(self, producer: int, consumer: int) -> None:
+        """Order the work queued on `consumer` from now on after the work queued on `producer`."""
         raise NotImplementedError
 
-    def finish(self) -> None:
-        """Wait for the launches and copies."""
+    def synchronize(self, stream: int) -> None:
+        """Wait for the work queued on `stream`."""
+        raise NotImplementedError
 
     def release(self, staged: list[DeviceArray]) -> None:
-        """Free the device copies of numpy arguments."""
+        """Free the device copies of numpy arguments (their work is done)."""
 
-    def clear_error(self) -> None:
+    def clear_error(self, stream: int) -> None:
         """Zero the error channel's flag (sources with error sites)."""
 
     def read_error(self) -> tuple[int, int, int]:
@@ -272,7 +361,8 @@ class DeviceFunction(_GpuFunction):
 
 @dataclass
 class CupyFunction(DeviceFunction):
-    """Target "cuda" through CuPy: NVRTC by RawModule, device arrays as CuPy arrays."""
+    """Target "cuda" through CuPy: NVRTC by RawModule, numpy arguments staged as CuPy arrays,
+    device arguments read as cuda-python's are (CuPy arrays through their array interface)."""
 
     _cupy: Any = field(default=None, repr=False)
     _kernels: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -295,32 +385,32 @@ class CupyFunction(DeviceFunction):
             raise XtirError(f"NVRTC rejected the CUDA C of '{self.name}':\n{e}") from None
         self.nvrtc_seconds = time.perf_counter() - start
 
-    def _wrap(self, array: Any) -> DeviceArray:
-        return DeviceArray(array.data.ptr, tuple(array.shape), np.dtype(array.dtype), array.flags.c_contiguous, array)
+    def on_stream(self, stream: int) -> contextlib.AbstractContextManager[object]:
+        return self._stream(stream)  # CuPy's current stream: its copies, fills and kernels go there
 
-    def view(self, k: int, value: Any) -> DeviceArray:
-        cupy = self._cupy
-        if isinstance(value, cupy.ndarray):
-            return self._wrap(value)
-        if hasattr(value, "__cuda_array_interface__"):
-            return self._wrap(cupy.asarray(value))  # a view of the same memory
-        if hasattr(value, "__dlpack__"):
-            return self._wrap(cupy.from_dlpack(value))
-        raise self._not_a_device_array(k, value)
+    def _stream(self, stream: int) -> Any:
+        return self._cupy.cuda.ExternalStream(stream)
 
-    def upload(self, array: np.ndarray) -> DeviceArray:
-        return self._wrap(self._cupy.asarray(array))
+    def upload(self, array: np.ndarray, stream: int) -> DeviceArray:
+        copy = self._cupy.asarray(array)
+        return DeviceArray(copy.data.ptr, copy.shape, copy.dtype, True, owner=copy)
 
-    def launch(self, launch: KernelLaunch, args: list[DeviceArray]) -> None:
-        self._kernels[launch.kernel](launch.grid, launch.block, tuple(a.owner for a in args))
+    def launch(self, launch: KernelLaunch, args: list[DeviceArray], stream: int) -> None:
+        # a numpy scalar is passed by value: the 8 bytes of the pointer
+        self._kernels[launch.kernel](launch.grid, launch.block, tuple(np.uint64(a.pointer) for a in args))
 
-    def download(self, array: DeviceArray, into: np.ndarray) -> None:
-        array.owner.get(out=into)
+    def download(self, array: DeviceArray, into: np.ndarray, stream: int) -> None:
+        array.owner.get(out=into, stream=self._stream(stream))
 
-    def finish(self) -> None:
-        self._cupy.cuda.get_current_stream().synchronize()
+    def wait(self, producer: int, consumer: int) -> None:
+        event = self._cupy.cuda.Event(disable_timing=True)
+        event.record(self._stream(producer))
+        self._stream(consumer).wait_event(event)
 
-    def clear_error(self) -> None:
+    def synchronize(self, stream: int) -> None:
+        self._stream(stream).synchronize()
+
+    def clear_error(self, stream: int) -> None:
         if self._error is not None:
             self._error[0].fill(0)
 
@@ -407,8 +497,9 @@ def kernel_params(pointers: list[int]) -> tuple[np.ndarray, np.ndarray]:
     return values, params
 
 
-def cuda_array_interface(value: Any) -> tuple[int, tuple[int, ...], np.dtype, bool] | None:
-    """Pointer, shape, dtype and C-contiguity of an object with `__cuda_array_interface__`, else None."""
+def cuda_array_interface(value: Any) -> tuple[int, tuple[int, ...], np.dtype, bool, int | None] | None:
+    """Pointer, shape, dtype, C-contiguity and producer stream (None: nothing to wait for) of an
+    object with `__cuda_array_interface__`, else None."""
     interface = getattr(value, "__cuda_array_interface__", None)
     if interface is None:
         return None
@@ -416,7 +507,11 @@ def cuda_array_interface(value: Any) -> tuple[int, tuple[int, ...], np.dtype, bo
     strides = interface.get("strides")
     dense = tuple(dtype.itemsize * s for s in row_major_strides(shape))
     contiguous = strides is None or all(n <= 1 or s == d for n, s, d in zip(shape, strides, dense))
-    return int(interface["data"][0]), shape, dtype, contiguous
+    stream = interface.get("stream")
+    if stream == 0:
+        raise XtirEvaluationError("a __cuda_array_interface__ gives stream 0, which version 3 disallows as ambiguous "
+                                  f"({LEGACY_STREAM} is the legacy default stream, None nothing to wait for)")
+    return int(interface["data"][0]), shape, dtype, contiguous, None if stream is None else int(stream)
 
 
 class _DLDevice(ctypes.Structure):
@@ -462,8 +557,8 @@ def dlpack_tensor(capsule: Any) -> tuple[int, tuple[int, ...], np.dtype, bool, i
 
 @dataclass
 class CudaPythonFunction(DeviceFunction):
-    """Target "cuda" through cuda-python: NVRTC to a cubin, the driver API to load and launch it
-    on the legacy default stream (which orders it after CuPy's and torch's default-stream work)."""
+    """Target "cuda" through cuda-python: NVRTC to a cubin, the driver API to load it and to
+    launch it on the call's stream."""
 
     _context: Any = field(default=None, repr=False)
     _module: Any = field(default=None, repr=False)
@@ -487,52 +582,49 @@ class CudaPythonFunction(DeviceFunction):
                               for name in (ERROR_FLAG, ERROR_OPERANDS))
             self._error = (int(flag), int(operands))
 
-    def __call__(self, *arrays: Any) -> None:
+    @contextlib.contextmanager
+    def on_stream(self, stream: int) -> Iterator[None]:
         from cuda.bindings import driver
 
         _checked(driver.cuCtxSetCurrent(self._context), "cuCtxSetCurrent")  # current per thread
-        super().__call__(*arrays)
+        yield
 
-    def view(self, k: int, value: Any) -> DeviceArray:
-        described = cuda_array_interface(value)
-        if described is not None:
-            return DeviceArray(*described, owner=value)
-        if not hasattr(value, "__dlpack__"):
-            raise self._not_a_device_array(k, value)
-        device_type, _ = value.__dlpack_device__()
-        if device_type not in DLPACK_CUDA:
-            raise XtirEvaluationError(f"function '{self.name}': argument {k} is a DLPack array of device type "
-                                      f"{device_type}, not on a CUDA GPU (pass numpy arrays to have them copied)")
-        capsule = value.__dlpack__(stream=1)  # the kernels run on the legacy default stream (DLPack's 1)
-        pointer, shape, dtype, contiguous, _ = dlpack_tensor(capsule)
-        return DeviceArray(pointer, shape, dtype, contiguous, owner=(value, capsule))
-
-    def upload(self, array: np.ndarray) -> DeviceArray:
+    def upload(self, array: np.ndarray, stream: int) -> DeviceArray:
         from cuda.bindings import driver
 
         pointer = int(_checked(driver.cuMemAlloc(max(1, array.nbytes)), "cuMemAlloc"))
         staged = DeviceArray(pointer, array.shape, array.dtype, True, owner=None)
-        if array.nbytes:
-            _checked(driver.cuMemcpyHtoD(pointer, array.ctypes.data, array.nbytes), "cuMemcpyHtoD")
+        if array.nbytes:  # from pageable memory: the host buffer is read before this returns
+            _checked(driver.cuMemcpyHtoDAsync(pointer, array.ctypes.data, array.nbytes, stream), "cuMemcpyHtoDAsync")
         return staged
 
-    def launch(self, launch: KernelLaunch, args: list[DeviceArray]) -> None:
+    def launch(self, launch: KernelLaunch, args: list[DeviceArray], stream: int) -> None:
         from cuda.bindings import driver
 
         _values, params = kernel_params([a.pointer for a in args])  # both alive until the launch returns
-        _checked(driver.cuLaunchKernel(self._kernels[launch.kernel], *launch.grid, *launch.block, 0, 0,
+        _checked(driver.cuLaunchKernel(self._kernels[launch.kernel], *launch.grid, *launch.block, 0, stream,
                                        params.ctypes.data, 0), f"cuLaunchKernel({launch.kernel})")
 
-    def download(self, array: DeviceArray, into: np.ndarray) -> None:
+    def download(self, array: DeviceArray, into: np.ndarray, stream: int) -> None:
         from cuda.bindings import driver
 
         if into.nbytes:
-            _checked(driver.cuMemcpyDtoH(into.ctypes.data, array.pointer, into.nbytes), "cuMemcpyDtoH")
+            _checked(driver.cuMemcpyDtoHAsync(into.ctypes.data, array.pointer, into.nbytes, stream), "cuMemcpyDtoHAsync")
 
-    def finish(self) -> None:
+    def wait(self, producer: int, consumer: int) -> None:
         from cuda.bindings import driver
 
-        _checked(driver.cuCtxSynchronize(), "cuCtxSynchronize")
+        event = _checked(driver.cuEventCreate(driver.CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate")
+        try:
+            _checked(driver.cuEventRecord(event, producer), "cuEventRecord")
+            _checked(driver.cuStreamWaitEvent(consumer, event, 0), "cuStreamWaitEvent")
+        finally:
+            driver.cuEventDestroy(event)  # freed once the wait is done with it
+
+    def synchronize(self, stream: int) -> None:
+        from cuda.bindings import driver
+
+        _checked(driver.cuStreamSynchronize(stream), "cuStreamSynchronize")
 
     def release(self, staged: list[DeviceArray]) -> None:
         from cuda.bindings import driver
@@ -540,11 +632,11 @@ class CudaPythonFunction(DeviceFunction):
         for array in staged:
             _checked(driver.cuMemFree(array.pointer), "cuMemFree")
 
-    def clear_error(self) -> None:
+    def clear_error(self, stream: int) -> None:
         from cuda.bindings import driver
 
         if self._error is not None:
-            _checked(driver.cuMemsetD32(self._error[0], 0, 1), "cuMemsetD32")
+            _checked(driver.cuMemsetD32Async(self._error[0], 0, 1, stream), "cuMemsetD32Async")
 
     def read_error(self) -> tuple[int, int, int]:
         from cuda.bindings import driver

@@ -5,13 +5,16 @@ Checked here without a GPU: NVRTC through cuda-python compiles every GPU example
 sm_90 (and PTX), its errors are XtirErrors, the runtime is chosen as documented, no GPU is an
 XtirError, the launch's parameter block points at the device pointers, `__cuda_array_interface__`
 is read right, and DeviceFunction's call (staging, copies back, device arrays in place, error
-channel) is right on a stand-in runtime whose device is the host and whose launches run the
-cuda-cpu emulation. The launches on a real GPU run only where there is one."""
+channel, the stream it runs on and its waits and synchronisations) is right on a stand-in runtime
+whose device is the host, whose streams are queues of work run only when waited for, and whose
+launches run the cuda-cpu emulation. The launches on a real GPU run only where there is one."""
 
 from __future__ import annotations
 
 import ctypes
 import sys
+import types
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,12 +30,14 @@ from xtir.lowering import cuda_function
 from xtir.lowering.cuda_emit import KernelLaunch
 from xtir.lowering.cuda_emulation import emulated_module
 from xtir.lowering.cuda_function import (
+    LEGACY_STREAM,
     DeviceArray,
     DeviceFunction,
     cuda_array_interface,
     dlpack_tensor,
     kernel_params,
     select_runtime,
+    stream_handle,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,22 +132,27 @@ def test_kernel_params_point_at_the_device_pointers() -> None:
 
 @dataclass
 class _Device:
-    """A numpy array posing as device memory through `__cuda_array_interface__`."""
+    """A numpy array posing as device memory through `__cuda_array_interface__` (v3: with the
+    stream its producer queued work on, if any)."""
 
     array: np.ndarray
     strides: tuple[int, ...] | None = None
+    stream: int | None = None
 
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
         return {"shape": self.array.shape, "typestr": self.array.dtype.str, "data": (self.array.ctypes.data, False),
-                "strides": self.strides, "version": 3}
+                "strides": self.strides, "version": 3, "stream": self.stream}
 
 
 def test_cuda_array_interface() -> None:
     a = np.zeros((4, 8), np.float32)
-    assert cuda_array_interface(_Device(a)) == (a.ctypes.data, (4, 8), np.dtype(np.float32), True)
+    assert cuda_array_interface(_Device(a)) == (a.ctypes.data, (4, 8), np.dtype(np.float32), True, None)
     assert cuda_array_interface(_Device(a, (32, 4)))[3]  # dense strides spelled out
     assert not cuda_array_interface(_Device(a, (4, 16)))[3]  # a transposed view
+    assert cuda_array_interface(_Device(a, stream=7))[4] == 7
+    with pytest.raises(XtirEvaluationError, match="stream 0, which version 3 disallows as ambiguous"):
+        cuda_array_interface(_Device(a, stream=0))
     assert cuda_array_interface(a) is None
 
 
@@ -159,37 +169,76 @@ def test_dlpack_capsules_are_read_right() -> None:
         assert dlpack_tensor(np.zeros(3, dtype).__dlpack__())[2] == np.dtype(dtype)
 
 
+class _Streams:
+    """Streams of a stand-in device: queues of host work that runs only when the stream is
+    synchronised or another stream waits for it. What a call leaves unordered stays undone."""
+
+    def __init__(self) -> None:
+        self.queues: dict[int, list[Callable[[], None]]] = {}
+        self.log: list[str] = []
+
+    def enqueue(self, stream: int, what: str, work: Callable[[], None]) -> None:
+        self.queues.setdefault(stream, []).append(work)
+        self.log.append(f"{what} on {stream}")
+
+    def synchronize(self, stream: int) -> None:
+        self.log.append(f"synchronize {stream}")
+        self._run(stream, len(self.queues.get(stream, [])))
+
+    def wait(self, producer: int, consumer: int) -> None:
+        """An event recorded on `producer` and waited for on `consumer`."""
+        recorded = list(self.queues.get(producer, []))
+        self.enqueue(consumer, f"wait for {producer}", lambda: self._run_items(producer, recorded))
+
+    def _run(self, stream: int, count: int) -> None:
+        queue = self.queues.get(stream, [])
+        for _ in range(count):
+            queue.pop(0)()
+
+    def _run_items(self, stream: int, items: list[Callable[[], None]]) -> None:
+        queue = self.queues.get(stream, [])
+        for item in items:
+            if item in queue:
+                queue.remove(item)
+                item()
+
+
 @dataclass
 class _HostDevice(DeviceFunction):
     """DeviceFunction on a stand-in runtime: device memory is host memory (numpy copies for the
-    uploads), a launch runs the cuda-cpu emulation. It counts the copies."""
+    uploads), work is queued on `_Streams`, a launch runs the cuda-cpu emulation. It counts the
+    copies."""
 
     copies: list[str] = field(default_factory=list)
+    streams: _Streams = field(default_factory=_Streams)
 
     def __post_init__(self) -> None:
         self._emulated = emulated_module(self.program)
 
-    def view(self, k: int, value: Any) -> DeviceArray:
-        described = cuda_array_interface(value)
-        if described is None:
-            raise self._not_a_device_array(k, value)
-        return DeviceArray(*described, owner=value)
-
-    def upload(self, array: np.ndarray) -> DeviceArray:
+    def upload(self, array: np.ndarray, stream: int) -> DeviceArray:
         self.copies.append("in")
-        copy = array.copy()
+        staging, copy = array.copy(), np.empty_like(array)  # read now, as from pageable memory
+        self.streams.enqueue(stream, "upload", lambda: copy.__setitem__(..., staging))
         return DeviceArray(copy.ctypes.data, copy.shape, copy.dtype, True, owner=copy)
 
-    def launch(self, launch: KernelLaunch, args: list[DeviceArray]) -> None:
-        self._emulated.launch(launch.kernel, launch.grid, launch.block, [a.pointer for a in args])
+    def launch(self, launch: KernelLaunch, args: list[DeviceArray], stream: int) -> None:
+        pointers = [a.pointer for a in args]
+        self.streams.enqueue(stream, launch.kernel,
+                             lambda: self._emulated.launch(launch.kernel, launch.grid, launch.block, pointers))
 
-    def download(self, array: DeviceArray, into: np.ndarray) -> None:
+    def download(self, array: DeviceArray, into: np.ndarray, stream: int) -> None:
         self.copies.append("out")
-        into[...] = array.owner
+        self.streams.enqueue(stream, "download", lambda: into.__setitem__(..., array.owner))
 
-    def clear_error(self) -> None:
+    def wait(self, producer: int, consumer: int) -> None:
+        self.streams.wait(producer, consumer)
+
+    def synchronize(self, stream: int) -> None:
+        self.streams.synchronize(stream)
+
+    def clear_error(self, stream: int) -> None:
         if self.program.error_sites:
-            self._emulated.take_error()
+            self.streams.enqueue(stream, "clear error", self._emulated.take_error)
 
     def read_error(self) -> tuple[int, int, int]:
         return self._emulated.take_error() if self.program.error_sites else (0, 0, 0)
@@ -214,7 +263,7 @@ def test_device_arrays_are_used_in_place() -> None:
     f = _host_device(seed_gpu.scheduled(*seed_gpu.SCHEDULES["vector_add"]))
     a, b, c = (np.full(1024, k, np.float32) for k in (1, 2, 0))
     f(_Device(a), b, _Device(c))  # device and numpy arrays mixed
-    np.testing.assert_array_equal(c, 3)
+    np.testing.assert_array_equal(c, 3)  # a numpy argument: the call waited for its stream
     assert f.copies == ["in"]
 
 
@@ -254,6 +303,117 @@ def test_error_channel_through_the_device_call() -> None:
     f(a, b, c)  # the channel was cleared
 
 
+def _vector_add() -> _HostDevice:
+    return _host_device(seed_gpu.scheduled(*seed_gpu.SCHEDULES["vector_add"]))
+
+
+def _operands(a: float = 1, b: float = 2) -> list[np.ndarray]:
+    return [np.full(1024, a, np.float32), np.full(1024, b, np.float32), np.zeros(1024, np.float32)]
+
+
+def test_the_launches_wait_for_the_stream_that_produced_an_argument() -> None:
+    """CUDA array interface v3: the consumer orders its work after the `stream` an array names."""
+    f = _vector_add()
+    a, b, c = _operands(a=0)
+    f.streams.enqueue(7, "producer", lambda: a.fill(1))  # queued by A's producer, not yet run
+    f(_Device(a, stream=7), _Device(b, stream=LEGACY_STREAM), _Device(c))
+    f.streams.synchronize(LEGACY_STREAM)
+    np.testing.assert_array_equal(c, 3)
+    assert f.streams.log == ["producer on 7", "wait for 7 on 1", "main_kernel on 1", "synchronize 1"]
+
+
+def test_numpy_results_are_there_when_the_call_returns() -> None:
+    f = _vector_add()
+    a, b, c = _operands()
+    f(a, b, c, stream=5)
+    np.testing.assert_array_equal(c, 3)
+    assert f.streams.log == [*["upload on 5"] * 3, "main_kernel on 5", "download on 5", "synchronize 5"]
+
+
+def test_a_call_on_device_arrays_alone_does_not_wait() -> None:
+    """Like a CuPy or torch operation: queued on the stream, seen by what is queued after it."""
+    f = _vector_add()
+    a, b, c = _operands()
+    f(_Device(a), _Device(b), _Device(c), stream=5)
+    np.testing.assert_array_equal(c, 0)
+    f.streams.synchronize(5)
+    np.testing.assert_array_equal(c, 3)
+
+
+def test_stream_objects_and_handles() -> None:
+    assert stream_handle(5) == 5
+    assert stream_handle(0) == LEGACY_STREAM  # the driver API's 0 is the legacy default stream
+    assert stream_handle(types.SimpleNamespace(cuda_stream=9)) == 9  # torch.cuda.Stream
+    assert stream_handle(types.SimpleNamespace(ptr=11)) == 11  # cupy.cuda.Stream
+
+    class CoreStream:  # cuda.core's protocol
+        def __cuda_stream__(self) -> tuple[int, int]:
+            return (0, 13)
+
+    assert stream_handle(CoreStream()) == 13
+    for junk in ("s", True, types.SimpleNamespace(ptr=None)):
+        with pytest.raises(XtirError, match="stream= takes a CUDA stream handle"):
+            stream_handle(junk)
+
+
+class _CupyArray(_Device):
+    """What `current_stream` takes for a CuPy array."""
+
+
+class _TorchTensor(_Device):
+    is_cuda = True
+    device = "cuda:0"
+
+
+_CupyArray.__module__, _TorchTensor.__module__ = "cupy", "torch"
+
+
+def _framework(monkeypatch: pytest.MonkeyPatch, name: str, **cuda: Any) -> None:
+    monkeypatch.setitem(sys.modules, name, types.SimpleNamespace(cuda=types.SimpleNamespace(**cuda)))
+
+
+def test_the_default_stream_is_the_current_stream_of_the_first_device_argument(monkeypatch: pytest.MonkeyPatch) -> None:
+    _framework(monkeypatch, "cupy", get_current_stream=lambda: types.SimpleNamespace(ptr=21))
+    _framework(monkeypatch, "torch", current_stream=lambda device: types.SimpleNamespace(cuda_stream=23))
+    f = _vector_add()
+    a, b, c = _operands()
+    f(a, _CupyArray(b), _TorchTensor(c))
+    assert "main_kernel on 21" in f.streams.log
+    f.streams.log.clear()
+    f(_TorchTensor(a), _CupyArray(b), c)
+    assert "main_kernel on 23" in f.streams.log
+    f.streams.log.clear()
+    f(_Device(a), b, c)  # no framework's array: the legacy default stream
+    assert "main_kernel on 1" in f.streams.log
+    np.testing.assert_array_equal(c, 3)
+
+
+@dataclass
+class _DLPackOnTheGpu:
+    """A device array seen through DLPack alone, on a CUDA device; it records the consumer
+    stream each export was asked for."""
+
+    array: np.ndarray
+    streams: list[int | None] = field(default_factory=list)
+
+    def __dlpack__(self, stream: int | None = None) -> Any:
+        self.streams.append(stream)
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (2, 0)
+
+
+def test_dlpack_producers_are_given_the_consumer_stream() -> None:
+    f = _vector_add()
+    a, b, c = _operands()
+    exported = _DLPackOnTheGpu(a)
+    f(exported, b, c, stream=5)
+    f(exported, b, c)
+    assert exported.streams == [5, LEGACY_STREAM]  # never None or 0: DLPack's 1 is the legacy stream
+    np.testing.assert_array_equal(c, 3)
+
+
 @needs_gpu
 @pytest.mark.parametrize("name", list(seed_gpu.SCHEDULES))
 def test_seed_002_runs_on_the_gpu_through_cuda_python(name: str) -> None:
@@ -285,3 +445,43 @@ class _OnlyDLPack:
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self.tensor.__dlpack_device__()
+
+
+@dataclass
+class _OnStream:
+    """A device array (CuPy) whose `__cuda_array_interface__` names the stream its producer used."""
+
+    array: Any
+    stream: int
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        return {**self.array.__cuda_array_interface__, "stream": self.stream}
+
+
+@needs_gpu
+@pytest.mark.parametrize("runtime", ["cuda-python", "cupy"])
+def test_streams_on_the_gpu(runtime: str) -> None:
+    """A producer's slow work on one non-blocking stream, the call on another: the kernel waits
+    for it (an event); the call runs on the stream named, or torch's current one."""
+    cupy = pytest.importorskip("cupy")
+    f = xtir.build(seed_gpu.scheduled(*seed_gpu.SCHEDULES["vector_add"]), target="cuda", runtime=runtime)
+    producer, consumer = cupy.cuda.Stream(non_blocking=True), cupy.cuda.Stream(non_blocking=True)
+    a, b, c = (cupy.full(1024, k, cupy.float32) for k in (0, 2, 0))
+    big = cupy.ones((4096, 4096), cupy.float32)
+    cupy.cuda.Device().synchronize()
+    with producer:
+        for _ in range(8):
+            big = big @ big / 4096  # some milliseconds of work before A is written
+        a.fill(1)
+    f(_OnStream(a, producer.ptr), b, c, stream=consumer)
+    consumer.synchronize()
+    assert float(c.min()) == float(c.max()) == 3
+    torch = pytest.importorskip("torch")
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        x, y, z = (torch.full((1024,), k, device="cuda") for k in (1.0, 4.0, 0.0))
+        f(x, y, z)  # on torch's current stream, ordered after the fills
+    side.synchronize()
+    assert float(z.min()) == float(z.max()) == 5
+
