@@ -35,6 +35,7 @@ import ctypes
 import functools
 import math
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -230,6 +231,7 @@ class DeviceFunction(_GpuFunction):
     `launch`, `download`, `wait`, `synchronize`, `release`, the error channel)."""
 
     nvrtc_seconds: float = 0.0
+    _one_call: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __call__(self, *arrays: Any, stream: Any = None) -> None:
         params = self.signature.function_type.inputs.data
@@ -247,7 +249,8 @@ class DeviceFunction(_GpuFunction):
                     raise XtirEvaluationError(f"function '{self.name}': arguments {i} and {k} overlap; the buffers of a "
                                               "compiled function must be distinct")
         producers = {d.stream for d in device if d is not None and d.stream not in (None, consumer)}
-        with self.on_stream(consumer):
+        # the error channel is the module's: concurrent calls would clear and read each other's reports
+        with self._one_call if self.program.error_sites else contextlib.nullcontext(), self.on_stream(consumer):
             report = self._run(arrays, host, device, sorted(producers), consumer)
         self._raise_report(*report)
 

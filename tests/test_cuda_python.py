@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ctypes
 import sys
+import threading
+import time
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -280,18 +282,21 @@ def test_device_arrays_are_checked() -> None:
     assert f.copies == []  # refused before any copy
 
 
+CEILDIV = """func.func @main(%A: memref<64xi32>, %B: memref<64xi32>, %C: memref<64xi32>) {
+  block.for %i = 0 to 64 "i" {
+    block.block "C"(%vi = spatial(64, %i)) {
+      %a = block.load %A[%vi] : memref<64xi32>
+      %b = block.load %B[%vi] : memref<64xi32>
+      %c = arith.ceildivui %a, %b : i32
+      block.store %c, %C[%vi] : memref<64xi32>
+    }
+  }
+  func.return
+}"""
+
+
 def test_error_channel_through_the_device_call() -> None:
-    module = xtir.transform(xtir.parse("""func.func @main(%A: memref<64xi32>, %B: memref<64xi32>, %C: memref<64xi32>) {
-      block.for %i = 0 to 64 "i" {
-        block.block "C"(%vi = spatial(64, %i)) {
-          %a = block.load %A[%vi] : memref<64xi32>
-          %b = block.load %B[%vi] : memref<64xi32>
-          %c = arith.ceildivui %a, %b : i32
-          block.store %c, %C[%vi] : memref<64xi32>
-        }
-      }
-      func.return
-    }"""), THREADS)
+    module = xtir.transform(xtir.parse(CEILDIV), THREADS)
     f = _host_device(module)
     a, b, c = np.full(64, 7, np.int32), np.full(64, 2, np.int32), np.zeros(64, np.int32)
     f(a, b, c)
@@ -301,6 +306,40 @@ def test_error_channel_through_the_device_call() -> None:
         f(a, b, c)
     b[5] = 2
     f(a, b, c)  # the channel was cleared
+
+
+def test_concurrent_calls_each_raise_their_own_errors() -> None:
+    """The error channel is the module's: a call that starts while another is between clearing
+    and reading it cleared the other's report, which then returned normally after dividing by
+    zero. Calls of a function with an error channel run one at a time."""
+    module = xtir.transform(xtir.parse(CEILDIV), THREADS)
+    f = _host_device(module)
+    a, c = np.full(64, 7, np.int32), np.zeros(64, np.int32)
+    good, bad = np.full(64, 2, np.int32), np.full(64, 2, np.int32)
+    bad[5] = 0
+    outcome: list[str] = []
+
+    def clean_call() -> None:
+        f(a, good, np.zeros(64, np.int32))
+        outcome.append("clean call done")
+
+    launch = f.launch
+
+    def launch_then_let_another_call_in(*args: Any) -> None:
+        launch(*args)
+        if not outcome:
+            other = threading.Thread(target=clean_call)
+            other.start()
+            other.join(timeout=0.5)  # it must wait for this call to finish
+            outcome.append("launched")
+
+    f.launch = launch_then_let_another_call_in  # type: ignore[method-assign]
+    with pytest.raises(XtirEvaluationError, match="division by zero"):
+        f(a, bad, c)
+    deadline = time.monotonic() + 10
+    while len(outcome) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert outcome == ["launched", "clean call done"]
 
 
 def _vector_add() -> _HostDevice:
