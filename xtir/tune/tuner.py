@@ -12,7 +12,8 @@ before (in this run, or in the database) is not measured again.
 Measuring builds a candidate once, checks its results, and times it; one SLOW times slower
 than the best so far is timed once, not repeated. At the end the RECHECK best candidates are
 timed again, in turns, and the fastest of that second look is the result: the best of many
-noisy timings is most often one timed on a quiet moment.
+noisy timings is most often one timed on a quiet moment. The result is the fastest of those
+and of the database's records (timed again in their own run).
 
 With a cost model (`cost_model="xgb"`, the default where XGBoost is installed) the evolution
 measures only what the model ranks best: each trial draws more candidates into a pool of
@@ -120,7 +121,8 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
     rng = random.Random(seed)
     drawer = _Drawer(mod, func_name, space, rng, known.values())
     result = TuneResult(None, math.inf, measurer.flops)
-    pool = sorted(known.values(), key=lambda r: r.latency)  # the measured candidates, fastest first
+    earlier = sorted(known.values(), key=lambda r: r.latency)
+    pool = earlier  # the measured candidates, fastest first
     ranked = _RankedPool(model, name) if model else None
     if model:
         _warm_start(model, mod, func_name, space, pool[:WARM_START], measurer.flops)
@@ -157,11 +159,13 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
     for record, _ in rechecked:
         if db:
             db.add(workload, target, record)
-        pool = sorted([record, *[r for r in pool if r.pipeline != record.pipeline]], key=lambda r: r.latency)
-    if pool:
+    # the best of what was timed twice and of the database's (timed twice in their run)
+    eligible = [*[r for r, _ in rechecked], *earlier] if rechecked else pool
+    if eligible:
+        best = min(eligible, key=lambda r: r.latency)
         schedules = {r.pipeline: sch for r, sch in rechecked}
-        result.best = schedules.get(pool[0].pipeline) or _replay(mod, func_name, space, pool[0])
-        result.best_latency = pool[0].latency
+        result.best = schedules.get(best.pipeline) or _replay(mod, func_name, space, best)
+        result.best_latency = best.latency
     if db:
         db.close()
     return result
