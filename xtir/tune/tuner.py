@@ -199,7 +199,7 @@ class _Drawer:
         pipeline is not in `known`, or the last drawn when ATTEMPTS draws found none new."""
         sch = None
         for _ in range(ATTEMPTS if parents else 1):
-            mutation = parents and self._rng.random() >= FRESH_SAMPLE
+            mutation = bool(parents) and self._rng.random() >= FRESH_SAMPLE
             sch = self._apply(self._untried_mutation(parents) if mutation else None)
             if sch is None or sch.trace not in known:
                 return sch
