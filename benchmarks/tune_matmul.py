@@ -1,6 +1,7 @@
 """Tuned 1024³ float32 matmuls (C = A·Bᵀ and C = A·B), a 2D convolution and the window sum
 against the hand schedule of benchmarks/matmul.py, numpy (torch for the convolution) and the
-machine's FMA peak, all measured in this process.
+machine's FMA peak, all measured in this process (the libraries and schedules timed in turns,
+so that the machine's load weighs on each alike; the tuned ÷ hand ratio is printed).
 
 Run: python benchmarks/tune_matmul.py [--workload W ...] [--n N] [--trials T] [--seed S] [--db PATH]
 
@@ -20,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import llvmlite.binding as llvm
@@ -138,10 +140,10 @@ def window_sum_workload(n: int, rng: np.random.Generator) -> Workload:
 
 def run(w: Workload, args: argparse.Namespace, peak: float) -> None:
     expected = next(iter(w.reference.values()))() if w.reference else None
-    rows = [(name, median_seconds(fn, args.repeat)) for name, fn in w.reference.items()]
     start = time.perf_counter()
     result = search(w.module, trials=args.trials, seed=args.seed, database=args.db, progress=True)
     tune_s = time.perf_counter() - start
+    calls = dict(w.reference)
     schedules = [("hand (benchmarks/matmul.py)", w.hand)] if w.hand else []
     for name, pipeline in [*schedules, (f"tuned, {args.trials} trials", result.best.trace)]:
         compiled = xtir.build(xtir.transform(w.module, pipeline))
@@ -149,11 +151,24 @@ def run(w: Workload, args: argparse.Namespace, peak: float) -> None:
         compiled(*arrays)
         if expected is not None:
             np.testing.assert_allclose(arrays[-1], expected, rtol=1e-3, atol=1e-2)
-        rows.append((name, median_seconds(lambda: compiled(*arrays), args.repeat)))  # noqa: B023
-    for name, s in rows:
+        calls[name] = partial(compiled, *arrays)
+    seconds = medians_in_turns(calls, args.repeat)
+    for name, s in seconds.items():
         print(f"| {w.label} | {name} | {w.flops / s / 1e9:.1f} | {w.flops / s / 1e9 / peak:.2f} |", flush=True)
-    print(f"\n{w.label}: tuning took {tune_s:.0f} s ({result.measured} measured, {result.failures} failed); "
+    tuned = seconds[f"tuned, {args.trials} trials"]
+    versus = f"; tuned ÷ hand {seconds[schedules[0][0]] / tuned:.2f}" if schedules else ""
+    print(f"\n{w.label}: tuning took {tune_s:.0f} s ({result.measured} measured, {result.failures} failed){versus}; "
           f"best pipeline:\n{result.best.trace}\n", flush=True)
+
+
+def medians_in_turns(calls: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """The median seconds of each call, timed in turns (one call of each per round), so that
+    the machine's load weighs on all alike."""
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(repeat):
+        for name, call in calls.items():
+            times[name].append(median_seconds(call, 1))
+    return {name: float(np.median(t)) for name, t in times.items()}
 
 
 WORKLOADS = ("abt", "ab", "conv2d", "window_sum")

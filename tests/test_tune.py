@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import random
 import re
 from pathlib import Path
 
@@ -12,9 +14,10 @@ from xdsl.dialects.builtin import ModuleOp
 import xtir
 from xtir import te, topi
 from xtir.dialects.block import PARALLEL, UNROLLED, VECTORIZED, ForOp
-from xtir.tune import default_space, search
+from xtir.tune import default_space, search, tuner
 from xtir.tune.cli import main as tune_main
-from xtir.tune.sampling import PERFECT_TILE, loads
+from xtir.tune.database import Database, workload_key
+from xtir.tune.sampling import PERFECT_TILE, loads, mutate, perfect_tilings
 from xtir.tune.spaces import ACCUMULATORS_MIN, LANES, REGISTER_TILE_MAX
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -211,3 +214,104 @@ def test_an_elementwise_parallel_loop_fuses_only_what_the_cores_need() -> None:
         default_space(sch)
         parallel = [lp.label for lp in loops_of(sch, PARALLEL) if lp.label.startswith("i0")]
         assert parallel in ([], ["i0_i1_fused"]), sch.trace
+
+
+def test_a_pack_is_computed_once_per_panel_in_parallel() -> None:
+    """With B packed, the rows' S0 loop is 1 (a pack computed under it would be redone for each
+    of its iterations), and a transposed B is packed at the parallel loop or under it, not
+    before the nest (a serial copy writing a row apart each element)."""
+    for transposed in (True, False):
+        for seed in range(8):
+            sch = xtir.Schedule(matmul(256, transposed), seed=seed)
+            default_space(sch)
+            if "cache-read" not in sch.trace:
+                continue
+            rows = re.search(r"split\{loop=i_0 factors=(\d+),", sch.trace)
+            assert rows and rows.group(1) == "1", sch.trace
+            if transposed:
+                assert "compute-at{block=B_global" in sch.trace, sch.trace
+
+
+def test_decisions_record_their_options_and_a_mutation_changes_one_to_another() -> None:
+    sch = sampled(4)
+    for d in sch.decisions:
+        assert d.value in d.options
+    for option in sch.decisions[3].options:  # every option replays as itself
+        values = [d.value for d in sch.decisions]
+        values[3] = option
+        assert sampled(decisions=values).decisions[3].value == option
+    parent = [d.value for d in sch.decisions]
+    for seed in range(20):
+        child = mutate(sch.decision_trace(), random.Random(seed))
+        changed = [k for k, (a, b) in enumerate(zip(parent, child)) if a != b]
+        assert len(changed) == 1 and len(sch.decisions[changed[0]].options) > 1
+        assert child[changed[0]] in sch.decisions[changed[0]].options
+    old = json.dumps({"decisions": [{"kind": "categorical", "subject": "[1, 2]", "value": 0}], "pipeline": ""})
+    assert mutate(old, random.Random(0)) == [None]  # written without options: sampled anew
+
+
+def test_perfect_tilings_are_every_valid_tiling() -> None:
+    tilings = perfect_tilings(32, 3, 4)
+    assert len({tuple(t) for t in tilings}) == len(tilings) == 15
+    assert all(np.prod(t) == 32 and t[-1] <= 4 for t in tilings)
+    assert perfect_tilings(12, 2, 4) == [[12, 1], [6, 2], [4, 3], [3, 4]]
+
+
+def _tile_space(applied: list[list]):
+    """Splits i and j of the matmul by sampled factors; records the decisions it is applied with."""
+    def space(sch: xtir.Schedule) -> None:
+        block = sch.get_block("matmul")
+        i, j, _ = sch.get_loops(block)
+        sch.split(i, [None, sch.sample_categorical([1, 2, 4])])
+        sch.split(j, [None, sch.sample_categorical([1, 2, 4])])
+        applied.append([d.value for d in sch.decisions])
+    return space
+
+
+def test_a_mutation_tried_before_is_not_applied_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each decision changes to another of its options, and the decisions tried are skipped
+    before the space is applied (a resampled decision came back equal one time in three)."""
+    monkeypatch.setattr(tuner, "RANDOM_START", 1)
+    monkeypatch.setattr(tuner, "FRESH_SAMPLE", 0.0)
+    applied: list[list] = []
+    result = search(matmul(16), trials=7, seed=3, space=_tile_space(applied), cost_model="none")
+    searched = applied[:result.measured]  # the rest replays the best candidates at the end
+    assert result.measured == 7 and len(applied) == 7 + tuner.RECHECK
+    assert len({tuple(v) for v in searched}) == len(searched)
+
+
+def test_the_best_candidates_are_timed_again_and_the_fastest_then_wins(monkeypatch: pytest.MonkeyPatch,
+                                                                       tmp_path: Path) -> None:
+    """The fastest of the first timings is often the luckiest: the RECHECK best are timed again, in turns."""
+    rechecked: list[int] = []
+
+    def retime(self, mods) -> list[float]:  # the last of them (the slowest at first) is now the fastest
+        rechecked.append(len(mods))
+        return [float(len(mods) - k) for k in range(len(mods))]
+
+    monkeypatch.setattr(tuner._Measurer, "retime", retime)
+    db = str(tmp_path / "tune.db")
+    result = search(matmul(16), trials=6, seed=0, database=db, cost_model="none")
+    assert rechecked == [tuner.RECHECK] and result.best_latency == 1.0
+    records = Database(db).records(workload_key(matmul(16), None, "default_space"), "llvm")
+    assert sorted(r.latency for r in records)[-4:] == [1.0, 2.0, 3.0, 4.0]  # the database keeps the second timings
+    assert result.best.trace == next(r.pipeline for r in records if r.latency == 1.0)
+
+
+def test_a_candidate_much_slower_than_the_best_is_timed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    timings: list[int] = []
+    real = tuner._seconds
+    monkeypatch.setattr(tuner, "_seconds", lambda f, arrays, number: timings.append(number) or real(f, arrays, number))
+    measurer = tuner._Measurer(matmul(16), "main", "llvm")
+    measurer.measure(matmul(16), best=1e-12)
+    assert len(timings) == 1
+    measurer.measure(matmul(16))
+    assert len(timings) == 2 + 5
+
+
+def test_draws_per_trial_follow_the_measuring_time() -> None:
+    drawer = tuner._Drawer(matmul(16), None, default_space, random.Random(0), [])
+    assert drawer.draws(1.0) == tuner.DRAWS_PER_TRIAL  # nothing drawn yet
+    drawer._seconds = [0.5, 0.5]
+    assert drawer.draws(1.0) == 2 and drawer.draws(1.5) == 3 and drawer.draws(10.0) == tuner.DRAWS_PER_TRIAL
+    assert drawer.draws(0.1) == 2  # at least 2: the ranked pool grows

@@ -63,6 +63,18 @@ def test_features_see_vectorization_strides_and_the_local_accumulator() -> None:
     assert feature(tiled, "vector_width") >= 2 and feature(tiled, "local_bytes") > 0
 
 
+def test_features_see_how_long_the_inner_reduce_loop_runs() -> None:
+    """The k tile: how long the register tile accumulates before it is stored and loaded again."""
+    def k_split(inner: int) -> np.ndarray:
+        sch = xtir.Schedule(matmul(32))
+        i, j, k = sch.get_loops(sch.get_block("matmul"))
+        sch.split(k, [None, inner])
+        return function_features(sch.mod)
+
+    whole = feature(function_features(naive("ijk")), "inner_reduce")
+    assert feature(k_split(4), "inner_reduce") < feature(k_split(16), "inner_reduce") < whole
+
+
 # the cost model -----------------------------------------------------------------
 
 
@@ -180,4 +192,4 @@ def test_the_model_first_learns_the_database_records(tmp_path: Path) -> None:
     model = _Recording()
     search(matmul(16), trials=0, database=db, cost_model=model)
     assert len(model.updates) == 1 and len(model.updates[0]) == first.measured
-    assert max(model.updates[0]) == pytest.approx(first.history[-1])
+    assert max(model.updates[0]) == pytest.approx(first.flops / first.best_latency / 1e9)  # as rechecked at the end

@@ -2,7 +2,8 @@
 per-store features, reduced to what xtir's schedules change).
 
 Each leaf block gets one vector (`BLOCK_FEATURES`): its work, how its loops run (parallel,
-thread-bound, vectorized, unrolled), the stride of each access along the innermost loop, and
+thread-bound, vectorized, unrolled), how long its innermost reduce loop runs, the stride of
+each access along the innermost loop, and
 how many bytes its accesses touch under each loop: from those, how much work runs on data that
 fits a cache level and at what arithmetic intensity. A function's vector is the vectors of its
 TOP_BLOCKS heaviest blocks, heaviest first, zero-padded, then the count of blocks. Sizes are
@@ -19,7 +20,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import SSAValue
 
-from xtir.dialects.block import PARALLEL, UNROLLED, VECTORIZED, AccessOp, BlockOp, ForOp, scope_of
+from xtir.dialects.block import PARALLEL, REDUCE, UNROLLED, VECTORIZED, AccessOp, BlockOp, ForOp, scope_of
 from xtir.dialects.expr import Expr
 from xtir.dialects.walk import ancestors
 from xtir.passes.analysis.navigation import all_blocks, select_function
@@ -31,7 +32,7 @@ TOP_BLOCKS = 3
 
 BLOCK_FEATURES = (
     "work", "ops", "flops", "loops",
-    "parallel", "grid", "threads", "vector_width", "innermost_vectorized", "unrolled", "innermost_extent",
+    "parallel", "grid", "threads", "vector_width", "innermost_vectorized", "unrolled", "innermost_extent", "inner_reduce",
     "stride0", "stride1", "strided", "max_stride",
     "bytes", "innermost_bytes", "intensity",
     "l1_work", "l1_intensity", "l2_work", "l2_intensity",
@@ -77,6 +78,7 @@ def block_features(block: BlockOp) -> np.ndarray:
         "innermost_vectorized": float(bool(loops) and loops[-1].kind == VECTORIZED),
         "unrolled": _log(_product(loops, lambda lp: lp.kind == UNROLLED)),
         "innermost_extent": _log(loops[-1].extent if loops else 1),
+        "inner_reduce": _log(_inner_reduce_extent(block, loops)),
         "stride0": sum(s == 0 for s in strides), "stride1": sum(s == 1 for s in strides),
         "strided": sum(s > 1 for s in strides), "max_stride": _log(max(strides, default=0)),
         "bytes": _log(footprints[0]), "innermost_bytes": _log(footprints[-2] if loops else footprints[-1]),
@@ -91,6 +93,13 @@ def block_features(block: BlockOp) -> np.ndarray:
         features[f"{cache}_work"] = _log(tile_work)
         features[f"{cache}_intensity"] = _log(tile_work / max(footprints[level], 1))
     return np.array([float(features[name]) for name in BLOCK_FEATURES])
+
+
+def _inner_reduce_extent(block: BlockOp, loops: list[ForOp]) -> int:
+    """The extent of the innermost loop a reduce variable binds (R1 of multi-level tiling: how
+    long a register tile accumulates before it is stored and loaded again); 1 when none."""
+    bound = {v for it in block.iters() if it.kind == REDUCE for v in it.binding.variables()}
+    return next((lp.extent for lp in reversed(loops) if lp.var in bound), 1)
 
 
 def _has_nested_block(block: BlockOp) -> bool:

@@ -5,6 +5,10 @@ decisions of an earlier run (`replay`), it makes the same ones again, in order, 
 still valid for what is asked; a decision left out (None) or no longer valid is sampled anew
 from the sampler's own random stream. That is both a replay (every decision given) and a
 mutation (some left out). Decisions are plain data: `dumps`/`loads` write them as JSON.
+
+Each decision also records its `options`, every value it could have taken: `mutate` changes
+one decision to another of them, so that a mutation is known before the schedule is applied
+(the search skips one it has tried) and never gives back its parent.
 """
 
 from __future__ import annotations
@@ -33,10 +37,27 @@ class Decision:
     kind: str
     subject: str
     value: Any
+    options: tuple[Any, ...] = ()
+    """Every valid value (empty when there are more than OPTIONS_MAX)."""
+
+
+OPTIONS_MAX = 4096
+"""The most options a decision records (a perfect tile of many loops into many factors has more)."""
 
 
 def divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def perfect_tilings(extent: int, n: int, max_innermost_factor: int) -> list[list[int]]:
+    """Every list of n factors of `extent`, outermost first, the innermost at most
+    max_innermost_factor; empty when there are more than OPTIONS_MAX."""
+    tilings = [[f] for f in divisors(extent) if f <= max_innermost_factor]
+    for _ in range(n - 1):
+        tilings = [[f, *t] for t in tilings for f in divisors(extent // math.prod(t))]
+        if len(tilings) > OPTIONS_MAX:
+            return []
+    return [t for t in tilings if math.prod(t) == extent]
 
 
 class Sampler:
@@ -62,7 +83,7 @@ class Sampler:
                 rest //= factors[-1]
             return [rest, *reversed(factors)] if n > 1 else [extent]
 
-        return self._decide(PERFECT_TILE, subject, valid, sample)
+        return self._decide(PERFECT_TILE, subject, valid, sample, perfect_tilings(extent, n, max_innermost_factor))
 
     def categorical(self, subject: str, count: int, probs: Sequence[float] | None) -> int:
         if count < 1 or (probs is not None and (len(probs) != count or min(probs) < 0 or sum(probs) <= 0)):
@@ -70,18 +91,18 @@ class Sampler:
                                 f"non-negative and not all zero (got {list(probs or [])})")
         weights = list(probs) if probs is not None else [1.0] * count
         return self._decide(CATEGORICAL, subject, lambda v: isinstance(v, int) and 0 <= v < count and weights[v] > 0,
-                            lambda: self._rng.choices(range(count), weights)[0])
+                            lambda: self._rng.choices(range(count), weights)[0], [k for k in range(count) if weights[k] > 0])
 
     def compute_location(self, subject: str, count: int) -> int:
         """An index among `count` candidate loops, or -1: stay where it is."""
         return self._decide(COMPUTE_LOCATION, subject, lambda v: isinstance(v, int) and -1 <= v < count,
-                            lambda: self._rng.randrange(-1, count))
+                            lambda: self._rng.randrange(-1, count), list(range(-1, count)))
 
-    def _decide(self, kind: str, subject: str, valid, sample) -> Any:
+    def _decide(self, kind: str, subject: str, valid, sample, options: list[Any]) -> Any:
         k = len(self.decisions)
         given = self._replay[k] if k < len(self._replay) else None
         value = given if given is not None and valid(given) else sample()
-        self.decisions.append(Decision(kind, subject, value))
+        self.decisions.append(Decision(kind, subject, value, tuple(options)))
         return value
 
 
@@ -92,7 +113,28 @@ def dumps(decisions: Sequence[Decision], pipeline: str = "") -> str:
 
 def loads(text: str) -> list[Any]:
     """The decision values of `dumps`'s JSON, as `Schedule(..., decisions=)` takes them."""
+    return [d["value"] for d in _decision_dicts(text)]
+
+
+def mutate(text: str, rng: random.Random) -> list[Any]:
+    """The decision values of `dumps`'s JSON with one decision that has other options changed to
+    one of them (for a trace written without options, left out: sampled anew); unchanged when
+    no decision has another option."""
+    decisions = _decision_dicts(text)
+    values = [d["value"] for d in decisions]
+    mutable = [k for k, d in enumerate(decisions) if len(d.get("options", ())) > 1 or "options" not in d]
+    if mutable:
+        k = rng.choice(mutable)
+        others = [o for o in decisions[k].get("options", ()) if o != values[k]]
+        values[k] = rng.choice(others) if others else None
+    return values
+
+
+def _decision_dicts(text: str) -> list[dict[str, Any]]:
     try:
-        return [d["value"] for d in json.loads(text)["decisions"]]
+        decisions = json.loads(text)["decisions"]
+        if not all(isinstance(d, dict) and "value" in d for d in decisions):
+            raise TypeError("a decision without a value")
+        return decisions
     except (ValueError, KeyError, TypeError) as e:
         raise XtirPassError(f"not a decision trace (JSON from Schedule.decision_trace): {e}") from None

@@ -25,9 +25,11 @@ not its last (B in C = A·Bᵀ, whose vector loads would be gathers), it is alwa
 copy's layout permuted to put that dimension last (transform-layout); an operand already
 contiguous along it (B in C = A·B) is packed or not, a sampled decision. The S1 loops of the
 packed operand's dimensions go first, so that a pack computed at them serves all the S1
-loops inside; the pack is computed at one of them, at the fused S0 loop, or once before the
-nest (a sampled choice among these, rather than `sample_compute_location` among all loops:
-a pack inside R0 or deeper is redone for every tile).
+loops inside; the pack is computed at one of them, at the fused S0 loop, or (not transposed)
+once before the nest (a sampled choice among these, rather than `sample_compute_location`
+among all loops: a pack inside R0 or deeper is redone for every tile). With a pack, the S0
+loops of the dimensions it does not index are 1: the fused S0 loop runs the packed operand's
+panels in parallel, each packed once (as the hand schedule of benchmarks/matmul.py does).
 """
 
 from __future__ import annotations
@@ -119,11 +121,14 @@ def multi_level_tiling(sch: Schedule, block: BlockRV) -> None:
     reduce = [k for k, c in enumerate(op.kinds) if c == REDUCE]
     vec = spatial[-1]
     packed = [read for read in _reads_along(op, vec) if _pack_sampled(sch, read)]
-    s = _spatial_tiles(sch, loops, spatial)
+    along = [k for k in spatial if any(op.iter_vars[k] in read.variables for read in packed)]
+    # a pack computed under an S0 loop of a dimension it does not index is redone for each of
+    # its iterations (an S0 of 4 rows of A·Bᵀ packs B four times: 0.78 of the hand schedule's
+    # speed): with a pack, those S0 loops are 1, and the packed dimensions' S0 run in parallel
+    s = _spatial_tiles(sch, loops, spatial, [k for k in spatial if k not in along] if packed else [])
     r = {k: _inner_split(sch, loops[k], _reduce_tiles(_extent(sch, loops[k]))) for k in reduce}
     # the S1 loops of the packed operands' dimensions first: their packs are computed there,
     # once for all the S1 loops inside
-    along = [k for k in spatial if any(op.iter_vars[k] in read.variables for read in packed)]
     s1 = [*along, *[k for k in spatial if k not in along]]
     register = [s[k][3] for k in spatial if k != vec]
     sch.reorder(*[s[k][0] for k in spatial], *[s[k][1] for k in s1], *[r[k][0] for k in reduce],
@@ -141,9 +146,10 @@ def multi_level_tiling(sch: Schedule, block: BlockRV) -> None:
     sch.parallel(outer)
 
 
-def _spatial_tiles(sch: Schedule, loops: list[LoopRV], spatial: list[int]) -> dict[int, list[LoopRV]]:
+def _spatial_tiles(sch: Schedule, loops: list[LoopRV], spatial: list[int], unit_outer: list[int]) -> dict[int, list[LoopRV]]:
     """Split each spatial loop into S0..S3 (see the module's doc), S3 (the register tile) first:
-    the vectorized loop's, then a sampled one of the others (the rows of the tile), then the rest."""
+    the vectorized loop's, then a sampled one of the others (the rows of the tile), then the
+    rest; the S0 of the loops in `unit_outer` is 1."""
     vec = spatial[-1]
     tiles = {vec: _inner_split(sch, loops[vec], _vector_tiles(_extent(sch, loops[vec])))}
     vectors = -(-_extent(sch, tiles[vec][1]) // LANES)
@@ -157,8 +163,14 @@ def _spatial_tiles(sch: Schedule, loops: list[LoopRV], spatial: list[int]) -> di
         tiles[k] = _inner_split(sch, loops[k], [d for d in fitting if d >= wanted] or fitting)
         budget //= _extent(sch, tiles[k][1])
         wanted = -(-wanted // _extent(sch, tiles[k][1]))
-    return {k: [*sch.split(rest, sch.sample_perfect_tile(rest, 3, INNER_TILE_MAX)), register]
-            for k, (rest, register) in tiles.items()}
+    return {k: [*sch.split(rest, _outer_tiles(sch, rest, k in unit_outer)), register] for k, (rest, register) in tiles.items()}
+
+
+def _outer_tiles(sch: Schedule, loop: LoopRV, unit_outer: bool) -> list[int]:
+    """The factors S0, S1, S2 of what the register tile leaves of a spatial loop; S0 is 1 when `unit_outer`."""
+    if unit_outer:
+        return [1, *sch.sample_perfect_tile(loop, 2, INNER_TILE_MAX)]
+    return sch.sample_perfect_tile(loop, 3, INNER_TILE_MAX)
 
 
 def _vector_tiles(extent: int) -> list[int]:
@@ -212,11 +224,13 @@ def _pack_sampled(sch: Schedule, read: _Read) -> bool:
 
 def _pack(sch: Schedule, block: BlockRV, read: _Read, locations: list[LoopRV]) -> None:
     """Copy the operand into a `global` buffer (its vectorized dimensions last), computed at one
-    of `locations` or before the block's nest."""
+    of `locations` or, when not transposed, before the block's nest: a transposed copy of the
+    whole operand is serial and writes a row apart each element (A·Bᵀ ran at 0.38 of the hand
+    schedule's speed with it)."""
     copy = sch.cache_read(block, read.index, "global")
     if read.transposed:
         sch.transform_layout(copy, ("write", 0), [*[d for d in range(read.rank) if d not in read.dims], *read.dims])
-    location = sch.sample_categorical([None, *locations])
+    location = sch.sample_categorical(locations if read.transposed else [None, *locations])
     if location is not None:
         sch.compute_at(copy, location)
 

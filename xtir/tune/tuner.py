@@ -2,25 +2,36 @@
 
 The first candidates are random samples of the space (after the best ones of the database,
 when it knows the workload); then each candidate is, mostly, a mutation of one of the best
-measured so far (one decision sampled anew, the others kept) and sometimes a fresh sample.
-A candidate the space cannot schedule, that does not build, or whose results differ from
-the unscheduled program's (computed once, on random inputs) is counted as failed and skipped.
-A pipeline measured before (in this run, or in the database) is not measured again.
+measured so far (one decision changed to another of its options, the others kept) and
+sometimes a fresh sample. A mutation tried before is skipped before the space is applied (the
+space's schedule primitives cost far more than the search). A candidate the space cannot
+schedule, that does not build, or whose results differ from the unscheduled program's
+(computed once, on random inputs) is counted as failed and skipped. A pipeline measured
+before (in this run, or in the database) is not measured again.
+
+Measuring builds a candidate once, checks its results, and times it; one SLOW times slower
+than the best so far is timed once, not repeated. At the end the RECHECK best candidates are
+timed again, in turns, and the fastest of that second look is the result: the best of many
+noisy timings is most often one timed on a quiet moment. The result is the fastest of those
+and of the database's records (timed again in their own run).
 
 With a cost model (`cost_model="xgb"`, the default where XGBoost is installed) the evolution
-measures only what the model ranks best: each trial draws DRAWS_PER_TRIAL more candidates
-into a pool of drawn, unmeasured ones, and measures the pool's best predicted (now and then,
+measures only what the model ranks best: each trial draws more candidates into a pool of
+drawn, unmeasured ones (2 to DRAWS_PER_TRIAL: as many as take about as long as measuring one),
+and measures the pool's best predicted (now and then,
 EXPLORE of the trials, a random one, so that the model also learns where it is wrong). The
 model learns from every candidate measured in this run (features.py: loop-nest features).
 """
 
 from __future__ import annotations
 
+import json
 import math
 import random
+import statistics
 import sys
 import time
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -36,7 +47,7 @@ from xtir.schedule import Schedule
 from xtir.tune.cost_model import CostModel, make_cost_model
 from xtir.tune.database import Database, Record, workload_key
 from xtir.tune.features import function_features
-from xtir.tune.sampling import loads
+from xtir.tune.sampling import loads, mutate
 from xtir.tune.spaces import default_space
 from xtir.tune.spaces_gpu import gpu_space
 from xtir.verify_numerics import compare, random_inputs
@@ -50,8 +61,14 @@ PARENTS = 8
 """How many of the best measured candidates are mutated."""
 ATTEMPTS = 20
 """Candidates drawn per trial to find a pipeline not measured yet."""
+MUTATIONS = 50
+"""Mutations tried per draw to find decisions not tried yet (cheap: no schedule is applied)."""
 DRAWS_PER_TRIAL = 4
-"""With a cost model: candidates added to the ranked pool per trial."""
+"""With a cost model: the most candidates added to the ranked pool per trial (at least 2, so that it grows)."""
+SLOW = 2.0
+"""A candidate whose first timing is this many times the best latency is not timed again."""
+RECHECK = 4
+"""How many of the best candidates are timed again at the end."""
 POOL_LIMIT = 64
 """With a cost model: the most drawn, unmeasured candidates kept for ranking (the newest)."""
 EXPLORE = 0.1
@@ -102,29 +119,33 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
     workload = workload_key(mod, name, space.__qualname__)
     known = {r.pipeline: r for r in db.records(workload, target)} if db else {}
     rng = random.Random(seed)
+    drawer = _Drawer(mod, func_name, space, rng, known.values())
     result = TuneResult(None, math.inf, measurer.flops)
-    pool = sorted(known.values(), key=lambda r: r.latency)  # the measured candidates, fastest first
+    earlier = sorted(known.values(), key=lambda r: r.latency)
+    pool = earlier  # the measured candidates, fastest first
     ranked = _RankedPool(model, name) if model else None
     if model:
         _warm_start(model, mod, func_name, space, pool[:WARM_START], measurer.flops)
+    measured: list[Record] = []
     bar = _Progress(trials, progress)
     for trial in range(trials):
         parents = pool if trial >= RANDOM_START else []
         if ranked and parents:
-            candidate = ranked.best(partial(_new_candidate, mod, func_name, space, rng, parents), known, rng)
+            candidate = ranked.best(partial(drawer.draw, parents), known, rng, drawer.draws(measurer.mean_seconds()))
         else:
-            candidate = _new_candidate(mod, func_name, space, rng, parents, known)
+            candidate = drawer.draw(parents, known)
         if candidate is None:
             result.failures += 1
         elif candidate.trace not in known:
             try:
-                latency = measurer.measure(candidate.mod)
+                latency = measurer.measure(candidate.mod, pool[0].latency if pool else math.inf)
             except XtirError:
                 result.failures += 1
                 known[candidate.trace] = Record(candidate.decision_trace(), candidate.trace, math.inf)
             else:
                 record = Record(candidate.decision_trace(), candidate.trace, latency)
                 known[record.pipeline] = record
+                measured.append(record)
                 pool = sorted([*pool, record], key=lambda r: r.latency)
                 if db:
                     db.add(workload, target, record)
@@ -134,11 +155,86 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
         result.history.append(_gflops(result.flops, pool[0].latency) if pool else 0.0)
         bar.update(result.history[-1], result.failures)
     bar.close()
-    if pool:
-        result.best, result.best_latency = _replay(mod, func_name, space, pool[0]), pool[0].latency
+    rechecked = _recheck(mod, func_name, space, measurer, sorted(measured, key=lambda r: r.latency)[:RECHECK])
+    for record, _ in rechecked:
+        if db:
+            db.add(workload, target, record)
+    # the best of what was timed twice and of the database's (timed twice in their run)
+    eligible = [*[r for r, _ in rechecked], *earlier] if rechecked else pool
+    if eligible:
+        best = min(eligible, key=lambda r: r.latency)
+        schedules = {r.pipeline: sch for r, sch in rechecked}
+        result.best = schedules.get(best.pipeline) or _replay(mod, func_name, space, best)
+        result.best_latency = best.latency
     if db:
         db.close()
     return result
+
+
+def _recheck(mod: ModuleOp, func_name: str | None, space: Space, measurer: _Measurer,
+             records: list[Record]) -> list[tuple[Record, Schedule]]:
+    """`records` (two or more) timed again in turns, with their schedules; none when fewer (or
+    one the space no longer makes)."""
+    try:
+        schedules = [_replay(mod, func_name, space, r) for r in records] if len(records) > 1 else []
+    except XtirError:
+        return []
+    latencies = measurer.retime([sch.mod for sch in schedules])
+    return [(Record(r.decisions, r.pipeline, latency), sch) for r, sch, latency in zip(records, schedules, latencies)]
+
+
+class _Drawer:
+    """Draws candidates from the space: samples, and mutations of the best measured ones whose
+    decisions were not tried yet (in this run or the database's)."""
+
+    def __init__(self, mod: ModuleOp, func_name: str | None, space: Space, rng: random.Random, records: Iterable[Record]):
+        self._mod, self._func_name, self._space, self._rng = mod, func_name, space, rng
+        self._tried = {_key(loads(r.decisions)) for r in records}
+        self._seconds: list[float] = []
+
+    def draw(self, parents: list[Record], known: Container[str]) -> Schedule | None:
+        """A scheduled candidate; None when the space failed on it. Without parents (the random
+        start) one sample, measured before or not (so that a run seeded as an earlier one finds
+        its start in the database); with them, a mutation (or sometimes a fresh sample) whose
+        pipeline is not in `known`, or the last drawn when ATTEMPTS draws found none new."""
+        sch = None
+        for _ in range(ATTEMPTS if parents else 1):
+            mutation = bool(parents) and self._rng.random() >= FRESH_SAMPLE
+            sch = self._apply(self._untried_mutation(parents) if mutation else None)
+            if sch is None or sch.trace not in known:
+                return sch
+        return sch
+
+    def draws(self, measuring_seconds: float) -> int:
+        """Candidates to draw per trial: as many as take about as long as measuring one, 2 to DRAWS_PER_TRIAL."""
+        if not self._seconds or not measuring_seconds:
+            return DRAWS_PER_TRIAL
+        return max(2, min(DRAWS_PER_TRIAL, round(measuring_seconds / statistics.fmean(self._seconds))))
+
+    def _untried_mutation(self, parents: list[Record]) -> list[Any] | None:
+        """A mutation of one of the PARENTS best not tried yet; None (sample afresh) when MUTATIONS found none."""
+        for _ in range(MUTATIONS):
+            values = mutate(self._rng.choice(parents[:PARENTS]).decisions, self._rng)
+            if _key(values) not in self._tried:
+                self._tried.add(_key(values))
+                return values
+        return None
+
+    def _apply(self, decisions: list[Any] | None) -> Schedule | None:
+        start = time.perf_counter()
+        sch = Schedule(self._mod, self._func_name, seed=self._rng.randrange(1 << 31), decisions=decisions)
+        try:
+            self._space(sch)
+        except XtirError:
+            return None
+        finally:
+            self._seconds.append(time.perf_counter() - start)
+        self._tried.add(_key([d.value for d in sch.decisions]))
+        return sch
+
+
+def _key(values: list[Any]) -> str:
+    return json.dumps(values)
 
 
 class _RankedPool:
@@ -148,10 +244,11 @@ class _RankedPool:
         self._model, self._name = model, func_name
         self._pool: dict[str, tuple[Schedule, np.ndarray]] = {}
 
-    def best(self, draw: Callable[[Any], Schedule | None], known: dict[str, Record], rng: random.Random) -> Schedule | None:
-        """The best ranked of the pool after DRAWS_PER_TRIAL more draws (taken out of the pool);
-        None when the pool is empty (every draw failed)."""
-        for _ in range(DRAWS_PER_TRIAL):
+    def best(self, draw: Callable[[Any], Schedule | None], known: dict[str, Record], rng: random.Random,
+             draws: int) -> Schedule | None:
+        """The best ranked of the pool after `draws` more draws (taken out of the pool); None
+        when the pool is empty (every draw failed)."""
+        for _ in range(draws):
             sch = draw(known.keys() | self._pool.keys())
             if sch is not None and sch.trace not in known and sch.trace not in self._pool:
                 self._pool[sch.trace] = (sch, function_features(sch.mod, self._name))
@@ -183,34 +280,6 @@ def _warm_start(model: CostModel, mod: ModuleOp, func_name: str | None, space: S
         model.update(features, gflops)
 
 
-def _new_candidate(mod: ModuleOp, name: str | None, space: Space, rng: random.Random, pool: list[Record],
-                   known: Container[str]) -> Schedule | None:
-    """A scheduled candidate; None when the space failed on it. Without parents (the random
-    start) one sample, measured before or not (so that a run seeded as an earlier one finds its
-    start in the database); with them, a mutation (or sometimes a fresh sample) not measured
-    yet, or the last drawn when ATTEMPTS draws found none new."""
-    sch = None
-    for _ in range(ATTEMPTS if pool else 1):
-        decisions = None
-        if pool and rng.random() >= FRESH_SAMPLE:
-            decisions = _mutate(loads(rng.choice(pool[:PARENTS]).decisions), rng)
-        sch = Schedule(mod, name, seed=rng.randrange(1 << 31), decisions=decisions)
-        try:
-            space(sch)
-        except XtirError:
-            return None
-        if sch.trace not in known:
-            return sch
-    return sch
-
-
-def _mutate(decisions: list[Any], rng: random.Random) -> list[Any]:
-    """The decisions with one of them left to be sampled anew."""
-    if decisions:
-        decisions[rng.randrange(len(decisions))] = None
-    return decisions
-
-
 def _replay(mod: ModuleOp, name: str | None, space: Space, record: Record) -> Schedule:
     sch = Schedule(mod, name, decisions=loads(record.decisions))
     space(sch)
@@ -234,24 +303,51 @@ class _Measurer:
         function = select_function(mod, name)
         self.flops = _flop_count(mod, name)
         self._inputs = random_inputs(function, np.random.default_rng(0))
-        self._expected = self._run(mod, "llvm")
+        self._expected = self._run(build(mod, "llvm", name))
+        self._seconds: list[float] = []
 
-    def _run(self, mod: ModuleOp, target: str) -> list[np.ndarray]:
+    def _run(self, f: Callable[..., Any]) -> list[np.ndarray]:
         arrays = [a.copy() for a in self._inputs]
-        build(mod, target, self._name)(*arrays)
+        f(*arrays)
         return arrays
 
-    def measure(self, mod: ModuleOp) -> float:
-        """The median seconds of one call (after a warm-up); XtirError when it is wrong."""
-        got = self._run(mod, self._target)
+    def measure(self, mod: ModuleOp, best: float = math.inf) -> float:
+        """The median seconds of one call (after a warm-up), or of the one call timed when that
+        is SLOW times `best`; XtirError when it is wrong."""
+        start = time.perf_counter()
+        f = build(mod, self._target, self._name)
+        got = self._run(f)
         for k, (g, e) in enumerate(zip(got, self._expected)):
             ok, err = compare(g, e)
             if not ok:
                 raise XtirError(f"candidate computes parameter {k} wrong (largest error {err:g})")
-        f = build(mod, self._target, self._name)
-        once = _seconds(f, got, 1)
-        number = max(1, int(0.02 / max(once, 1e-9)))  # batches of at least 20 ms
-        return float(np.median([_seconds(f, got, number) for _ in range(self._repeats)])) / number
+        latency = once = _seconds(f, got, 1)
+        if once <= SLOW * best:
+            number = _batch(once)
+            latency = statistics.median(_seconds(f, got, number) for _ in range(self._repeats)) / number
+        self._seconds.append(time.perf_counter() - start)
+        return latency
+
+    def mean_seconds(self) -> float:
+        """The mean time one measurement took (building it too); 0 before the first."""
+        return statistics.fmean(self._seconds) if self._seconds else 0.0
+
+    def retime(self, mods: list[ModuleOp]) -> list[float]:
+        """The median seconds of one call of each (checked before), timed in turns, so that the
+        machine's load weighs on each alike."""
+        functions = [build(mod, self._target, self._name) for mod in mods]
+        arrays = [self._run(f) for f in functions]
+        numbers = [_batch(_seconds(f, a, 1)) for f, a in zip(functions, arrays)]
+        times: list[list[float]] = [[] for _ in functions]
+        for _ in range(2 * self._repeats):
+            for f, a, number, t in zip(functions, arrays, numbers, times):
+                t.append(_seconds(f, a, number) / number)
+        return [statistics.median(t) for t in times]
+
+
+def _batch(once: float) -> int:
+    """Calls per timing, for batches of at least 20 ms."""
+    return max(1, int(0.02 / max(once, 1e-9)))
 
 
 def _seconds(f: Callable[..., Any], arrays: list[np.ndarray], number: int) -> float:
