@@ -45,7 +45,7 @@ from xtir.errors import XtirPassError
 from xtir.passes.analysis.navigation import all_blocks, select_function
 from xtir.passes.analysis.regions import read_regions
 from xtir.schedule import BlockRV, LoopRV, Schedule
-from xtir.tune.sampling import divisors
+from xtir.tune.sampling import divisors, perfect_tilings
 
 VECTOR_TILE_MAX = 64
 """The most float32 elements of the vectorized S3 loop (four AVX-512 registers)."""
@@ -163,13 +163,20 @@ def _spatial_tiles(sch: Schedule, loops: list[LoopRV], spatial: list[int], unit_
         tiles[k] = _inner_split(sch, loops[k], [d for d in fitting if d >= wanted] or fitting)
         budget //= _extent(sch, tiles[k][1])
         wanted = -(-wanted // _extent(sch, tiles[k][1]))
-    return {k: [*sch.split(rest, _outer_tiles(sch, rest, k in unit_outer)), register] for k, (rest, register) in tiles.items()}
+    return {k: [*sch.split(rest, _outer_tiles(sch, rest, k in unit_outer, bool(unit_outer))), register]
+            for k, (rest, register) in tiles.items()}
 
 
-def _outer_tiles(sch: Schedule, loop: LoopRV, unit_outer: bool) -> list[int]:
-    """The factors S0, S1, S2 of what the register tile leaves of a spatial loop; S0 is 1 when `unit_outer`."""
+def _outer_tiles(sch: Schedule, loop: LoopRV, unit_outer: bool, parallel_only: bool) -> list[int]:
+    """The factors S0, S1, S2 of what the register tile leaves of a spatial loop; S0 is 1 when
+    `unit_outer`, and at least 2 where it can be when the other S0 loops are 1 (`parallel_only`):
+    an S0 of 1 there leaves the parallel loop a single iteration, one core idle."""
     if unit_outer:
         return [1, *sch.sample_perfect_tile(loop, 2, INNER_TILE_MAX)]
+    if parallel_only:
+        shared = [t for t in perfect_tilings(_extent(sch, loop), 3, INNER_TILE_MAX) if t[0] >= 2]
+        if shared:
+            return sch.sample_categorical(shared)
     return sch.sample_perfect_tile(loop, 3, INNER_TILE_MAX)
 
 
