@@ -152,6 +152,8 @@ def _gpu_examples() -> dict[str, str]:
     sources = {p.stem: xtir.parse(p.read_text()) for p in sorted(CUDA_LIT.glob("*.mlir")) if "gpu.launch_func" in p.read_text()}
     named = {f"lit/{k}": cuda_program(m).source for k, m in sources.items()}
     named |= {f"seed/{k}": cuda_program(seed_module(e, p)).source for k, (e, p, _, _) in SEEDS.items()}
+    named |= {f"seed/{k}_1000": cuda_program(seed_module(e, p, 1000)).source for k, (e, p, _, _) in SEEDS.items()
+              if k.startswith("gemm")}  # partial tiles at the edges
     named |= {f"checked/{t}": cuda_program(_on_threads(_integer_ops(t))).source for t in INTEGER_TYPES}
     return named
 
