@@ -4,11 +4,11 @@ Run: python examples/seed_gpu.py [--target cuda|cuda-cpu] [--n N] [--show]
 
 For each schedule (vector add, window sum, GEMM with local blocking, GEMM with shared-memory
 blocking, and the hand GEMM schedule of benchmarks/gpu_matmul.py: 128x128 tiles, 8x8 per
-thread, double-buffered shared tiles) the program of examples/ is scheduled, lowered to the
+thread, double-buffered shared tiles, A's tile k-major) the program of examples/ is scheduled, lowered to the
 gpu dialect, printed as CUDA C (--show), run on the target and checked against numpy. `cuda-cpu` (the default) runs the
 same CUDA C on the CPU, one thread per CUDA thread, so keep --n small there (the GEMMs run
-at N, default 128, any N: the last tiles of a size that is not a multiple of the tile are
-partial; vector add and window sum at 1024 as in the seed).
+at N, default 128, a multiple of 8 (their k tile; the last m and n tiles may be partial:
+--n 1000 runs); vector add and window sum at 1024 as in the seed).
 """
 
 from __future__ import annotations
@@ -71,13 +71,16 @@ GEMM_LOCAL = blocking(8, 8, 4)
 GEMM_SHARED = blocking_with_shared(8, 8, 8)
 
 
-def hand_gemm(tile_k: int = 8, double_buffer: bool = True) -> str:
+def hand_gemm(tile_k: int = 8, double_buffer: bool = True, transpose_a: bool = True) -> str:
     """The best hand schedule: a 128x128 tile of C per thread block, 8x8 per thread in registers
     (16 x 16 = 256 threads), k in steps of `tile_k`, the A and B tiles double-buffered in shared
-    memory (the next tile fetched with float4 while this one is computed on), the init split
-    off and the inner loops unrolled."""
+    memory (the next tile fetched with float4 while this one is computed on), A's tile stored
+    transposed (k-major: at each k a thread reads its 8 rows of A as two float4, as it reads its
+    8 columns of B), the init split off and the inner loops unrolled."""
+    layout = ",transform-layout{buffer=A_shared permutation=1,0}" if transpose_a else ""
     double = ",double-buffer{block=A_shared},double-buffer{block=B_shared}" if double_buffer else ""
-    return blocking_with_shared(16, 8, tile_k, decompose=True) + double + ",unroll{loop=k_1},unroll{loop=i_2},unroll{loop=j_2}"
+    return (blocking_with_shared(16, 8, tile_k, decompose=True) + layout + double
+            + ",unroll{loop=k_1},unroll{loop=i_2},unroll{loop=j_2}")
 
 
 GEMM_HAND = hand_gemm()

@@ -22,6 +22,7 @@ GEMMS = {
     "shared": seed_gpu.GEMM_SHARED + DOUBLE,
     "shared, A only": seed_gpu.GEMM_SHARED + ",double-buffer{block=A_shared}",
     "hand": seed_gpu.GEMM_HAND,
+    "hand, A row-major": seed_gpu.hand_gemm(transpose_a=False),
     "hand, k in 16s": seed_gpu.hand_gemm(16),
 }
 
@@ -91,7 +92,7 @@ def test_one_barrier_per_iteration() -> None:
 
 
 @pytest.mark.parametrize("which", [0, 1])
-@pytest.mark.parametrize("name", ["shared", "hand"])
+@pytest.mark.parametrize("name", ["shared", "hand", "hand, A row-major"])
 def test_a_missing_barrier_gives_wrong_numbers(name: str, which: int) -> None:
     """The barrier at the top of k_0 (the stores of tile k+1 overwrite the half iteration k-1
     read; the reads need the tile stored in iteration k-1) and the one before the epilogue (its
@@ -129,9 +130,10 @@ def test_row_sum_partial_tile(which: int | None) -> None:
 
 PARTIAL = {  # the schedule, (m, n, k), the doubled A and B tiles
     "shared 200x136x64": (GEMMS["shared"], (200, 136, 64), (2, 64, 8), (2, 8, 64)),
-    "hand 200x136x64": (GEMMS["hand"], (200, 136, 64), (2, 128, 8), (2, 8, 128)),
-    "hand 72x1000x24": (GEMMS["hand"], (72, 1000, 24), (2, 72, 8), (2, 8, 128)),  # A: all 72 rows
-    "hand 1000": (GEMMS["hand"], (1000, 1000, 1000), (2, 128, 8), (2, 8, 128)),
+    "hand 200x136x64": (GEMMS["hand"], (200, 136, 64), (2, 8, 128), (2, 8, 128)),  # A's tile k-major
+    "hand 72x1000x24": (GEMMS["hand"], (72, 1000, 24), (2, 8, 72), (2, 8, 128)),  # A: all 72 rows
+    "hand 1000": (GEMMS["hand"], (1000, 1000, 1000), (2, 8, 128), (2, 8, 128)),
+    "hand, A row-major 200x136x64": (GEMMS["hand, A row-major"], (200, 136, 64), (2, 128, 8), (2, 8, 128)),
 }
 
 
