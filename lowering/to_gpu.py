@@ -377,7 +377,7 @@ def _split(index: Expr, relaxed: set[SSAValue]) -> tuple[Expr, Expr]:
 
 
 def _range(index: Expr, relaxed: set[SSAValue], guards: Sequence[tuple[Expr, int]], bounds) -> Range | None:
-    """The values `index` takes with `relaxed` free, cut by a guard on exactly its free part."""
+    """The values `index` takes with `relaxed` free, cut by a guard on its free part."""
     r = relax(index, relaxed, bounds)
     if r is None:
         return None
@@ -386,8 +386,8 @@ def _range(index: Expr, relaxed: set[SSAValue], guards: Sequence[tuple[Expr, int
     assert lo.is_const
     hi = lo.const + r.extent - 1
     for e, bound in guards:
-        if e == free:
-            hi = min(hi, bound - 1)
+        if (cut := _index_bound(free, e, bound)) is not None:
+            hi = min(hi, cut - 1)
     return Range(r.start, max(hi - lo.const + 1, 0))
 
 
