@@ -377,7 +377,7 @@ def _split(index: Expr, relaxed: set[SSAValue]) -> tuple[Expr, Expr]:
 
 
 def _range(index: Expr, relaxed: set[SSAValue], guards: Sequence[tuple[Expr, int]], bounds) -> Range | None:
-    """The values `index` takes with `relaxed` free, cut by a guard on its free part."""
+    """The values `index` takes with `relaxed` free, cut by a guard on exactly its free part."""
     r = relax(index, relaxed, bounds)
     if r is None:
         return None
@@ -386,8 +386,8 @@ def _range(index: Expr, relaxed: set[SSAValue], guards: Sequence[tuple[Expr, int
     assert lo.is_const
     hi = lo.const + r.extent - 1
     for e, bound in guards:
-        if (cut := _index_bound(free, e, bound)) is not None:
-            hi = min(hi, cut - 1)
+        if e == free:
+            hi = min(hi, bound - 1)
     return Range(r.start, max(hi - lo.const + 1, 0))
 
 
@@ -395,8 +395,9 @@ def _guards_used(use: Use, relaxed: set[SSAValue]) -> bool:
     """Every guard of the write is a bound on the free part of one of its indices, or on one
     whole index (the edge of a non-dividing split: `i_0 * 64 + tx floordiv 8 < 1000`)."""
     assert use.indices is not None and use.guards is not None
-    bounded = [_split(i, relaxed)[1] for i in use.indices] + list(use.indices)
-    return all(any(_index_bound(i, e, bound) is not None for i in bounded) for e, bound in use.guards)
+    frees = [_split(i, relaxed)[1] for i in use.indices]  # the cuts _range makes
+    return all(e in frees or any(_index_bound(i, e, bound) is not None for i in use.indices)  # those _cuts finds
+               for e, bound in use.guards)
 
 
 def _index_bound(index: Expr, e: Expr, bound: int) -> int | None:
