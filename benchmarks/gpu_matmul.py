@@ -29,9 +29,11 @@ SCHEDULES = {
     "seed: local blocking (8,8,8,8,4)": seed_gpu.GEMM_LOCAL,
     "seed: shared blocking (8,8,8,8,8)": seed_gpu.GEMM_SHARED,
     "seed: shared blocking, decomposed": seed_gpu.blocking_with_shared(8, 8, 8, decompose=True),
-    "hand: 128x128 tile, 8x8/thread, double-buffered, float4": seed_gpu.GEMM_HAND,
+    "hand: 128x128 tile, 8x8/thread, double-buffered, A k-major, float4": seed_gpu.GEMM_HAND,
     "hand, k in steps of 16": seed_gpu.hand_gemm(16),
     "hand without double buffering": seed_gpu.hand_gemm(double_buffer=False),
+    "hand, A's tile row-major in shared": seed_gpu.hand_gemm(transpose_a=False),
+    "hand, k in 16s, A's tile row-major": seed_gpu.hand_gemm(16, transpose_a=False),
 }
 
 

@@ -4,16 +4,17 @@ Run: python examples/seed_gpu.py [--target cuda|cuda-cpu] [--n N] [--show]
 
 For each schedule (vector add, window sum, GEMM with local blocking, GEMM with shared-memory
 blocking, and the hand GEMM schedule of benchmarks/gpu_matmul.py: 128x128 tiles, 8x8 per
-thread, double-buffered shared tiles) the program of examples/ is scheduled, lowered to the
+thread, double-buffered shared tiles, A's tile k-major) the program of examples/ is scheduled, lowered to the
 gpu dialect, printed as CUDA C (--show), run on the target and checked against numpy. `cuda-cpu` (the default) runs the
 same CUDA C on the CPU, one thread per CUDA thread, so keep --n small there (the GEMMs run
-at N, default 128, the hand GEMM at N rounded up to whole 128x128 tiles; vector add and
-window sum at 1024 as in the seed).
+at N, default 128, a multiple of 8 (their k tile; the last m and n tiles may be partial:
+--n 1000 runs); vector add and window sum at 1024 as in the seed).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 import numpy as np
@@ -70,13 +71,16 @@ GEMM_LOCAL = blocking(8, 8, 4)
 GEMM_SHARED = blocking_with_shared(8, 8, 8)
 
 
-def hand_gemm(tile_k: int = 8, double_buffer: bool = True) -> str:
+def hand_gemm(tile_k: int = 8, double_buffer: bool = True, transpose_a: bool = True) -> str:
     """The best hand schedule: a 128x128 tile of C per thread block, 8x8 per thread in registers
     (16 x 16 = 256 threads), k in steps of `tile_k`, the A and B tiles double-buffered in shared
-    memory (the next tile fetched with float4 while this one is computed on), the init split
-    off and the inner loops unrolled."""
+    memory (the next tile fetched with float4 while this one is computed on), A's tile stored
+    transposed (k-major: at each k a thread reads its 8 rows of A as two float4, as it reads its
+    8 columns of B), the init split off and the inner loops unrolled."""
+    layout = ",transform-layout{buffer=A_shared permutation=1,0}" if transpose_a else ""
     double = ",double-buffer{block=A_shared},double-buffer{block=B_shared}" if double_buffer else ""
-    return blocking_with_shared(16, 8, tile_k, decompose=True) + double + ",unroll{loop=k_1},unroll{loop=i_2},unroll{loop=j_2}"
+    return (blocking_with_shared(16, 8, tile_k, decompose=True) + layout + double
+            + ",unroll{loop=k_1},unroll{loop=i_2},unroll{loop=j_2}")
 
 
 GEMM_HAND = hand_gemm()
@@ -96,11 +100,28 @@ def scheduled(example: str, pipeline: str, n: int = 1024) -> xtir.ModuleOp:
     return xtir.transform(xtir.parse(text), pipeline)
 
 
+def scheduled_gemm(pipeline: str, m: int, n: int, k: int) -> xtir.ModuleOp:
+    """examples/gpu_matmul.mlir as C (m x n) = A (m x k) · B (k x n), scheduled."""
+    shapes = {"A": (m, k), "B": (k, n), "C": (m, n)}
+    extents = {"i": m, "j": n, "k": k}
+    text = (EXAMPLES / "gpu_matmul.mlir").read_text()
+    text = re.sub(r"%([ABC])(: |\[[^\]]*\] : )memref<1024x1024xf32>",
+                  lambda g: f"%{g[1]}{g[2]}memref<{shapes[g[1]][0]}x{shapes[g[1]][1]}xf32>", text)
+    text = re.sub(r"%([ijk]) = 0 to 1024", lambda g: f"%{g[1]} = 0 to {extents[g[1]]}", text)
+    text = re.sub(r"\(1024, %([ijk])\)", lambda g: f"({extents[g[1]]}, %{g[1]})", text)
+    return xtir.transform(xtir.parse(text), pipeline)
+
+
+def gemm_inputs(m: int, n: int, k: int, rng: np.random.Generator) -> tuple[list[np.ndarray], np.ndarray]:
+    """A, B and C (filled with NaN) for C = A · B, and numpy's result."""
+    a, b = rng.standard_normal((m, k), dtype=np.float32), rng.standard_normal((k, n), dtype=np.float32)
+    return [a, b, np.full((m, n), np.nan, np.float32)], a @ b
+
+
 def inputs(name: str, n: int, rng: np.random.Generator) -> tuple[list[np.ndarray], np.ndarray]:
     """The arguments (the output filled with NaN) and numpy's result."""
     if name.startswith("gemm"):
-        a, b = rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32)
-        return [a, b, np.full((n, n), np.nan, np.float32)], a @ b
+        return gemm_inputs(n, n, n, rng)
     if name == "window_sum":
         a = rng.standard_normal(n + 2, dtype=np.float32)
         return [a, np.full(n, np.nan, np.float32)], a[:-2] + a[1:-1] + a[2:]
@@ -117,8 +138,6 @@ def main() -> None:
     rng = np.random.default_rng(0)
     for name, (example, pipeline) in SCHEDULES.items():
         n = args.n if name.startswith("gemm") else 1024
-        if name == "gemm_hand":
-            n = -(-n // 128) * 128  # whole 128x128 tiles
         f = xtir.build(scheduled(example, pipeline, n), target=args.target)
         if args.show:
             print(f.cuda_source)

@@ -26,8 +26,10 @@ attribute, so the storage scope stays what lower-blocks leaves: the memref memor
   region one thread block uses, computed here (compact-buffers leaves buffers shared between
   threads alone): the accesses relaxed over the threads and the loops inside the deepest
   serial loop whose iterations do not pass data through the buffer (GEMM's `k_0`: a 64x8 tile),
-  a predicate on the fetch (`ax0_0 * 128 + tx < 130`) bounding what it writes. Indices are
-  rebased to the region's start.
+  a predicate on the fetch (`ax0_0 * 128 + tx < 130`) bounding what it writes. On the last,
+  partial tile of a size the tile does not divide, the fetch is cut by the edge
+  (`i_0 * 64 + f floordiv 8 < 1000`); the tile stays the iteration's when each read is cut by
+  the same edge or a lower one on its index. Indices are rebased to the region's start.
 - `memref<8x8xf32, "local">`: one array per thread (registers), as compact-buffers sized it;
   it must be allocated inside every thread-bound loop that uses it.
 
@@ -60,7 +62,7 @@ parallel loops inside a kernel.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, memref, scf
@@ -390,10 +392,41 @@ def _range(index: Expr, relaxed: set[SSAValue], guards: Sequence[tuple[Expr, int
 
 
 def _guards_used(use: Use, relaxed: set[SSAValue]) -> bool:
-    """Every guard of the write is a bound on the free part of one of its indices."""
+    """Every guard of the write is a bound on the free part of one of its indices, or on one
+    whole index (the edge of a non-dividing split: `i_0 * 64 + tx floordiv 8 < 1000`)."""
     assert use.indices is not None and use.guards is not None
-    frees = [_split(i, relaxed)[1] for i in use.indices]
-    return all(e in frees for e, _ in use.guards)
+    frees = [_split(i, relaxed)[1] for i in use.indices]  # the cuts _range makes
+    return all(e in frees or any(_index_bound(i, e, bound) is not None for i in use.indices)  # those _cuts finds
+               for e, bound in use.guards)
+
+
+def _index_bound(index: Expr, e: Expr, bound: int) -> int | None:
+    """The c of `index < c` that a guard `e < bound` gives: e is the index but its constant, or
+    the index is `e floordiv d` (`x floordiv 8 < 72` arrives simplified to `x < 576`)."""
+    rest = index - index.const
+    if e == rest:
+        return bound + index.const
+    if len(rest.terms) == 1:
+        atom, coef = rest.terms[0]
+        if coef == 1 and isinstance(atom, Div) and atom.expr - atom.expr.const == e:
+            return -(-(bound + atom.expr.const) // atom.divisor) + index.const
+    return None
+
+
+def _cuts(use: Use) -> list[int | None]:
+    """Per dimension, the least c of the guards `index < c` on the whole index, else None."""
+    assert use.indices is not None
+    cuts: list[int | None] = []
+    for index in use.indices:
+        found = [c for e, bound in use.guards or () if (c := _index_bound(index, e, bound)) is not None]
+        cuts.append(min(found) if found else None)
+    return cuts
+
+
+def _cut_within(read: Use, write: Use) -> bool:
+    """Whether the read stays below every edge that cuts the write's box: it is guarded by the
+    same edge or a lower one, on its own index of that dimension."""
+    return all(w is None or (r is not None and r <= w) for r, w in zip(_cuts(read), _cuts(write)))
 
 
 @dataclass
@@ -439,14 +472,14 @@ def _within(inner: tuple[Range, ...], outer: tuple[Range, ...], bounds) -> bool:
 
 
 def _fills(use: Use, relaxed: set[SSAValue], extents: dict[SSAValue, int], bounds) -> bool:
-    """Whether the write reaches every element of its box (cut by its guards, which bound the
-    free part of an index: a gapless range stays gapless when cut)."""
+    """Whether the write reaches every element of its box. Its guards are left out: each bounds
+    one index (_guards_used), and a full box cut along its dimensions stays full."""
     assert use.indices is not None
     loops = {v: n for v, n in extents.items() if v in relaxed and any(i.uses(v) for i in use.indices)}
     if gapless(use.indices, [1] * len(use.indices), loops):
         return True
-    box = _box([use], lambda _: relaxed, bounds)
-    counted = _enumerate(loops, list(use.indices)) if not use.guards else None
+    box = _box([replace(use, guards=())], lambda _: relaxed, bounds)
+    counted = _enumerate(loops, list(use.indices))
     if box is None or counted is None:
         return False
     volume = 1
@@ -502,7 +535,7 @@ def _private(uses: list[Use], relaxed_of, extents: dict[SSAValue, int], bounds) 
         if use.is_write:
             if use.guards is not None and _guards_used(use, relaxed) and _fills(use, relaxed, extents, bounds):
                 writes.append((use, box))
-        elif not any(_within(box, wbox, bounds) for _, wbox in writes):
+        elif not any(_within(box, wbox, bounds) and _cut_within(use, write) for write, wbox in writes):
             return False
     return True
 

@@ -51,6 +51,7 @@ def transform_layout(alloc: AllocOp, permutation: tuple[int, ...]) -> AllocOp:
     new = AllocOp(row_major(buffer.type.element_type, [shape[p] for p in permutation], buffer.type.memory_space),
                   buffer_name(buffer))
     new.location = alloc.location
+    new.attributes.update(alloc.attributes)  # a double-buffer mark stays with the buffer
     Rewriter.insert_op(new, InsertPoint.before(alloc))
     buffer.replace_all_uses_with(new.buffer)
     Rewriter.erase_op(alloc)

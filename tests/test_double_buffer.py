@@ -22,14 +22,25 @@ GEMMS = {
     "shared": seed_gpu.GEMM_SHARED + DOUBLE,
     "shared, A only": seed_gpu.GEMM_SHARED + ",double-buffer{block=A_shared}",
     "hand": seed_gpu.GEMM_HAND,
+    "hand, A row-major": seed_gpu.hand_gemm(transpose_a=False),
     "hand, k in 16s": seed_gpu.hand_gemm(16),
 }
 
 
-def _row_sum() -> xtir.ModuleOp:
-    """The scheduled row sum of the lit tests (its input, after the RUN and CHECK lines)."""
-    text = (LIT / "passes" / "double_buffer.mlir").read_text()
+def _lit_input(path: str) -> xtir.ModuleOp:
+    """The input of a lit test (after its RUN and CHECK lines)."""
+    text = (LIT / path).read_text()
     return xtir.parse(text[text.index("\nbuiltin.module") + 1 :])
+
+
+def _row_sum() -> xtir.ModuleOp:
+    """The scheduled row sum of the lit tests."""
+    return _lit_input("passes/double_buffer.mlir")
+
+
+def _row_sum_edge() -> xtir.ModuleOp:
+    """The row sum over 60 rows, 8 per block: the last block's tile is partial."""
+    return xtir.transform(_lit_input("lowering/to_gpu_double_buffer_edge.mlir"), "double-buffer{block=A_shared}")
 
 
 def _gemm(pipeline: str, n: int = 128) -> xtir.ModuleOp:
@@ -44,9 +55,9 @@ def _run_gemm(module: xtir.ModuleOp, n: int = 128) -> float:
     return float(np.max(np.abs(c - a @ b)))
 
 
-def _run_row_sum(module: xtir.ModuleOp) -> float:
-    a = np.random.default_rng(0).standard_normal((64, 64), dtype=np.float32)
-    s = np.full(64, np.nan, np.float32)
+def _run_row_sum(module: xtir.ModuleOp, rows: int = 64) -> float:
+    a = np.random.default_rng(0).standard_normal((rows, 64), dtype=np.float32)
+    s = np.full(rows, np.nan, np.float32)
     xtir.build(module, target="cuda-cpu")(a, s)
     return float(np.max(np.abs(s - a.sum(axis=1))))
 
@@ -81,7 +92,7 @@ def test_one_barrier_per_iteration() -> None:
 
 
 @pytest.mark.parametrize("which", [0, 1])
-@pytest.mark.parametrize("name", ["shared", "hand"])
+@pytest.mark.parametrize("name", ["shared", "hand", "hand, A row-major"])
 def test_a_missing_barrier_gives_wrong_numbers(name: str, which: int) -> None:
     """The barrier at the top of k_0 (the stores of tile k+1 overwrite the half iteration k-1
     read; the reads need the tile stored in iteration k-1) and the one before the epilogue (its
@@ -99,3 +110,43 @@ def test_schedule_method() -> None:
     sch.double_buffer(sch.get_block("A_shared"))
     assert sch.mod.is_structurally_equivalent(xtir.transform(_row_sum(), "double-buffer{block=A_shared}"))
     assert _run_row_sum(sch.mod) < 1e-4
+
+
+@pytest.mark.parametrize("which", [None, 0, 1])
+def test_row_sum_partial_tile(which: int | None) -> None:
+    """60 rows in blocks of 8: the doubled tile is still 2x8x8 (one block's), the last block fetches
+    and sums 4 rows; without either barrier the numbers go wrong."""
+    lowered = lower_to_gpu(_row_sum_edge())
+    (alloca,) = [op for op in lowered.walk() if isinstance(op, memref.AllocaOp) and op.memref.name_hint == "A_shared"]
+    assert alloca.memref.type.get_shape() == (2, 8, 8)
+    if which is None:
+        assert _run_row_sum(lowered, rows=60) < 1e-4
+        return
+    barrier = _barriers(lowered)[which]
+    barrier.detach()
+    barrier.erase()
+    assert _run_row_sum(lowered, rows=60) > 1e-1
+
+
+PARTIAL = {  # the schedule, (m, n, k), the doubled A and B tiles
+    "shared 200x136x64": (GEMMS["shared"], (200, 136, 64), (2, 64, 8), (2, 8, 64)),
+    "hand 200x136x64": (GEMMS["hand"], (200, 136, 64), (2, 8, 128), (2, 8, 128)),  # A's tile k-major
+    "hand 72x1000x24": (GEMMS["hand"], (72, 1000, 24), (2, 8, 72), (2, 8, 128)),  # A: all 72 rows
+    "hand 1000": (GEMMS["hand"], (1000, 1000, 1000), (2, 8, 128), (2, 8, 128)),
+    "hand, A row-major 200x136x64": (GEMMS["hand, A row-major"], (200, 136, 64), (2, 128, 8), (2, 8, 128)),
+}
+
+
+@pytest.mark.parametrize("name", PARTIAL)
+def test_gemm_partial_tiles(name: str) -> None:
+    """Sizes that are not a multiple of the block tile (m, n; k a multiple of its tile of 8): the
+    doubled tiles are one block's, as for whole tiles (not the kernel's 2 x m x k, which is refused
+    over 48 KiB), and the last blocks' partial tiles give numpy's numbers."""
+    pipeline, (m, n, k), a_tile, b_tile = PARTIAL[name]
+    module = seed_gpu.scheduled_gemm(pipeline, m, n, k)
+    shapes = {op.memref.name_hint: op.memref.type.get_shape() for op in lower_to_gpu(module).walk()
+              if isinstance(op, memref.AllocaOp)}
+    assert (shapes["A_shared"], shapes["B_shared"]) == (a_tile, b_tile)
+    arrays, expected = seed_gpu.gemm_inputs(m, n, k, np.random.default_rng(0))
+    xtir.build(module, target="cuda-cpu")(*arrays)
+    assert float(np.max(np.abs(arrays[-1] - expected))) < 1e-3
