@@ -10,7 +10,14 @@ four (S0..S3) and every reduce loop into two (R0, R1), ordered S0 S1 R0 S2 R1 S3
 innermost spatial loop's S3 last; the S0 loops are fused and run in parallel; the result tile
 under the last S1 loop accumulates in a `local` cache (cache-write, reverse-compute-at), into
 whose write-back an elementwise epilogue is inlined; the init is decomposed out before R0; the
-innermost S3 is vectorized and the other S3 loops unrolled.
+innermost S3 is vectorized and the other S3 loops unrolled. The reduce loops of a kernel window
+(ry, rx of a convolution) are not split: they run whole, unrolled, between the R1 and the S3
+loops.
+
+The vectorized loop is the innermost spatial one, unless its extent is no multiple of the
+vector width (the 56 pixels of a ResNet row): then it is sampled among it and the spatial
+loops that are (the 64 filters), and the local accumulator is permuted to put the chosen
+dimension last.
 
 The S3 loops are the register tile, sampled first (a split in two, then the outer part in
 three): the vector S3 in whole vector registers, the others within what it leaves of
@@ -35,12 +42,13 @@ panels in parallel, each packed once (as the hand schedule of benchmarks/matmul.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.ir import SSAValue
 
-from xtir.dialects.block import REDUCE, SERIAL, AccessOp, BlockOp, ForOp
+from xtir.dialects.block import REDUCE, SERIAL, Access, AccessOp, BlockOp, ForOp
+from xtir.dialects.expr import Expr
 from xtir.errors import XtirPassError
 from xtir.passes.analysis.navigation import all_blocks, select_function
 from xtir.passes.analysis.regions import read_regions
@@ -61,6 +69,8 @@ operand loads with fewer others."""
 REDUCE_TILE_MIN = 64
 """The fewest iterations of an R1 loop, where the extent allows: the register tile is loaded
 and stored around each R1 loop."""
+WINDOW_MAX = 7
+"""The most iterations of a kernel-window reduce loop unrolled whole (7x7 convolutions)."""
 PARALLEL_JOBS = 64
 """Enough iterations of an elementwise parallel loop to share among the cores (fusing more loops
 than that costs the dependence checks of every later primitive)."""
@@ -118,53 +128,69 @@ def multi_level_tiling(sch: Schedule, block: BlockRV) -> None:
     loops = sch.get_loops(block)
     op = _block(sch, block)
     spatial = [k for k, c in enumerate(op.kinds) if c != REDUCE]
-    reduce = [k for k, c in enumerate(op.kinds) if c == REDUCE]
-    vec = spatial[-1]
+    window = _window_loops(sch, op, loops)
+    reduce = [k for k, c in enumerate(op.kinds) if c == REDUCE and k not in window]
+    vec = _vector_dim(sch, loops, spatial)
     packed = [read for read in _reads_along(op, vec) if _pack_sampled(sch, read)]
     along = [k for k in spatial if any(op.iter_vars[k] in read.variables for read in packed)]
-    # a pack computed under an S0 loop of a dimension it does not index is redone for each of
-    # its iterations (an S0 of 4 rows of A·Bᵀ packs B four times: 0.78 of the hand schedule's
-    # speed): with a pack, those S0 loops are 1, and the packed dimensions' S0 run in parallel
-    s = _spatial_tiles(sch, loops, spatial, [k for k in spatial if k not in along] if packed else [])
+    permutation = _accumulator_permutation(op, vec)
+    s = _spatial_tiles(sch, loops, spatial, vec, along if packed else None)
     r = {k: _inner_split(sch, loops[k], _reduce_tiles(_extent(sch, loops[k]))) for k in reduce}
     # the S1 loops of the packed operands' dimensions first: their packs are computed there,
     # once for all the S1 loops inside
     s1 = [*along, *[k for k in spatial if k not in along]]
     register = [s[k][3] for k in spatial if k != vec]
     sch.reorder(*[s[k][0] for k in spatial], *[s[k][1] for k in s1], *[r[k][0] for k in reduce],
-                *[s[k][2] for k in spatial], *[r[k][1] for k in reduce], *register, s[vec][3])
+                *[s[k][2] for k in spatial], *[r[k][1] for k in reduce], *[loops[k] for k in window],
+                *register, s[vec][3])
     outer = sch.fuse(*[s[k][0] for k in spatial]) if len(spatial) > 1 else s[vec][0]
     _accumulate_locally(sch, block, s[s1[-1]][1])
+    if permutation is not None:
+        sch.transform_layout(block, ("write", 0), permutation)
     for read in packed:
         _pack(sch, block, read, [outer, *[s[k][1] for k in along if op.iter_vars[k] in read.variables]])
-    sch.decompose_reduction(block, r[reduce[0]][0])
+    sch.decompose_reduction(block, r[reduce[0]][0] if reduce else loops[window[0]])
     if _extent(sch, s[vec][3]) >= 2:
         sch.vectorize(s[vec][3])
-    for loop in register:
+    for loop in [*[loops[k] for k in window], *register]:
         if _extent(sch, loop) > 1:
             sch.unroll(loop)
     sch.parallel(outer)
 
 
-def _spatial_tiles(sch: Schedule, loops: list[LoopRV], spatial: list[int], unit_outer: list[int]) -> dict[int, list[LoopRV]]:
+def _spatial_tiles(sch: Schedule, loops: list[LoopRV], spatial: list[int], vec: int,
+                   along: list[int] | None) -> dict[int, list[LoopRV]]:
     """Split each spatial loop into S0..S3 (see the module's doc), S3 (the register tile) first:
-    the vectorized loop's, then a sampled one of the others (the rows of the tile), then the
-    rest; the S0 of the loops in `unit_outer` is 1."""
-    vec = spatial[-1]
+    the vectorized loop's (`vec`), then a sampled one of the others (the rows of the tile), then
+    the rest; with a pack indexed by the dimensions `along`, see `_unit_outer`."""
     tiles = {vec: _inner_split(sch, loops[vec], _vector_tiles(_extent(sch, loops[vec])))}
     vectors = -(-_extent(sch, tiles[vec][1]) // LANES)
     budget, wanted = REGISTER_TILE_MAX // vectors, -(-ACCUMULATORS_MIN // vectors)
-    others = [k for k in reversed(spatial[:-1]) if _extent(sch, loops[k]) > 1]
+    rest = [k for k in spatial if k != vec]
+    others = [k for k in reversed(rest) if _extent(sch, loops[k]) > 1]
     if others:
         rows = sch.sample_categorical(others)
         others = [rows, *[k for k in others if k != rows]]
-    for k in [*others, *[k for k in spatial[:-1] if k not in others]]:
+    for k in [*others, *[k for k in rest if k not in others]]:
         fitting = [d for d in divisors(_extent(sch, loops[k])) if d <= max(1, budget)]
         tiles[k] = _inner_split(sch, loops[k], [d for d in fitting if d >= wanted] or fitting)
         budget //= _extent(sch, tiles[k][1])
         wanted = -(-wanted // _extent(sch, tiles[k][1]))
+    unit_outer = _unit_outer(sch, tiles, spatial, along)
     return {k: [*sch.split(rest, _outer_tiles(sch, rest, k in unit_outer, bool(unit_outer))), register]
             for k, (rest, register) in tiles.items()}
+
+
+def _unit_outer(sch: Schedule, tiles: dict[int, list[LoopRV]], spatial: list[int], along: list[int] | None) -> list[int]:
+    """The spatial dimensions whose S0 is 1: with a pack, those it does not index. A pack computed
+    under an S0 loop of such a dimension is redone for each of its iterations (an S0 of 4 rows of
+    A·Bᵀ packs B four times: 0.78 of the hand schedule's speed); the packed dimensions' S0 then
+    run in parallel. None when the register tile leaves the packed dimensions a single
+    iteration (a convolution's 64 filters in one 64-lane tile): the parallel loop must then
+    come from the others, and the small pack is redone."""
+    if along is None or all(_extent(sch, tiles[k][0]) < 2 for k in along):
+        return []
+    return [k for k in spatial if k not in along]
 
 
 def _outer_tiles(sch: Schedule, loop: LoopRV, unit_outer: bool, parallel_only: bool) -> list[int]:
@@ -191,6 +217,32 @@ def _inner_split(sch: Schedule, loop: LoopRV, candidates: list[int]) -> list[Loo
     return sch.split(loop, [None, sch.sample_categorical(candidates)])
 
 
+def _vector_dim(sch: Schedule, loops: list[LoopRV], spatial: list[int]) -> int:
+    """The innermost spatial loop, unless its extent is no whole number of vectors and others'
+    are: then it or one of those, sampled. A vector of 56 (the width of a ResNet image) is
+    three registers and a half that LLVM computes in four instructions (16, 8, 4 and 2 lanes):
+    a 64-filter convolution tuned to 190 GFLOP/s along its width, 250 along its filters; a
+    pooling, with no weight to reuse, may prefer the width all the same. Along another loop
+    than the innermost, the operands and the accumulator are permuted to make it contiguous."""
+    last = spatial[-1]
+    whole = [k for k in spatial if _extent(sch, loops[k]) % LANES == 0]
+    if _extent(sch, loops[last]) % LANES == 0 or not whole:
+        return last
+    return sch.sample_categorical([*whole, last])
+
+
+def _window_loops(sch: Schedule, op: BlockOp, loops: list[LoopRV]) -> list[int]:
+    """The reduce loops of a kernel window (ry, rx in x[yy + ry, xx + rx]): of at most
+    WINDOW_MAX iterations, indexing a read in one dimension with a spatial variable. They are
+    neither split nor tiled but unrolled whole inside the R1 loops (a 3x3 convolution: 25
+    GFLOP/s with them as loops, 140 unrolled)."""
+    spatial = {v for v, c in zip(op.iter_vars, op.kinds) if c != REDUCE}
+    shifted = {v for a in _accesses(op, write=False) for e in a.indices if spatial & set(e.variables())
+               for v in e.variables()}
+    return [k for k, (v, c) in enumerate(zip(op.iter_vars, op.kinds))
+            if c == REDUCE and v in shifted and _extent(sch, loops[k]) <= WINDOW_MAX]
+
+
 def _reduce_tiles(extent: int) -> list[int]:
     return [d for d in divisors(extent) if d >= REDUCE_TILE_MIN] or divisors(extent)
 
@@ -211,13 +263,26 @@ class _Read:
         return self.dims != (self.rank - 1,)
 
 
+def _accesses(op: BlockOp, write: bool) -> list[Access]:
+    return [a for o in op.body.walk() if isinstance(o, AccessOp) for a in o.accesses() if a.is_write == write]
+
+
+def _dims_along(indices: list[tuple[Expr, ...]], var: SSAValue) -> list[int]:
+    """The dimensions that `var` indexes in any of `indices`."""
+    return sorted({d for idx in indices for d, e in enumerate(idx) if e.coefficient(var)})
+
+
+def _vectors_last(rank: int, dims: Sequence[int]) -> list[int]:
+    """The permutation that moves `dims` (those of the vectorized variable) last."""
+    return [*[d for d in range(rank) if d not in dims], *dims]
+
+
 def _reads_along(op: BlockOp, vec: int) -> list[_Read]:
-    var = op.iter_vars[vec]
-    accesses = [a for o in op.body.walk() if isinstance(o, AccessOp) for a in o.accesses() if not a.is_write]
+    accesses = _accesses(op, write=False)
     found = []
     for index, region in enumerate(read_regions(op)):
         indices = [a.indices for a in accesses if a.buffer is region.buffer]
-        dims = sorted({d for idx in indices for d, e in enumerate(idx) if e.coefficient(var)})
+        dims = _dims_along(indices, op.iter_vars[vec])
         if dims:
             found.append(_Read(index, len(region.ranges), tuple(dims),
                                frozenset(v for idx in indices for e in idx for v in e.variables())))
@@ -236,7 +301,7 @@ def _pack(sch: Schedule, block: BlockRV, read: _Read, locations: list[LoopRV]) -
     schedule's speed with it)."""
     copy = sch.cache_read(block, read.index, "global")
     if read.transposed:
-        sch.transform_layout(copy, ("write", 0), [*[d for d in range(read.rank) if d not in read.dims], *read.dims])
+        sch.transform_layout(copy, ("write", 0), _vectors_last(read.rank, read.dims))
     location = sch.sample_categorical(locations if read.transposed else [None, *locations])
     if location is not None:
         sch.compute_at(copy, location)
@@ -254,6 +319,16 @@ def _accumulate_locally(sch: Schedule, block: BlockRV, loop: LoopRV) -> None:
                 sch.reverse_compute_inline(consumer)
             except XtirPassError:
                 pass  # not a pure elementwise read of the result: it stays a block of its own
+
+
+def _accumulator_permutation(op: BlockOp, vec: int) -> list[int] | None:
+    """The local accumulator's permutation when the vectorized dimension is not the result's
+    last (the filters of an NCHW convolution): its loads and stores around each R1 loop are
+    then vectors rather than gathers; the write-back, once per tile, transposes."""
+    indices = [a.indices for a in _accesses(op, write=True)]
+    dims = _dims_along(indices, op.iter_vars[vec])
+    rank = len(indices[0])
+    return _vectors_last(rank, dims) if dims and dims != [rank - 1] else None
 
 
 def _block_names(sch: Schedule) -> list[str]:
