@@ -107,3 +107,9 @@ def _wanted_cuts(exprs: Sequence[Expr], digits: Digits) -> Iterator[tuple[SSAVal
                 s = q // abs(c)
                 if n is not None and s < n and n % s == 0:
                     yield var, weight * s
+
+
+def in_digits(exprs: Sequence[Expr], extents: Mapping[SSAValue, int]) -> tuple[list[Expr], dict[SSAValue, int]]:
+    """`exprs` in digits (to_digits) and the extents of the digits of the variables of `extents`."""
+    written, digits = to_digits(exprs, extents)
+    return written, {d: digits.extents[d] for v in extents for d in digits.of(v)}
