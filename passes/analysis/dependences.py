@@ -91,7 +91,9 @@ def describe(conflict: Conflict, loop: ForOp) -> str:
     verb = "writes" if conflict.second.is_write else "reads"
     if conflict.iterations is None:
         return (f'{first} writes {name} and {second} {verb} it, and it cannot be shown that different '
-                f'iterations of loop "{loop.label}" touch different elements')
+                f'iterations of loop "{loop.label}" touch different elements (the analysis cannot decide it: '
+                f"the strides of the indices do not tell the iterations apart, and enumerating them takes more "
+                f"than {ENUMERATION_LIMIT} points or a variable of unknown range)")
     one, other = conflict.iterations
     return (f'{first} writes an element of {name} in iteration {one} of loop "{loop.label}" that {second} '
             f"{verb} in iteration {other}")
@@ -204,7 +206,24 @@ def _conflict(loop: ForOp, first: Touch, second: Touch) -> bool | tuple[int, int
         if all(any(_separates(pair, atom, span, dim) for dim in dims) for atom, span in group):
             return False
     found = _enumerate(pair)
+    if found is None:
+        found = _same_element(pair)
     return True if found is None else found
+
+
+def _same_element(pair: _Pair) -> tuple[int, int] | None:
+    """Iterations 0 and w that meet when both accesses have the same indices, run unconditionally,
+    and use no digit of the loop of weight w: the iterations touch the same elements (a fused loop
+    over a tile that binds only the tile: `(b floordiv 64) * 32 + t`). Decides, without a point
+    enumerated, what would be too many points to enumerate."""
+    first, second = pair.first, pair.second
+    if first.indices != second.indices or first.facts or second.facts:
+        return None
+    used = {v for e in first.indices for v in e.variables()}
+    for d in pair.loop_digits:
+        if d not in used and pair.digits.extents[d] > 1:
+            return 0, pair.digits.owner.get(d, (d, 1))[1]
+    return None
 
 
 def _coordinates(pair: _Pair) -> list[list[tuple[Atom, int]]]:
