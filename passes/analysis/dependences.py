@@ -9,11 +9,16 @@ iterations; loops inside it run independently in each. Guards (block predicates)
 ignored: an access is assumed to run for every value of its loops, which can only report
 more conflicts, never fewer.
 
-Each pair of accesses of a buffer (at least one writing) is first tested per dimension: when
-both indices are `c * l + rest` in the loop variable `l`, with the rests' ranges closer than
-one step of `c`, two different iterations cannot meet in that dimension. A dimension pair
-`E floordiv d`, `E mod d` (what fuse binds) is compared as E. Otherwise the accesses are
-enumerated (up to ENUMERATION_LIMIT points); beyond that, a conflict is assumed.
+Each pair of accesses of a buffer (at least one writing) is first written in digits: the
+variables of fused and split loops as mixed-radix numbers whose digits their floordivs and mods
+pick (passes/analysis/digits.py), so that `(f0 * 32 + f1 * 4 + f2) floordiv 8` is the sum
+`f0 * 4 + f1_hi`. Two different iterations differ in some digit of the loop variable; for each
+digit d, a dimension where both indices are `c * d + rest`, with the rests' ranges (the loop's
+other digits free) closer than one step of `c`, keeps them apart. A dimension pair
+`E floordiv d`, `E mod d` that stays is compared as E. Otherwise the accesses are enumerated
+over the digits (the outer ones only where they do not cancel out), up to ENUMERATION_LIMIT
+points; beyond that, a loop digit that neither access uses still shows two iterations that
+meet, and else a conflict is assumed, the refusal saying that the analysis cannot decide.
 """
 
 from __future__ import annotations
