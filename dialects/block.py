@@ -55,7 +55,7 @@ from xdsl.utils.exceptions import VerifyException
 from xtir.dialects.bounds import within
 from xtir.dialects.expr import (
     Expr,
-    from_affine_map,
+    decoded_map,
     parse_expr,
     parse_expr_list,
     parse_int64,
@@ -389,12 +389,12 @@ class BlockOp(IRDLOperation):
         return list(self.extents_attr.get_values())
 
     def bindings(self) -> list[Expr]:
-        return from_affine_map(self.bindings_map, self.loop_vars)
+        return decoded_map(self, "bindings", self.bindings_map, self.loop_vars)
 
     def predicate(self) -> list[tuple[Expr, int]]:
         if self.where_map is None or self.where_bounds is None:
             return []
-        exprs = from_affine_map(self.where_map, self.loop_vars)
+        exprs = decoded_map(self, "where", self.where_map, self.loop_vars)
         return list(zip(exprs, self.where_bounds.get_values()))
 
     def iters(self) -> list[IterVar]:
@@ -745,7 +745,7 @@ class LoadOp(AccessOp):
         )
 
     def indices(self) -> list[Expr]:
-        return from_affine_map(self.map, self.index_vars)
+        return decoded_map(self, "map", self.map, self.index_vars)
 
     def accesses(self) -> list[Access]:
         return [Access(self, self.buffer, tuple(self.indices()), False)]
@@ -792,7 +792,7 @@ class StoreOp(AccessOp):
         super().__init__(operands=[value, buffer, operands], properties={"map": amap})
 
     def indices(self) -> list[Expr]:
-        return from_affine_map(self.map, self.index_vars)
+        return decoded_map(self, "map", self.map, self.index_vars)
 
     def accesses(self) -> list[Access]:
         return [Access(self, self.buffer, tuple(self.indices()), True)]

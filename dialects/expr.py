@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import AffineMapAttr, IndexType
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -363,6 +363,20 @@ def from_affine(expr: AffineExpr, operands: Sequence[SSAValue]) -> Expr:
 
 def from_affine_map(attr: AffineMapAttr, operands: Sequence[SSAValue]) -> list[Expr]:
     return [from_affine(e, operands) for e in attr.data.results]
+
+
+def decoded_map(op: Operation, key: str, attr: AffineMapAttr, operands: Sequence[SSAValue]) -> list[Expr]:
+    """`from_affine_map`, kept on `op` under `key` while its map and operands stay the same objects:
+    analyses and verifiers ask for bindings and indices again and again (decoding was a tenth of
+    applying a schedule). Exprs are immutable, so the kept ones are handed out."""
+    kept = op.__dict__.setdefault("_xtir_decoded", {})
+    found = kept.get(key)
+    if found is not None and found[0] is attr and len(found[1]) == len(operands) and all(
+            a is b for a, b in zip(found[1], operands)):
+        return list(found[2])
+    exprs = from_affine_map(attr, operands)
+    kept[key] = (attr, tuple(operands), tuple(exprs))
+    return exprs
 
 
 # Custom syntax ----------------------------------------------------------------

@@ -42,7 +42,9 @@ from xtir.dialects.block import (
     scope_of,
 )
 from xtir.dialects.expr import Expr, Var
+from xtir.passes.analysis.digits import to_digits
 from xtir.passes.analysis.footprint import Box, box_of_instances
+from xtir.passes.analysis.instances import gapless
 from xtir.passes.analysis.navigation import child_blocks
 from xtir.passes.analysis.regions import (
     BufferRegion,
@@ -261,20 +263,38 @@ def covers_domain(block: BlockOp, ranges: list[VarRange], box: Box, limit: int =
     """None when, over all iterations of the loops around, the ranges cover the instances `box` holds;
     otherwise which variable is left partly uncomputed."""
     for it, r, (lo, hi) in zip(block.iters(), ranges, box):
-        variables = r.start.variables()
-        extents = [(loop_bounds(v) or (0, -1))[1] + 1 for v in variables]
-        count = 1
-        for e in extents:
-            count *= e
-        if count > limit:
-            return f"%{it.var.name_hint} (too many loop iterations to check its coverage)"
-        starts = sorted({r.start.evaluate(dict(zip(variables, point))) for point in product(*map(range, extents))})
-        reached = lo
-        for s in starts:
-            if s > reached:
-                break
-            reached = max(reached, s + r.extent)
+        reached = _reached_from_strides(r, lo)
+        if reached is None:
+            variables = r.start.variables()
+            extents = [(loop_bounds(v) or (0, -1))[1] + 1 for v in variables]
+            count = 1
+            for e in extents:
+                count *= e
+            if count > limit:
+                return (f"%{it.var.name_hint} (its range starts at {len(variables)} loop variables' {count} values, "
+                        f"more than the {limit} that are tried, and the strides do not show it)")
+            starts = sorted({r.start.evaluate(dict(zip(variables, point))) for point in product(*map(range, extents))})
+            reached = lo
+            for s in starts:
+                if s > reached:
+                    break
+                reached = max(reached, s + r.extent)
         if reached < hi:
             return f"%{it.var.name_hint} (values from {reached} to {hi - 1} are never reached)"
     return None
 
+
+def _reached_from_strides(r: VarRange, lo: int) -> int | None:
+    """How far from `lo` the ranges reach without a gap, when the strides of their start (in the digits
+    of fused and split loops) show that they leave none between the least and the greatest; else None."""
+    variables = r.start.variables()
+    extents = {v: span[1] + 1 for v in variables if (span := loop_bounds(v)) is not None and span[0] == 0}
+    if len(extents) != len(variables):
+        return None
+    (start,), digits = to_digits([r.start], extents)
+    used = {v: digits.extents[v] for v in start.variables()}
+    span = start.bounds(digits.bounds)
+    if span is None or not gapless([start], [r.extent], used):
+        return None
+    first, last = span
+    return lo if first > lo else max(lo, last + r.extent)

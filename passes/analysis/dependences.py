@@ -9,11 +9,16 @@ iterations; loops inside it run independently in each. Guards (block predicates)
 ignored: an access is assumed to run for every value of its loops, which can only report
 more conflicts, never fewer.
 
-Each pair of accesses of a buffer (at least one writing) is first tested per dimension: when
-both indices are `c * l + rest` in the loop variable `l`, with the rests' ranges closer than
-one step of `c`, two different iterations cannot meet in that dimension. A dimension pair
-`E floordiv d`, `E mod d` (what fuse binds) is compared as E. Otherwise the accesses are
-enumerated (up to ENUMERATION_LIMIT points); beyond that, a conflict is assumed.
+Each pair of accesses of a buffer (at least one writing) is first written in digits: the
+variables of fused and split loops as mixed-radix numbers whose digits their floordivs and mods
+pick (passes/analysis/digits.py), so that `(f0 * 32 + f1 * 4 + f2) floordiv 8` is the sum
+`f0 * 4 + f1_hi`. Two different iterations differ in some digit of the loop variable; for each
+digit d, a dimension where both indices are `c * d + rest`, with the rests' ranges (the loop's
+other digits free) closer than one step of `c`, keeps them apart. A dimension pair
+`E floordiv d`, `E mod d` that stays is compared as E. Otherwise the accesses are enumerated
+over the digits (the outer ones only where they do not cancel out), up to ENUMERATION_LIMIT
+points; beyond that, a loop digit that neither access uses still shows two iterations that
+meet, and else a conflict is assumed, the refusal saying that the analysis cannot decide.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ from xtir.dialects.bounds import Fact
 from xtir.dialects.expr import Atom, Div, Expr, Mod, Var
 from xtir.dialects.walk import ancestors
 from xtir.lowering.index_expr import decode, decode_bounds
-from xtir.passes.analysis.instances import ENUMERATION_LIMIT, points
+from xtir.passes.analysis.digits import Digits, to_digits
+from xtir.passes.analysis.instances import ENUMERATION_LIMIT, points, separated
 from xtir.passes.analysis.regions import relax
 
 BLOCK_ATTR = "xtir.block"
@@ -90,7 +96,9 @@ def describe(conflict: Conflict, loop: ForOp) -> str:
     verb = "writes" if conflict.second.is_write else "reads"
     if conflict.iterations is None:
         return (f'{first} writes {name} and {second} {verb} it, and it cannot be shown that different '
-                f'iterations of loop "{loop.label}" touch different elements')
+                f'iterations of loop "{loop.label}" touch different elements (the analysis cannot decide it: '
+                f"the strides of the indices do not tell the iterations apart, and enumerating them takes more "
+                f"than {ENUMERATION_LIMIT} points or a variable of unknown range)")
     one, other = conflict.iterations
     return (f'{first} writes an element of {name} in iteration {one} of loop "{loop.label}" that {second} '
             f"{verb} in iteration {other}")
@@ -153,33 +161,97 @@ def _allocated_inside(buffer: SSAValue, loop: ForOp) -> bool:
     return isinstance(owner, Operation) and loop.is_ancestor(owner)
 
 
+@dataclass(frozen=True)
+class _Side:
+    """One access of a pair, in digits (passes/analysis/digits.py): its indices and guards, the
+    digits of the loops between (free in each access), its tile sizes."""
+
+    indices: tuple[Expr, ...]
+    sizes: tuple[int, ...]
+    inner: frozenset[SSAValue]
+    facts: tuple[Fact, ...]
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """Two accesses under `loop`, fused and split variables written as digits: two iterations
+    differ in some digit of `loop`'s variable, `iteration`."""
+
+    first: _Side
+    second: _Side
+    loop_digits: tuple[SSAValue, ...]
+    iteration: Expr
+    digits: Digits
+
+
+def _in_digits(loop: ForOp, first: Touch, second: Touch) -> _Pair:
+    exprs = [*first.indices, *second.indices, *(e for t in (first, second) for e, _ in t.facts)]
+    variables = {loop.var, *(v for e in exprs for v in e.variables())}
+    extents = {v: span[1] + 1 for v in variables if (span := loop_bounds(v)) is not None and span[0] == 0}
+    written, digits = to_digits(exprs, extents)
+    rest = iter(written)
+    sides = []
+    for touch in (first, second):
+        indices = tuple(next(rest) for _ in touch.indices)
+        sides.append((touch, indices))
+    facts = [(e, bound) for t in (first, second) for (_, bound), e in zip(t.facts, rest)]
+    facts_of = (tuple(facts[: len(first.facts)]), tuple(facts[len(first.facts):]))
+    first_side, second_side = (
+        _Side(indices, touch.sizes, frozenset(d for lp in touch.inner for d in digits.of(lp.var)), own_facts)
+        for (touch, indices), own_facts in zip(sides, facts_of))
+    return _Pair(first_side, second_side, tuple(digits.of(loop.var)), digits.value(loop.var), digits)
+
+
 def _conflict(loop: ForOp, first: Touch, second: Touch) -> bool | tuple[int, int]:
     """False when no two iterations meet; else the iterations of a meeting, or True when
     none could be shown (too many points to enumerate)."""
-    dims = _paired_dims(first.indices, second.indices, first.sizes, second.sizes)
-    for group in _coordinates(loop, first, second):
-        if all(any(_separates(loop, atom, span, dim, first, second) for dim in dims) for atom, span in group):
+    pair = _in_digits(loop, first, second)
+    dims = _paired_dims(pair.first.indices, pair.second.indices, pair.first.sizes, pair.second.sizes)
+    for group in _coordinates(pair):
+        if all(any(_separates(pair, atom, span, dim) for dim in dims) for atom, span in group):
             return False
-    found = _enumerate(loop, first, second)
+    found = _enumerate(pair)
+    if found is None:
+        found = _same_element(pair)
     return True if found is None else found
 
 
-def _coordinates(loop: ForOp, first: Touch, second: Touch) -> list[list[tuple[Atom, int]]]:
-    """Sets of atoms that tell the iterations of `loop` apart, each atom with how many values it
-    takes: the loop variable itself, and `E floordiv d` with `E mod d` for E = a * l + b (what
-    fuse binds, the fused loop's variable under a tile: `(f floordiv 114) * 7 + i_1`). Two
-    different iterations differ in some atom of each set."""
-    groups: list[list[tuple[Atom, int]]] = [[(Var(loop.var), loop.extent)]]
+def _same_element(pair: _Pair) -> tuple[int, int] | None:
+    """Iterations 0 and w that meet when both accesses have the same indices, run unconditionally,
+    and use no digit of the loop of weight w: the iterations touch the same elements (a fused loop
+    over a tile that binds only the tile: `(b floordiv 64) * 32 + t`). Decides, without a point
+    enumerated, what would be too many points to enumerate."""
+    first, second = pair.first, pair.second
+    if first.indices != second.indices or first.facts or second.facts:
+        return None
+    used = {v for e in first.indices for v in e.variables()}
+    for d in pair.loop_digits:
+        if d not in used and pair.digits.extents[d] > 1:
+            return 0, pair.digits.owner.get(d, (d, 1))[1]
+    return None
+
+
+def _coordinates(pair: _Pair) -> list[list[tuple[Atom, int]]]:
+    """Sets of atoms that tell the iterations of the loop apart, each atom with how many values it
+    takes: the digits of the loop variable, and `E floordiv d` with `E mod d` for a floordiv or mod
+    no digit made linear, of an E that differs between any two iterations. Two different
+    iterations differ in some atom of each set."""
+    extents = {d: pair.digits.extents[d] for d in pair.loop_digits}
+    groups: list[list[tuple[Atom, int]]] = [[(Var(d), n) for d, n in extents.items()]]
     seen: set[tuple[Expr, int]] = set()
-    for e in (*first.indices, *second.indices):
+    for e in (*pair.first.indices, *pair.second.indices):
         for atom, _ in e.terms:
             if not isinstance(atom, Div | Mod) or (atom.expr, atom.divisor) in seen:
                 continue
             seen.add((atom.expr, atom.divisor))
             inner = atom.expr
-            if inner.variables() != [loop.var] or any(not isinstance(a, Var) for a, _ in inner.terms):
+            if not set(inner.variables()) <= set(extents) or any(not isinstance(a, Var) for a, _ in inner.terms):
                 continue
-            lo, hi = sorted(inner.evaluate({loop.var: x}) for x in (0, loop.extent - 1))
+            if not separated([inner], [1], extents):
+                continue
+            span = inner.bounds(pair.digits.bounds)
+            assert span is not None, "the loop's digits are bounded"
+            lo, hi = span
             q = atom.divisor
             groups.append([(Div(inner, q), hi // q - lo // q + 1), (Mod(inner, q), min(q, hi - lo + 1))])
     return groups
@@ -215,22 +287,22 @@ def _lone_atom(e: Expr, kind: type[Div] | type[Mod]) -> Div | Mod | None:
     return None
 
 
-def _separates(
-    loop: ForOp, atom: Atom, span: int, dim: tuple[Expr, Expr, int, int], first: Touch, second: Touch
-) -> bool:
-    """Whether two iterations of `loop` at which `atom` (a function of the loop variable taking
-    `span` values) differs touch different elements in dimension `dim`: both indices are
-    `c * atom + rest`, with one c, rests free of the loop variable, and the rests' ranges (over
-    the inner loops, outer values equal) closer than any nonzero multiple of c up to span - 1."""
+def _separates(pair: _Pair, atom: Atom, span: int, dim: tuple[Expr, Expr, int, int]) -> bool:
+    """Whether two iterations at which `atom` (a digit of the loop variable, or a function of
+    the digits, taking `span` values) differs touch different elements in dimension `dim`: both
+    indices are `c * atom + rest`, with one c, and the rests' ranges (the other digits of the loop
+    and those of the inner loops free, the outer values equal) closer than any nonzero multiple of
+    c up to span - 1."""
     a, b, size_a, size_b = dim
     c = dict(a.terms).get(atom, 0)
     if c == 0 or c != dict(b.terms).get(atom, 0):
         return False
     rest_a, rest_b = a - Expr(((atom, c),)), b - Expr(((atom, c),))
-    if rest_a.uses(loop.var) or rest_b.uses(loop.var):
+    if any(t == atom for e in (rest_a, rest_b) for t, _ in e.terms):
         return False
-    ra = relax(rest_a, {lp.var for lp in first.inner}, loop_bounds)
-    rb = relax(rest_b, {lp.var for lp in second.inner}, loop_bounds)
+    loop = set(pair.loop_digits)
+    ra = relax(rest_a, loop | pair.first.inner, pair.digits.bounds)
+    rb = relax(rest_b, loop | pair.second.inner, pair.digits.bounds)
     if ra is None or rb is None or not (rb.start - ra.start).is_const:
         return False
     # c * (atom_a - atom_b) = rest_b - rest_a, which lies in [lo, hi]
@@ -243,22 +315,21 @@ def _separates(
     return not (smallest <= min(hi, far)) and not (largest >= max(lo, -far))
 
 
-def _enumerate(loop: ForOp, first: Touch, second: Touch) -> tuple[int, int] | None | bool:
-    """Run both accesses over every iteration of `loop` and their inner loops (the outer
-    values that do not cancel out as well): iterations at which they meet, False when they
+def _enumerate(pair: _Pair) -> tuple[int, int] | None | bool:
+    """Run both accesses over every iteration of the loop and their inner loops (the outer
+    digits that do not cancel out as well): iterations at which they meet, False when they
     never do, None when there are too many points."""
-    context = _context(loop, first, second)
+    context = _context(pair)
     if context is None:
         return None
-    a = _points(loop, first, context)
-    b = _points(loop, second, context)
+    a = _points(pair, pair.first, context)
+    b = _points(pair, pair.second, context)
     if a is None or b is None:
         return None
     keys = np.concatenate([a[1:], b[1:]], axis=1)
     if keys.shape[1] == 0:
         return False
-    _, group = np.unique(keys, axis=1, return_inverse=True)
-    group = group.ravel()
+    group = _column_ids(keys)
     n = int(group.max()) + 1
     big = np.iinfo(np.int64).max
     first_lo, first_hi, second_lo, second_hi = (np.full(n, v, dtype=np.int64) for v in (big, -big, big, -big))
@@ -277,11 +348,24 @@ def _enumerate(loop: ForOp, first: Touch, second: Touch) -> tuple[int, int] | No
     return int(first_hi[g]), int(second_lo[g])
 
 
-def _context(loop: ForOp, first: Touch, second: Touch) -> list[tuple[SSAValue, int]] | None:
-    """Outer variables that must be enumerated: those inside a floordiv / mod, with different
+def _column_ids(keys: np.ndarray) -> np.ndarray:
+    """An id per column of `keys`, equal for equal columns: one mixed-radix number per column
+    when they fit in 63 bits (far quicker to sort than the columns), else np.unique's."""
+    lo, hi = keys.min(axis=1), keys.max(axis=1)
+    if int(np.prod([int(h) - int(m) + 1 for m, h in zip(lo, hi)], dtype=object)) >= 2**62:
+        return np.unique(keys, axis=1, return_inverse=True)[1].ravel()
+    code = np.zeros(keys.shape[1], dtype=np.int64)
+    for row, m, h in zip(keys, lo, hi):
+        code = code * (int(h) - int(m) + 1) + (row - m)
+    return np.unique(code, return_inverse=True)[1].ravel()
+
+
+def _context(pair: _Pair) -> list[tuple[SSAValue, int]] | None:
+    """Outer digits that must be enumerated: those inside a floordiv / mod, with different
     coefficients in the two accesses, or in their conditions (others shift both alike and
     are left at 0)."""
-    inner = {lp.var for t in (first, second) for lp in t.inner} | {loop.var}
+    first, second = pair.first, pair.second
+    inner = first.inner | second.inner | set(pair.loop_digits)
     found: dict[SSAValue, None] = {}
     for a, b in zip(first.indices, second.indices):
         for e in (a, b):
@@ -294,33 +378,36 @@ def _context(loop: ForOp, first: Touch, second: Touch) -> list[tuple[SSAValue, i
     found.update(dict.fromkeys(v for t in (first, second) for e, _ in t.facts for v in e.variables() if v not in inner))
     result = []
     for v in found:
-        span = loop_bounds(v)
+        span = pair.digits.bounds(v)
         if span is None:
             return None
         result.append((v, span[1] + 1))
     return result
 
 
-def _points(loop: ForOp, touch: Touch, context: list[tuple[SSAValue, int]]) -> np.ndarray | None:
-    """Rows: the iteration of `loop`, the context values, the element's indices; one column
-    per point where the access runs (tiles expanded)."""
-    ranges = [(loop.var, loop.extent), *((lp.var, lp.extent) for lp in touch.inner), *context]
-    tile = int(np.prod(touch.sizes, dtype=object))
+def _points(pair: _Pair, side: _Side, context: list[tuple[SSAValue, int]]) -> np.ndarray | None:
+    """Rows: the iteration of the loop, the context values, the element's indices; one column
+    per point where the access runs (tiles expanded). Inner digits the access does not use
+    change none of them and stay 0."""
+    used = {v for e in [*side.indices, *(e for e, _ in side.facts)] for v in e.variables()}
+    inner = [(d, pair.digits.extents[d]) for d in side.inner if d in used]
+    ranges = [*((d, pair.digits.extents[d]) for d in pair.loop_digits), *inner, *context]
+    tile = int(np.prod(side.sizes, dtype=object))
     size = int(np.prod([n for _, n in ranges], dtype=object)) * tile
     if size > ENUMERATION_LIMIT:
         return None
-    exprs = [Expr.var(loop.var), *(Expr.var(v) for v, _ in context), *touch.indices]
-    values = points(ranges, [*exprs, *(e for e, _ in touch.facts)])
+    exprs = [pair.iteration, *(Expr.var(v) for v, _ in context), *side.indices]
+    values = points(ranges, [*exprs, *(e for e, _ in side.facts)])
     if values is None:
         return None
     runs = np.ones(values.shape[1], dtype=bool)
-    for row, (_, bound) in zip(values[len(exprs):], touch.facts):
+    for row, (_, bound) in zip(values[len(exprs):], side.facts):
         runs &= row < bound
     values = values[: len(exprs), runs]
     if tile == 1:
         return values
-    rank = len(touch.sizes)
-    offsets = np.stack(np.meshgrid(*[np.arange(n) for n in touch.sizes], indexing="ij")).reshape(rank, -1)
+    rank = len(side.sizes)
+    offsets = np.stack(np.meshgrid(*[np.arange(n) for n in side.sizes], indexing="ij")).reshape(rank, -1)
     expanded = values[:, :, None].repeat(offsets.shape[1], axis=2)
     expanded[-rank:] += offsets[:, None, :]
     return expanded.reshape(values.shape[0], -1)

@@ -29,8 +29,9 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
 
 from xtir.dialects.block import BlockOp, ForOp, InitOp, StoreOp, buffer_name, loop_bounds, loops_in_scope
-from xtir.dialects.expr import INT64_MAX, Expr, Var
+from xtir.dialects.expr import INT64_MAX, Bounds, Expr, Var
 from xtir.dialects.walk import ancestors
+from xtir.passes.analysis.digits import to_digits
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT, gapless, points, separated
 from xtir.passes.analysis.navigation import loops_around
 from xtir.passes.analysis.predicate import Conjunct, bound_on
@@ -123,8 +124,11 @@ def _groups(nest: Nest) -> tuple[list[tuple[list[int], list[Conjunct]]], list[Co
 
 def _from_strides(nest: Nest, shape: Sequence[int]) -> Coverage | None:
     """The nest's box when its strides show it is filled (each loop feeds one index as a plain
-    term, without gaps, and every conjunct bounds an index), else None."""
-    loose = _box(nest)
+    term, without gaps, and every conjunct bounds an index), else None. Fused and split loops
+    are written as digits first (passes/analysis/digits.py), which their floordivs and mods
+    feed as plain terms."""
+    nest, bounds = _in_digits(nest)
+    loose = _box(nest, bounds)
     box = _clamp(loose, shape)
     index_vars = {v for e in nest.indices for v in e.variables()}
     extents = {v: n for v, n in nest.loops.items() if v in index_vars}
@@ -221,11 +225,20 @@ def store_nest(op: StoreOp) -> Nest:
     return store
 
 
-def _box(nest: Nest) -> Box:
+def _in_digits(nest: Nest) -> tuple[Nest, Bounds]:
+    """The nest with its loops' variables written as digits, its loops the digits; and their bounds."""
+    n = len(nest.indices)
+    written, digits = to_digits([*nest.indices, *(e for e, _ in nest.conjuncts)], nest.loops)
+    loops = {d: digits.extents[d] for v in nest.loops for d in digits.of(v)}
+    conjuncts = [(e, bound) for e, (_, bound) in zip(written[n:], nest.conjuncts)]
+    return Nest(written[:n], loops, conjuncts, nest.in_init), digits.bounds
+
+
+def _box(nest: Nest, bounds: Bounds = loop_bounds) -> Box:
     """The indices' range over the loops, cut by the conjuncts that bound an index."""
     box = []
     for index in nest.indices:
-        r = relax(index, set(nest.loops))
+        r = relax(index, set(nest.loops), bounds)
         assert r is not None and r.start.is_const, "indices relaxed over every loop are constant ranges"
         box.append((r.start.const, r.start.const + r.extent))
     for conjunct in nest.conjuncts:

@@ -15,6 +15,7 @@ from xdsl.ir import SSAValue
 
 from xtir.dialects.block import BlockOp, ForOp, loop_bounds
 from xtir.dialects.expr import Div, Expr, Mod, Var
+from xtir.passes.analysis.digits import in_digits
 
 # Loops sharing a binding are checked together by running all their iterations.
 ENUMERATION_LIMIT = 1 << 20
@@ -147,8 +148,9 @@ def _spans(terms: list[tuple[int, int]], span: int, fits: Callable[[int, int], b
 def gapless(exprs: Sequence[Expr], sizes: Sequence[int], extents: dict[SSAValue, int]) -> bool:
     """Whether index `exprs` (tiles of `sizes` at each) reach every value between their
     least and greatest as the variables of `extents` run, shown from the strides: each
-    stride at most one past what the smaller terms and the tile reach."""
-    per_expr = plain_terms(exprs, extents)
+    stride at most one past what the smaller terms and the tile reach (fused and split loops as digits,
+    passes/analysis/digits.py)."""
+    per_expr = plain_terms(*in_digits(exprs, extents))
     return per_expr is not None and all(
         _spans(terms, size - 1, lambda stride, span: stride <= span + 1) for terms, size in zip(per_expr, sizes)
     )
@@ -158,9 +160,9 @@ def separated(exprs: Sequence[Expr], sizes: Sequence[int], extents: dict[SSAValu
     """Whether tiles of `sizes` at index `exprs` share no element for any two different values of the
     variables of `extents`. Shown from the strides (each loop feeds one index as a plain term, each
     stride beyond what the smaller terms and the tile reach: `i_0 * 16 + i_1` with tiles of one; the
-    dual of `gapless`), or, for tiles on a grid of their size (`(f floordiv 8) * 8` with tiles of 8),
-    as different grid cells."""
-    per_expr = plain_terms(exprs, extents)
+    dual of `gapless`; fused and split loops as digits, passes/analysis/digits.py), or, for tiles on a
+    grid of their size (`(f floordiv 8) * 8` with tiles of 8), as different grid cells."""
+    per_expr = plain_terms(*in_digits(exprs, extents))
     if per_expr is not None and all(
         _spans(terms, size - 1, lambda stride, span: stride > span) for terms, size in zip(per_expr, sizes)
     ):
