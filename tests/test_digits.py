@@ -6,13 +6,14 @@ from __future__ import annotations
 import itertools
 import random
 
+import numpy as np
 import pytest
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block
 
 from xtir.dialects.expr import Div, Expr, Mod
 from xtir.passes.analysis.digits import to_digits
-from xtir.passes.analysis.instances import gapless, separated
+from xtir.passes.analysis.instances import column_ids, distinct, gapless, separated
 
 
 def _variables(n: int):
@@ -70,3 +71,17 @@ def test_digits_keep_every_value(seed: int):
             for (d, w), nxt in zip(places, [*(w for _, w in places[1:]), None]):
                 digit_env[d] = (value // w) % (nxt // w) if nxt is not None else value // w
         assert [e.evaluate(env) for e in exprs] == [e.evaluate(digit_env) for e in written]
+
+
+@pytest.mark.parametrize("span", [3, 1 << 40])
+def test_distinct_columns_counts_as_numpy_does(span: int):
+    """`distinct` counts columns by one mixed-radix key each (np.unique over columns sorted
+    void rows: 27 s of lower-to-gpu's 29 s on the 4096 hand GEMM); past 63 bits of key, by columns."""
+    rng = np.random.default_rng(span)
+    for rows in (1, 2, 3):
+        keys = rng.integers(-span, span, size=(rows, 500), dtype=np.int64)
+        keys[:, 250:] = keys[:, :250]  # repeated columns
+        assert distinct(keys) == np.unique(keys, axis=1).shape[1]
+        ids = column_ids(keys)
+        assert all((ids[a] == ids[b]) == (keys[:, a] == keys[:, b]).all() for a, b in rng.integers(0, 500, (200, 2)))
+    assert distinct(np.zeros((2, 0), np.int64)) == 0

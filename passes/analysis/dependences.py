@@ -37,7 +37,7 @@ from xtir.dialects.expr import Atom, Div, Expr, Mod, Var
 from xtir.dialects.walk import ancestors
 from xtir.lowering.index_expr import decode, decode_bounds
 from xtir.passes.analysis.digits import Digits, to_digits
-from xtir.passes.analysis.instances import ENUMERATION_LIMIT, points, separated
+from xtir.passes.analysis.instances import ENUMERATION_LIMIT, column_ids, points, separated
 from xtir.passes.analysis.regions import relax
 
 BLOCK_ATTR = "xtir.block"
@@ -329,7 +329,7 @@ def _enumerate(pair: _Pair) -> tuple[int, int] | None | bool:
     keys = np.concatenate([a[1:], b[1:]], axis=1)
     if keys.shape[1] == 0:
         return False
-    group = _column_ids(keys)
+    group = column_ids(keys)
     n = int(group.max()) + 1
     big = np.iinfo(np.int64).max
     first_lo, first_hi, second_lo, second_hi = (np.full(n, v, dtype=np.int64) for v in (big, -big, big, -big))
@@ -346,18 +346,6 @@ def _enumerate(pair: _Pair) -> tuple[int, int] | None | bool:
     if first_lo[g] != second_hi[g]:
         return int(first_lo[g]), int(second_hi[g])
     return int(first_hi[g]), int(second_lo[g])
-
-
-def _column_ids(keys: np.ndarray) -> np.ndarray:
-    """An id per column of `keys`, equal for equal columns: one mixed-radix number per column
-    when they fit in 63 bits (far quicker to sort than the columns), else np.unique's."""
-    lo, hi = keys.min(axis=1), keys.max(axis=1)
-    if int(np.prod([int(h) - int(m) + 1 for m, h in zip(lo, hi)], dtype=object)) >= 2**62:
-        return np.unique(keys, axis=1, return_inverse=True)[1].ravel()
-    code = np.zeros(keys.shape[1], dtype=np.int64)
-    for row, m, h in zip(keys, lo, hi):
-        code = code * (int(h) - int(m) + 1) + (row - m)
-    return np.unique(code, return_inverse=True)[1].ravel()
 
 
 def _context(pair: _Pair) -> list[tuple[SSAValue, int]] | None:

@@ -102,7 +102,19 @@ def points(ranges: Sequence[tuple[SSAValue, int]], exprs: Sequence[Expr]) -> np.
 
 def distinct(values: np.ndarray) -> int:
     """How many different columns `values` has."""
-    return np.unique(values, axis=1).shape[1] if values.size else 0
+    return int(column_ids(values).max()) + 1 if values.size else 0
+
+
+def column_ids(keys: np.ndarray) -> np.ndarray:
+    """An id per column of `keys`, equal for equal columns: one mixed-radix number per column
+    when they fit in 63 bits (far quicker to sort than the columns), else np.unique's."""
+    lo, hi = keys.min(axis=1), keys.max(axis=1)
+    if int(np.prod([int(h) - int(m) + 1 for m, h in zip(lo, hi)], dtype=object)) >= 2**62:
+        return np.unique(keys, axis=1, return_inverse=True)[1].ravel()
+    code = np.zeros(keys.shape[1], dtype=np.int64)
+    for row, m, h in zip(keys, lo, hi):
+        code = code * (int(h) - int(m) + 1) + (row - m)
+    return np.unique(code, return_inverse=True)[1].ravel()
 
 
 def _undo_fuse(exprs: list[Expr]) -> list[Expr]:
