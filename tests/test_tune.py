@@ -218,8 +218,9 @@ def test_an_elementwise_parallel_loop_fuses_only_what_the_cores_need() -> None:
 
 def test_a_pack_is_computed_once_per_panel_in_parallel() -> None:
     """With B packed, the rows' S0 loop is 1 (a pack computed under it would be redone for each
-    of its iterations) and the columns' S0, the parallel loop, at least 2; and a transposed B is packed at the parallel loop or under it, not
-    before the nest (a serial copy writing a row apart each element)."""
+    of its iterations) and the columns' S0, the parallel loop, at least 2; and a transposed B
+    is packed at the parallel loop or under it, not before the nest (a serial copy writing a
+    row apart each element)."""
     for transposed in (True, False):
         for seed in range(16):
             sch = xtir.Schedule(matmul(256, transposed), seed=seed)
