@@ -14,6 +14,7 @@ import re
 import time
 from pathlib import Path
 
+import fair_threads  # noqa: F401 - first, before numpy and torch load their thread pools
 import numpy as np
 
 import xtir

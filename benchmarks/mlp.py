@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+import fair_threads  # noqa: F401 - first, before numpy and torch load their thread pools
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+import fair_threads  # noqa: F401 - first, before numpy and torch load their thread pools
 import llvmlite.binding as llvm
 import numpy as np
 from matmul import HAND_CPU, median_seconds

@@ -17,13 +17,14 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
-import xtir
-
 EXAMPLES = Path(__file__).resolve().parent
 sys.path.insert(0, str(EXAMPLES.parent / "benchmarks"))
-from matmul import HAND_CPU, median_seconds  # noqa: E402 - benchmarks/ is not a package
+# benchmarks/ is not a package; fair_threads goes first, before numpy loads OpenBLAS
+import fair_threads  # noqa: E402,F401,I001
+import numpy as np  # noqa: E402
+from matmul import HAND_CPU, median_seconds  # noqa: E402
+
+import xtir  # noqa: E402
 
 
 def step(title: str, sch: xtir.Schedule, quiet: bool) -> None:
