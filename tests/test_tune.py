@@ -318,3 +318,15 @@ def test_draws_per_trial_follow_the_measuring_time() -> None:
     drawer._seconds = [0.5, 0.5]
     assert drawer.draws(1.0) == 2 and drawer.draws(1.5) == 3 and drawer.draws(10.0) == tuner.DRAWS_PER_TRIAL
     assert drawer.draws(0.1) == 2  # at least 2: the ranked pool grows
+
+
+@pytest.mark.parametrize("cost_model", ["none", "xgb"])
+def test_a_small_space_measured_whole_stops_the_search(cost_model: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Nine candidates, 30 trials: once all are measured, the search stops (EXHAUSTED trials
+    drawing nothing new) instead of counting the trials left as failures."""
+    if cost_model == "xgb":
+        pytest.importorskip("xgboost")
+    result = search(matmul(16), trials=30, seed=0, space=_tile_space([]), cost_model=cost_model, progress=True)
+    assert result.measured == 9 and result.failures == 0 and result.exhausted
+    assert len(result.history) < 30
+    assert "tuning stopped after" in capsys.readouterr().err

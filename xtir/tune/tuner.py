@@ -7,7 +7,9 @@ sometimes a fresh sample. A mutation tried before is skipped before the space is
 space's schedule primitives cost far more than the search). A candidate the space cannot
 schedule, that does not build, or whose results differ from the unscheduled program's
 (computed once, on random inputs) is counted as failed and skipped. A pipeline measured
-before (in this run, or in the database) is not measured again.
+before (in this run, or in the database) is not measured again. When EXHAUSTED trials in a
+row draw nothing new (a small space, all of it measured), the search stops early
+(`TuneResult.exhausted`) rather than count those trials as failures.
 
 Measuring builds a candidate once, checks its results, and times it; one SLOW times slower
 than the best so far is timed once, not repeated. At the end the RECHECK best candidates are
@@ -73,6 +75,8 @@ POOL_LIMIT = 64
 """With a cost model: the most drawn, unmeasured candidates kept for ranking (the newest)."""
 EXPLORE = 0.1
 """With a cost model: the share of trials that measure a random pooled candidate instead of the best ranked."""
+EXHAUSTED = 3
+"""Trials in a row that draw no new candidate (and no failing one) before the search stops."""
 WARM_START = 16
 """With a cost model: how many of the database's best records it learns from before the search."""
 SPACES = {"llvm": default_space, "cuda": gpu_space, "cuda-cpu": gpu_space}
@@ -88,6 +92,8 @@ class TuneResult:
     failures: int = 0
     history: list[float] = field(default_factory=list)
     """The best GFLOP/s so far after each trial (0 before a first success)."""
+    exhausted: bool = False
+    """Whether the search stopped early: EXHAUSTED trials in a row drew nothing new."""
 
 
 def tune(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space | None = None, seed: int | None = None,
@@ -128,15 +134,24 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
         _warm_start(model, mod, func_name, space, pool[:WARM_START], measurer.flops)
     measured: list[Record] = []
     bar = _Progress(trials, progress)
+    stale = 0  # trials in a row that drew nothing new
     for trial in range(trials):
         parents = pool if trial >= RANDOM_START else []
+        failed = drawer.failures
         if ranked and parents:
             candidate = ranked.best(partial(drawer.draw, parents), known, rng, drawer.draws(measurer.mean_seconds()))
         else:
             candidate = drawer.draw(parents, known)
-        if candidate is None:
+        new = candidate is not None and candidate.trace not in known
+        # a random start's single sample may repeat one; a search from parents drew ATTEMPTS
+        stale = 0 if new or drawer.failures > failed else stale + bool(parents)
+        if stale >= EXHAUSTED:
+            result.exhausted = True
+            bar.stop(f"the space has no untried candidate left ({len(known)} known)")
+            break
+        if candidate is None and drawer.failures > failed:
             result.failures += 1
-        elif candidate.trace not in known:
+        elif new:
             try:
                 latency = measurer.measure(candidate.mod, pool[0].latency if pool else math.inf)
             except XtirError:
@@ -191,6 +206,8 @@ class _Drawer:
         self._mod, self._func_name, self._space, self._rng = mod, func_name, space, rng
         self._tried = {_key(loads(r.decisions)) for r in records}
         self._seconds: list[float] = []
+        self.failures = 0
+        """Draws the space failed on."""
 
     def draw(self, parents: list[Record], known: Container[str]) -> Schedule | None:
         """A scheduled candidate; None when the space failed on it. Without parents (the random
@@ -226,6 +243,7 @@ class _Drawer:
         try:
             self._space(sch)
         except XtirError:
+            self.failures += 1
             return None
         finally:
             self._seconds.append(time.perf_counter() - start)
@@ -371,6 +389,7 @@ class _Progress:
 
     def __init__(self, total: int, shown: bool):
         self._total, self._shown, self._done = total, shown, 0
+        self._stopped = ""
         self._bar = None
         if shown:
             try:
@@ -388,6 +407,12 @@ class _Progress:
             print(f"trial {self._done}/{self._total}: best {best_gflops:.1f} GFLOP/s, {failures} failed",
                   file=sys.stderr)
 
+    def stop(self, why: str) -> None:
+        """The search ends before its trials: `close` says why."""
+        self._stopped = why
+
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+        if self._shown and self._stopped:
+            print(f"tuning stopped after {self._done} of {self._total} trials: {self._stopped}", file=sys.stderr)
