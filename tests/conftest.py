@@ -7,6 +7,7 @@ are evaluated on scaled-down copies made by substituting size tokens in their te
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -17,6 +18,9 @@ import xtir
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+# The benchmark scripts import their neighbours by name (fair_threads), as run from there;
+# tests load them by path. Last on the path: no test module is shadowed.
+sys.path.append(str(ROOT / "benchmarks"))
 
 # String literals and comments are copied unchanged (block names such as "tmm-16x16",
 # storage scopes, comments); sizes are only replaced in the code between them.
