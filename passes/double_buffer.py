@@ -41,7 +41,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FixedBitwidthType, MemRefType, StringAttr, UnitAttr
 from xdsl.ir import Operation, SSAValue
 
-from xtir.dialects.block import DOUBLE_BUFFER, SERIAL, AllocOp, BlockOp, ForOp
+from xtir.dialects.block import DOUBLE_BUFFER, REDUCE, SERIAL, AllocOp, BlockOp, ForOp
+from xtir.passes.analysis.compute_location import child_index
 from xtir.passes.analysis.navigation import all_blocks, get_block, get_loops
 from xtir.passes.analysis.regions import hint_name, read_regions, relax, write_regions
 from xtir.passes.schedule_pass import SchedulePass
@@ -77,10 +78,10 @@ def _readers(f: Operation, buffer: SSAValue) -> list[BlockOp]:
     return [b for b in all_blocks(f) if any(r.buffer is buffer for r in read_regions(b))]
 
 
-def _pipeline_loop(block: BlockOp, readers: list[BlockOp]) -> ForOp:
+def _pipeline_loop(block: BlockOp, buffer: SSAValue, readers: list[BlockOp]) -> ForOp:
     """The innermost loop around the fetch that holds every reader: the loop whose iterations
     the tiles belong to (where compute-at put the fetch)."""
-    name = hint_name(_fetched_buffer(block)[0])
+    name = hint_name(buffer)
     if not readers:
         raise ScheduleError(block, f"no block reads {name}: there is nothing to overlap the fetch with")
     around = [lp for lp in get_loops(block) if all(lp.is_ancestor(r) for r in readers)]
@@ -93,23 +94,15 @@ def _pipeline_loop(block: BlockOp, readers: list[BlockOp]) -> ForOp:
         raise ScheduleError(loop, f'loop "{loop.label}" around the fetch of {name} is {how}; double buffering needs a '
                             "serial loop whose iterations fetch one tile each")
     for reader in readers:
-        if not any(b.uses(loop.var) for b, kind in zip(reader.bindings(), reader.kinds) if kind == "reduce"):
+        if not any(b.uses(loop.var) for b, kind in zip(reader.bindings(), reader.kinds) if kind == REDUCE):
             raise ScheduleError(loop, f'loop "{loop.label}" is not a reduction loop of block "{reader.label}", which '
                                 f"reads {name}; double buffering pipelines the tiles of a serial reduction loop")
-        if _position(loop, reader) < _position(loop, block):
+        if child_index(loop, reader) < child_index(loop, block):  # type: ignore[operator]  # both are under loop
             raise ScheduleError(block, f'block "{reader.label}" reads {name} before block "{block.label}" fetches it in '
                                 f'loop "{loop.label}"')
     if loop.extent < 2:
         raise ScheduleError(loop, f'loop "{loop.label}" runs {loop.extent} iteration; double buffering needs at least 2')
     return loop
-
-
-def _position(loop: ForOp, op: Operation) -> int:
-    """The index in `loop`'s body of the statement holding `op`."""
-    body = loop.body.block
-    while op.parent_block() is not body:
-        op = op.parent_op()  # type: ignore[assignment]
-    return body.get_operation_index(op)
 
 
 def _tile_bytes(block: BlockOp, loop: ForOp, buffer: SSAValue) -> int | None:
@@ -136,7 +129,7 @@ class DoubleBufferPass(SchedulePass):
     def run(self, f: func.FuncOp) -> None:
         block = get_block(f, self.block)
         buffer, alloc = _fetched_buffer(block)
-        loop = _pipeline_loop(block, _readers(f, buffer))
+        loop = _pipeline_loop(block, buffer, _readers(f, buffer))
         tile = _tile_bytes(block, loop, buffer)
         if tile is not None and 2 * tile > MAX_SHARED_BYTES:
             raise ScheduleError(block, f"double-buffered, {hint_name(buffer)} takes 2 x {tile} = {2 * tile} bytes of "
