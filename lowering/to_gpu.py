@@ -572,13 +572,6 @@ def _rebase(plan: SharedPlan, uses: list[Use]) -> int:
 # Double buffering (TVM's InjectDoubleBuffer) -------------------------------------------------
 
 
-def _statement(body: Block, op: Operation) -> Operation:
-    """The op of `body` holding `op`."""
-    while op.parent_block() is not body:
-        op = op.parent_op()  # type: ignore[assignment]
-    return op
-
-
 @dataclass
 class Pipeline:
     """A serial loop whose first statements fetch the tiles of double-buffered buffers that
@@ -600,8 +593,8 @@ def _pipeline_of(kernel: Kernel, alloca: memref.AllocaOp) -> tuple[scf.ForOp, li
         raise fail(_NAME, alloca, f"double-buffered {name} is not fetched and read in one serial loop")
     loop = common[0]
     body = loop.body.block
-    fetches = list(dict.fromkeys(_statement(body, u) for u in users if isinstance(u, memref.StoreOp)))
-    reads = list(dict.fromkeys(_statement(body, u) for u in users if isinstance(u, memref.LoadOp)))
+    fetches = list(dict.fromkeys(body.find_ancestor_op_in_block(u) for u in users if isinstance(u, memref.StoreOp)))
+    reads = list(dict.fromkeys(body.find_ancestor_op_in_block(u) for u in users if isinstance(u, memref.LoadOp)))
     position = body.get_operation_index
     if not fetches or not reads or set(fetches) & set(reads) or max(map(position, fetches)) > min(map(position, reads)):
         raise fail(_NAME, alloca, f'double-buffered {name}: loop "{loop_name(loop)}" must first fetch the whole tile, '
@@ -880,11 +873,12 @@ class Planner:
     def run(self, block: Block, pending: list[Touch]) -> list[Touch]:
         """Walk a uniform block with the shared accesses `pending` since the last barrier;
         returns those pending at its end."""
+        common = self.common(block)  # barriers inserted below change no loop around block
         for op in list(block.ops):
             touches = self.touches(op)
             if not touches:
                 continue
-            if self.conflict(pending, touches, self.common(block)) is not None:
+            if self.conflict(pending, touches, common) is not None:
                 _barrier_before(op)
                 pending = []
             if isinstance(op, scf.ForOp) and _thread(op) is None:
@@ -911,12 +905,12 @@ class Planner:
         """A conflict of `pending` (the end of an iteration) with the accesses of the next
         one before its first barrier; the same write repeated over iterations is none when
         it is injective over the threads and the loop."""
+        common = self.common(block, carried=block.parent_op())  # type: ignore[arg-type]
         for op in block.ops:
             if isinstance(op, gpu.BarrierOp):
                 return None
             touches = self.touches(op)  # all of an op holding a barrier: conservative
-            found = self.conflict([p for p in pending if not self.repeated_write(p, touches, block)], touches,
-                                  self.common(block, carried=block.parent_op()))  # type: ignore[arg-type]
+            found = self.conflict([p for p in pending if not self.repeated_write(p, touches, block)], touches, common)
             if found is not None:
                 return found
             if _contains_barrier(op):
@@ -946,10 +940,11 @@ class Planner:
     def check_divergent(self, op: Operation) -> None:
         """Inside code only some threads run, no barrier can wait: it must need none."""
         pending: list[Touch] = []
+        common = self.common(op.parent_block())  # type: ignore[arg-type]
         for inner in op.walk():
             if isinstance(inner, memref.LoadOp | memref.StoreOp) and _memory_space(inner.memref) == SHARED:
                 (touch,) = self.touches(inner)
-                found = self.conflict(pending, [touch], self.common(op.parent_block()))  # type: ignore[arg-type]
+                found = self.conflict(pending, [touch], common)
                 if found is not None:
                     raise fail(_NAME, touch.op, f"threads exchange data through shared buffer "
                                f"{_buffer_name(touch.buffer)} (one writes what another reads) with no barrier point "
