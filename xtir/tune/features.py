@@ -23,7 +23,7 @@ from xdsl.ir import SSAValue
 from xtir.dialects.block import PARALLEL, REDUCE, UNROLLED, VECTORIZED, AccessOp, BlockOp, ForOp, scope_of
 from xtir.dialects.expr import Expr
 from xtir.dialects.walk import ancestors
-from xtir.passes.analysis.navigation import all_blocks, select_function
+from xtir.passes.analysis.navigation import all_blocks, loops_around, select_function
 from xtir.passes.analysis.regions import relax
 
 CACHES = {"l1": 32 * 1024, "l2": 1024 * 1024}
@@ -62,7 +62,7 @@ def function_features(module: ModuleOp, func_name: str | None = None) -> np.ndar
 
 
 def block_features(block: BlockOp) -> np.ndarray:
-    loops = [p for p in ancestors(block) if isinstance(p, ForOp)][::-1]  # outermost first
+    loops = loops_around(block)[::-1]  # outermost first
     accesses = block_accesses(block)
     ops = sum(1 for op in block.body.walk() if op.name.startswith("arith.") and not isinstance(op, arith.ConstantOp))
     work = math.prod(lp.extent for lp in loops)

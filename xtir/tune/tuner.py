@@ -138,18 +138,21 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
     for trial in range(trials):
         parents = pool if trial >= RANDOM_START else []
         failed = drawer.failures
+        features = None  # the candidate's, when the model ranked it
         if ranked and parents:
-            candidate = ranked.best(partial(drawer.draw, parents), known, rng, drawer.draws(measurer.mean_seconds()))
+            candidate, features = ranked.best(partial(drawer.draw, parents), known, rng,
+                                              drawer.draws(measurer.mean_seconds())) or (None, None)
         else:
             candidate = drawer.draw(parents, known)
         new = candidate is not None and candidate.trace not in known
+        draw_failed = drawer.failures > failed
         # a random start's single sample may repeat one; a search from parents drew ATTEMPTS
-        stale = 0 if new or drawer.failures > failed else stale + bool(parents)
+        stale = 0 if new or draw_failed else stale + bool(parents)
         if stale >= EXHAUSTED:
             result.exhausted = True
             bar.stop(f"the space has no untried candidate left ({len(known)} known)")
             break
-        if candidate is None and drawer.failures > failed:
+        if candidate is None and draw_failed:
             result.failures += 1
         elif new:
             try:
@@ -165,7 +168,8 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
                 if db:
                     db.add(workload, target, record)
             if model:
-                model.update([function_features(candidate.mod, name)], [_gflops(result.flops, known[candidate.trace].latency)])
+                features = function_features(candidate.mod, name) if features is None else features
+                model.update([features], [_gflops(result.flops, known[candidate.trace].latency)])
             result.measured += 1
         result.history.append(_gflops(result.flops, pool[0].latency) if pool else 0.0)
         bar.update(result.history[-1], result.failures)
@@ -263,9 +267,9 @@ class _RankedPool:
         self._pool: dict[str, tuple[Schedule, np.ndarray]] = {}
 
     def best(self, draw: Callable[[Any], Schedule | None], known: dict[str, Record], rng: random.Random,
-             draws: int) -> Schedule | None:
-        """The best ranked of the pool after `draws` more draws (taken out of the pool); None
-        when the pool is empty (every draw failed)."""
+             draws: int) -> tuple[Schedule, np.ndarray] | None:
+        """The best ranked of the pool after `draws` more draws (taken out of the pool), with
+        its features; None when the pool is empty (every draw failed)."""
         for _ in range(draws):
             sch = draw(known.keys() | self._pool.keys())
             if sch is not None and sch.trace not in known and sch.trace not in self._pool:
@@ -280,7 +284,7 @@ class _RankedPool:
         else:
             scores = self._model.predict([self._pool[t][1] for t in traces])
             pick = traces[int(np.argmax(scores))]
-        return self._pool.pop(pick)[0]
+        return self._pool.pop(pick)
 
 
 def _warm_start(model: CostModel, mod: ModuleOp, func_name: str | None, space: Space, records: list[Record],
