@@ -11,14 +11,12 @@ machine: a loaded one makes a candidate's measurement, hence the model's trainin
 from __future__ import annotations
 
 import argparse
-import re
 import time
-from pathlib import Path
+
+from tune_matmul import matmul_text
 
 import xtir
 from xtir.tune import search
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> None:
@@ -27,7 +25,7 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=32)
     parser.add_argument("--seeds", type=int, default=3)
     args = parser.parse_args()
-    text = re.sub(r"(?<!\d)1024(?!\d)", str(args.n), (ROOT / "examples" / "matmul.mlir").read_text())
+    text = matmul_text(args.n, True)
     histories: dict[tuple[str, int], list[float]] = {}
     seconds: dict[tuple[str, int], float] = {}
     for seed in range(args.seeds):

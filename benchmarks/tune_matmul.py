@@ -146,9 +146,9 @@ def run(w: Workload, args: argparse.Namespace, peak: float) -> None:
     result = search(w.module, trials=args.trials, seed=args.seed, database=args.db, progress=True)
     tune_s = time.perf_counter() - start
     calls = dict(w.reference)
-    schedules = [("hand (benchmarks/matmul.py)", w.hand)] if w.hand else []
-    for name, pipeline in [*schedules, (f"tuned, {args.trials} trials", result.best.trace)]:
-        compiled = xtir.build(xtir.transform(w.module, pipeline))
+    schedules = [("hand (benchmarks/matmul.py)", xtir.transform(w.module, w.hand))] if w.hand else []
+    for name, scheduled in [*schedules, (f"tuned, {args.trials} trials", result.best.mod)]:
+        compiled = xtir.build(scheduled)
         arrays = [a.copy() for a in w.inputs]
         compiled(*arrays)
         if expected is not None:
