@@ -29,7 +29,7 @@ from typing import Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IndexType, ModuleOp, UnitAttr
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
 from xtir.errors import LoweringError, XtirEvaluationError
@@ -81,17 +81,21 @@ def install() -> None:
 
 def check_reserved(module: ModuleOp) -> None:
     """Refuse a function of `module` named SYMBOL other than the channel's declaration."""
-    for f in module.ops:
-        if isinstance(f, func.FuncOp) and f.sym_name.data == SYMBOL and CALL_ATTR not in f.attributes:
-            raise LoweringError(f, f'function name "{SYMBOL}" is reserved: compiled code reports run-time errors '
-                                "by calling the function of that name; rename the function")
+    _refuse_user_function(SymbolTable.lookup_symbol(module, SYMBOL))
+
+
+def _refuse_user_function(found: Operation | None) -> None:
+    if isinstance(found, func.FuncOp) and CALL_ATTR not in found.attributes:
+        raise LoweringError(found, f'function name "{SYMBOL}" is reserved: compiled code reports run-time errors '
+                            "by calling the function of that name; rename the function")
 
 
 def declare(module: ModuleOp) -> None:
     """The declaration of SYMBOL in `module` (func level), once; and the symbol known to LLVM."""
     install()
-    check_reserved(module)
-    if SymbolTable.lookup_symbol(module, SYMBOL) is None:
+    found = SymbolTable.lookup_symbol(module, SYMBOL)
+    _refuse_user_function(found)
+    if found is None:
         decl = func.FuncOp.external(SYMBOL, [IndexType()] * 3, [])
         decl.attributes[CALL_ATTR] = UnitAttr()
         module.body.block.add_op(decl)
