@@ -57,7 +57,7 @@ def llvm_icmp(lhs: SSAValue, rhs: SSAValue, predicate: str) -> llvm.ICmpOp:
 def entry_constant(rewriter: PatternRewriter, anchor: Operation, value: int, t: Attribute = i64) -> SSAValue:
     """An `llvm.mlir.constant` usable at `anchor`: found or created at the start of the
     function's entry block, so a function holds each constant once, not once per access."""
-    function = parent_of_type(anchor, func.FuncOp) or parent_of_type(anchor, llvm.FuncOp)
+    function = parent_of_type(anchor, func.FuncOp | llvm.FuncOp)  # type: ignore[arg-type]  # the innermost of either
     if function is None or not function.regions[0].blocks:
         made = llvm_constant(value, t)
         rewriter.insert(made, InsertPoint.before(anchor))
