@@ -605,6 +605,45 @@ DOUBLE_BUFFER = "double_buffer_scope"
 is double-buffered (TVM's attribute name; set by double-buffer, applied by lower-to-gpu)."""
 
 
+BUFFER_DIM_ALIGN = "buffer_dim_align"
+"""An attribute of a block.alloc (and the memref.alloca lowered from it): `[array<i64: axis,
+factor, offset>, ...]`, the stride of dimension `axis` padded to `factor * k + offset` (TVM's
+storage_align, whose block annotation has this name; set by storage-align, applied where the
+buffer gets its final shape: blocks-to-scf, and lower-to-gpu for shared tiles)."""
+
+
+def dim_aligns(op: Operation) -> dict[int, tuple[int, int]]:
+    """The storage alignments an allocation records: {axis: (factor, offset)}."""
+    attr = op.attributes.get(BUFFER_DIM_ALIGN)
+    if not isinstance(attr, ArrayAttr):
+        return {}
+    triples = [tuple(a.get_values()) for a in attr.data if isinstance(a, DenseArrayBase)]
+    return {axis: (factor, offset) for axis, factor, offset in triples}
+
+
+def dim_aligns_attr(aligns: Mapping[int, tuple[int, int]]) -> ArrayAttr:
+    return ArrayAttr([DenseArrayBase.from_list(i64, [axis, *aligns[axis]]) for axis in sorted(aligns)])
+
+
+def _verify_dim_aligns(op: Operation, rank: int) -> None:
+    attr = op.attributes.get(BUFFER_DIM_ALIGN)
+    if attr is None:
+        return
+    what = f"{BUFFER_DIM_ALIGN} of buffer {_name(op.results[0])}"
+    entries = attr.data if isinstance(attr, ArrayAttr) else None
+    if entries is None or not all(isinstance(a, DenseArrayBase) and len(a.get_values()) == 3 for a in entries):
+        raise VerifyException(f"{what} must be an array of array<i64: axis, factor, offset>, got {attr}")
+    axes = [a.get_values()[0] for a in entries]  # type: ignore[union-attr]
+    if len(set(axes)) != len(axes):
+        raise VerifyException(f"{what} aligns an axis twice")
+    for axis, (factor, offset) in dim_aligns(op).items():
+        if not 0 <= axis < rank:
+            raise VerifyException(f"{what}: axis {axis} is not a dimension of the rank-{rank} buffer")
+        if factor <= 0 or not 0 <= offset < factor:
+            raise VerifyException(f"{what}: axis {axis} needs factor > 0 and offset in [0, factor), "
+                                  f"got factor {factor}, offset {offset}")
+
+
 @irdl_op_definition
 class AllocOp(IRDLOperation):
     """Allocate a buffer (TVM's alloc_buffer); its memref memory space is the scope."""
@@ -620,7 +659,8 @@ class AllocOp(IRDLOperation):
         self.buffer.name_hint = _hint(name) if name is not None else None
 
     def verify_(self) -> None:
-        verify_buffer_type(f"buffer {_name(self.buffer)}", self.buffer.type)
+        buffer_type = verify_buffer_type(f"buffer {_name(self.buffer)}", self.buffer.type)
+        _verify_dim_aligns(self, len(buffer_type.get_shape()))
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ that everything above may ask, a dialect verifier included.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import MemRefType, StridedLayoutAttr
 from xdsl.ir import Attribute
 
 
@@ -55,3 +55,46 @@ def row_stride(t: MemRefType) -> int:
 def row_major(element_type: Attribute, shape: Sequence[int], memory_space: Attribute) -> MemRefType:
     """A row-major buffer type (the identity layout) in `memory_space`."""
     return MemRefType(element_type, list(shape), memory_space=memory_space)
+
+
+def aligned_strides(shape: Sequence[int], aligns: Mapping[int, tuple[int, int]]) -> list[int]:
+    """The strides of a buffer of `shape` stored with TVM's storage_align: from the innermost
+    dimension out, each stride is what the dimensions inside it span, raised where the dimension
+    is aligned (`aligns[d] = (factor, offset)`) to the next value that is `offset` modulo `factor`
+    (as TVM's CompactBufferAllocation pads them). A 16x16 tile with (32, 1) on dimension 0 has
+    rows of 17 elements: strides [17, 1]."""
+    strides = [0] * len(shape)
+    stride = 1
+    for d in reversed(range(len(shape))):
+        if d in aligns:
+            factor, offset = aligns[d]
+            stride += (offset - stride) % factor
+        strides[d] = stride
+        stride *= shape[d]
+    return strides
+
+
+def storage_type(element_type: Attribute, shape: Sequence[int], memory_space: Attribute,
+                 aligns: Mapping[int, tuple[int, int]]) -> MemRefType:
+    """The buffer type of an allocation with storage alignments: row-major where they ask for
+    no padding, else strided by `aligned_strides`."""
+    strides = aligned_strides(shape, aligns)
+    if strides == row_major_strides(shape):
+        return row_major(element_type, shape, memory_space)
+    return MemRefType(element_type, list(shape), StridedLayoutAttr(strides, 0), memory_space)
+
+
+def strides_of(t: MemRefType) -> list[int]:
+    """The static strides of `t` in elements (its layout has offset 0; xtir's buffers do)."""
+    layout = static_strides(t)
+    assert layout is not None and layout[1] == 0, f"{t} has no static layout at offset 0"
+    return layout[0]
+
+
+def reach(t: MemRefType) -> int:
+    """Elements an allocation of `t` holds: up to the last one its layout addresses (a padded row
+    stride makes it more than the shape's product)."""
+    shape = t.get_shape()
+    if math.prod(shape) == 0:
+        return 0
+    return 1 + sum((n - 1) * s for n, s in zip(shape, strides_of(t)))

@@ -66,6 +66,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xtir.dialects import block as blk
 from xtir.dialects.accel import Accel, TMM16Op
 from xtir.dialects.block import SERIAL, AccessOp, BlockOp
+from xtir.dialects.layout import storage_type
 from xtir.errors import LoweringError
 from xtir.lowering import runtime_errors
 from xtir.lowering.accel_to_scf import LowerAccelOp
@@ -207,12 +208,15 @@ class LowerStore(RewritePattern):
 class LowerAlloc(RewritePattern):
     """block.alloc -> memref.alloca of the same type: at the start of the function, or where it
     is when compact-buffers moved it into a loop (a parallel loop's iterations each get theirs).
-    Its attributes (double-buffer's mark) go along."""
+    A storage alignment (storage-align) pads its strides. Its attributes (double-buffer's mark,
+    the alignment, which lower-to-gpu applies again to the shared tiles it resizes) go along."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: blk.AllocOp, rewriter: PatternRewriter) -> None:
         t = op.buffer.type
         assert isinstance(t, MemRefType)
+        if aligns := blk.dim_aligns(op):
+            t = storage_type(t.element_type, t.get_shape(), t.memory_space, aligns)
         alloca = memref.AllocaOp.get(t.element_type, shape=t.get_shape(), layout=t.layout, memory_space=t.memory_space)
         alloca.location = op.location
         alloca.attributes.update(op.attributes)

@@ -24,7 +24,7 @@ from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.dialects.builtin import Float32Type, IntegerAttr, MemRefType
 from xdsl.ir import Block, BlockArgument, SSAValue
 
-from xtir.dialects.layout import row_major_strides
+from xtir.dialects.layout import static_strides, strides_of
 from xtir.lowering.loops import LOOP_KIND, VECTORIZED, constant_int
 
 WIDTH = 4
@@ -154,10 +154,8 @@ def linear_lane(access: memref.LoadOp | memref.StoreOp, v: SSAValue, body: Block
     """The access's linear element offset (row-major) as a lane."""
     ty = access.memref.type
     assert isinstance(ty, MemRefType)
-    shape = ty.get_shape()
-    strides = row_major_strides(shape)
     div, coef = 0, 0
-    for index, stride in zip(access.indices, strides):
+    for index, stride in zip(access.indices, strides_of(ty)):
         part = lane(index, v, body)
         if part is None:
             return None
@@ -169,16 +167,18 @@ def _aligned(access: memref.LoadOp | memref.StoreOp, v: SSAValue, body: Block) -
     ty = access.memref.type
     if not isinstance(ty, MemRefType) or not isinstance(ty.element_type, Float32Type):
         return False
-    if any(d < 0 for d in ty.get_shape()) or not _identity_layout(ty):
+    if any(d < 0 for d in ty.get_shape()) or not _static_at_zero(ty):
         return False
     offset = linear_lane(access, v, body)
     return offset is not None and offset.coef == 1 and offset.div % WIDTH == 0
 
 
-def _identity_layout(ty: MemRefType) -> bool:
-    from xdsl.dialects.builtin import NoneAttr
-
-    return isinstance(ty.layout, NoneAttr)
+def _static_at_zero(ty: MemRefType) -> bool:
+    """Row-major, or padded by storage-align: static strides from the buffer's start, which the
+    linear offset's lane uses (a padded row stride that is no multiple of 4 breaks the alignment
+    of the rows after the first, and the offset's `div` says so)."""
+    layout = static_strides(ty)
+    return layout is not None and layout[1] == 0
 
 
 def float4_copy(loop: scf.ForOp) -> Float4Copy | None:

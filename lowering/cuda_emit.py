@@ -52,7 +52,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 
-from xtir.dialects.layout import row_major_strides
+from xtir.dialects.layout import reach, strides_of
 from xtir.errors import XtirError
 from xtir.interpreters.integer import width
 from xtir.lowering import cuda_c as c
@@ -296,7 +296,7 @@ def _shared_bytes(kernel: gpu.FuncOp) -> int:
     for op in kernel.walk():
         if isinstance(op, memref.AllocaOp) and _is_shared(op.memref.type):
             ty = op.memref.type
-            total += math.prod(ty.get_shape()) * _element_bytes(ty.element_type)
+            total += reach(ty) * _element_bytes(ty.element_type)
     return total
 
 
@@ -314,10 +314,10 @@ def _is_shared(ty: Attribute) -> bool:
     return isinstance(space, IntegerAttr) and space.value.data in SHARED_SPACES
 
 
-def _static_shape(op: Operation, ty: Attribute) -> list[int]:
+def _static_buffer(op: Operation, ty: Attribute) -> MemRefType:
     if not isinstance(ty, MemRefType) or any(d < 0 for d in ty.get_shape()):
         raise XtirError(f"'{op.name}': the CUDA emitter needs buffers of static shape, got {ty}")
-    return list(ty.get_shape())
+    return ty
 
 
 def _loop_name(op: Operation) -> str | None:
@@ -358,8 +358,8 @@ class _KernelEmitter:
     """Loop indices printed as constants: a loop of one iteration, a float4 loop's index at lane 0."""
 
     def __post_init__(self) -> None:
-        sizes = [math.prod(_static_shape(op, op.memref.type)) for op in self.kernel.walk() if isinstance(op, memref.AllocaOp)]
-        sizes += [math.prod(_static_shape(self.kernel, t)) for t in self.kernel.function_type.inputs.data]
+        sizes = [reach(_static_buffer(op, op.memref.type)) for op in self.kernel.walk() if isinstance(op, memref.AllocaOp)]
+        sizes += [reach(_static_buffer(self.kernel, t)) for t in self.kernel.function_type.inputs.data]
         self.index_type = "int" if max(sizes, default=0) < 2**31 else "long long"
 
     # ---- names -------------------------------------------------------------------------
@@ -383,9 +383,7 @@ class _KernelEmitter:
         params = []
         written = {op.memref for op in self.kernel.walk() if isinstance(op, memref.StoreOp)}
         for k, arg in enumerate(self.kernel.body.block.args):
-            ty = arg.type
-            _static_shape(self.kernel, ty)
-            assert isinstance(ty, MemRefType)
+            ty = _static_buffer(self.kernel, arg.type)
             const = "" if arg in written else "const "
             params.append(f"{const}{c.c_type(ty.element_type, self.index_type)}* __restrict__ "
                           f"{self.declare(arg, arg.name_hint, f'arg{k}')}")
@@ -656,10 +654,9 @@ class _KernelEmitter:
 
     # ---- buffers -----------------------------------------------------------------------------
     def offset(self, access: memref.LoadOp | memref.StoreOp) -> Expr:
-        ty = access.memref.type
-        shape = _static_shape(access, ty)
+        ty = _static_buffer(access, access.memref.type)
         terms: list[Expr] = []
-        for index, stride in zip(access.indices, row_major_strides(shape)):
+        for index, stride in zip(access.indices, strides_of(ty)):
             if self._is_zero(index) or stride == 0:
                 continue
             constant = self.fixed.get(index, constant_int(index))
@@ -689,14 +686,12 @@ class _KernelEmitter:
         return f"{self.buffer(op.memref)}[{self.offset(op).text}]"
 
     def alloca(self, op: memref.AllocaOp) -> None:
-        ty = op.memref.type
-        shape = _static_shape(op, ty)
+        ty = _static_buffer(op, op.memref.type)
         if not op.memref.uses:
             return
-        assert isinstance(ty, MemRefType)
         name = self.declare(op.memref, op.memref.name_hint, "buf")
         storage = "__shared__ __align__(16) " if _is_shared(ty) else "__align__(16) "
-        self.line(f"{storage}{c.c_type(ty.element_type, self.index_type)} {name}[{math.prod(shape)}];")
+        self.line(f"{storage}{c.c_type(ty.element_type, self.index_type)} {name}[{reach(ty)}];")
 
     # ---- control flow ------------------------------------------------------------------------
     def loop(self, op: scf.ForOp) -> None:

@@ -72,19 +72,22 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    NoneAttr,
+    StridedLayoutAttr,
     StringAttr,
     SymbolRefAttr,
     UnitAttr,
     i64,
 )
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import region_dce
 
-from xtir.dialects.block import DOUBLE_BUFFER, Block_
+from xtir.dialects.block import DOUBLE_BUFFER, Block_, dim_aligns
 from xtir.dialects.expr import Div, Expr, Mod, Var
+from xtir.dialects.layout import reach, storage_type, strides_of
 from xtir.dialects.walk import ancestors
 from xtir.lowering.blocks_to_scf import THREAD
 from xtir.lowering.compact_buffers import INIT_GUARD
@@ -544,8 +547,9 @@ def _rebase(plan: SharedPlan, uses: list[Use]) -> int:
     """Shrink the buffer to the box and shift its indices; the size in bytes."""
     old = plan.alloca.memref.type
     assert isinstance(old, MemRefType)
-    new_type = MemRefType(old.element_type, [r.extent for r in plan.box], memory_space=old.memory_space)
-    new = memref.AllocaOp.get(new_type.element_type, shape=new_type.get_shape(), memory_space=new_type.memory_space)
+    new_type = storage_type(old.element_type, [r.extent for r in plan.box], old.memory_space, dim_aligns(plan.alloca))
+    new = memref.AllocaOp.get(new_type.element_type, shape=new_type.get_shape(), layout=new_type.layout,
+                              memory_space=new_type.memory_space)
     new.memref.name_hint = plan.alloca.memref.name_hint
     new.attributes.update(plan.alloca.attributes)
     new.location = plan.alloca.location
@@ -562,11 +566,8 @@ def _rebase(plan: SharedPlan, uses: list[Use]) -> int:
         repl.location = use.op.location
         Rewriter.replace_op(use.op, repl)
     Rewriter.erase_op(plan.alloca)
-    count = 1
-    for r in plan.box:
-        count *= r.extent
     element = new_type.element_type
-    return count * (element.size if isinstance(element, FixedBitwidthType) else 8)  # index: 8 bytes
+    return reach(new_type) * (element.size if isinstance(element, FixedBitwidthType) else 8)  # index: 8 bytes
 
 
 # Double buffering (TVM's InjectDoubleBuffer) -------------------------------------------------
@@ -708,10 +709,19 @@ def _pure(op: Operation) -> bool:
     return op.name.startswith("arith.") and not op.regions
 
 
+def _halves_layout(half: MemRefType) -> Attribute:
+    """The layout of two `half` buffers one after the other: a padded half (storage-align) keeps
+    its strides, the halves `reach(half)` elements apart."""
+    if isinstance(half.layout, NoneAttr):
+        return half.layout
+    return StridedLayoutAttr([reach(half), *strides_of(half)], 0)
+
+
 def _add_half_dimension(alloca: memref.AllocaOp, half: SSAValue) -> SSAValue:
     old = alloca.memref.type
     assert isinstance(old, MemRefType)
-    new = memref.AllocaOp.get(old.element_type, shape=[2, *old.get_shape()], memory_space=old.memory_space)
+    new = memref.AllocaOp.get(old.element_type, shape=[2, *old.get_shape()], layout=_halves_layout(old),
+                              memory_space=old.memory_space)
     new.memref.name_hint = alloca.memref.name_hint
     new.location = alloca.location
     Rewriter.insert_op(new, InsertPoint.before(alloca))

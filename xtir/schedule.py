@@ -247,6 +247,14 @@ class Schedule:
         one is computed on (TVM's double_buffer; applied by lower-to-gpu)."""
         self._apply("double-buffer", {"block": self._block_handle(block)})
 
+    def storage_align(self, block: BlockRV, buffer_index: int | str, axis: int, factor: int, offset: int) -> None:
+        """Pad the block's buffer_index-th written buffer (or the one of that name) so that the
+        stride of dimension `axis` is `factor * k + offset` (TVM's storage_align; a negative axis
+        counts from the last dimension). The buffer must be allocated in the function."""
+        index = self._buffer_index("storage_align", block, buffer_index, "write")
+        self._apply("storage-align", {"block": self._block_handle(block), "index": index, "axis": axis,
+                                      "factor": factor, "offset": offset})
+
     def annotate(self, block_or_loop: BlockRV | LoopRV, ann_key: str, ann_val: int | bool | str) -> None:
         self._apply("annotate", {**self._target(block_or_loop), "key": ann_key, "value": ann_val})
 
