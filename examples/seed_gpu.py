@@ -71,13 +71,22 @@ GEMM_LOCAL = blocking(8, 8, 4)
 GEMM_SHARED = blocking_with_shared(8, 8, 8)
 
 
-def hand_gemm(tile_k: int = 8, double_buffer: bool = True, transpose_a: bool = True) -> str:
+def hand_gemm(tile_k: int = 8, double_buffer: bool = True, transpose_a: bool = True, pad_a: bool = False) -> str:
     """The best hand schedule: a 128x128 tile of C per thread block, 8x8 per thread in registers
     (16 x 16 = 256 threads), k in steps of `tile_k`, the A and B tiles double-buffered in shared
     memory (the next tile fetched with float4 while this one is computed on), A's tile stored
     transposed (k-major: at each k a thread reads its 8 rows of A as two float4, as it reads its
-    8 columns of B), the init split off and the inner loops unrolled."""
+    8 columns of B), the init split off and the inner loops unrolled.
+
+    `pad_a` (with transpose_a) pads the k-major A tile's rows from 128 to 132 floats
+    (storage-align factor 32 offset 4): the fetch's transposed scalar stores, two threads per
+    column 4 rows apart, then fall in different banks (2 wavefronts a warp become 1, per
+    lowering/bank_conflicts.py) and the rows stay 16-byte aligned for float4 reads."""
     layout = ",transform-layout{buffer=A_shared permutation=1,0}" if transpose_a else ""
+    if pad_a and not transpose_a:
+        raise ValueError("pad_a pads the rows of the k-major A tile: it goes with transpose_a")
+    if pad_a:
+        layout += ",storage-align{block=A_shared index=0 axis=0 factor=32 offset=4}"
     double = ",double-buffer{block=A_shared},double-buffer{block=B_shared}" if double_buffer else ""
     return (blocking_with_shared(16, 8, tile_k, decompose=True) + layout + double
             + ",unroll{loop=k_1},unroll{loop=i_2},unroll{loop=j_2}")

@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.accel import RegionOp
-from xtir.dialects.block import AllocOp, LoadOp, StoreOp, buffer_name
+from xtir.dialects.block import BUFFER_DIM_ALIGN, AllocOp, LoadOp, StoreOp, buffer_name, dim_aligns, dim_aligns_attr
 from xtir.dialects.layout import row_major
 from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.transforms.rewrite import reindex
@@ -52,6 +52,8 @@ def transform_layout(alloc: AllocOp, permutation: tuple[int, ...]) -> AllocOp:
                   buffer_name(buffer))
     new.location = alloc.location
     new.attributes.update(alloc.attributes)  # a double-buffer mark stays with the buffer
+    if aligns := dim_aligns(alloc):  # a storage alignment stays with its dimension, wherever that moves
+        new.attributes[BUFFER_DIM_ALIGN] = dim_aligns_attr({permutation.index(a): fo for a, fo in aligns.items()})
     Rewriter.insert_op(new, InsertPoint.before(alloc))
     buffer.replace_all_uses_with(new.buffer)
     Rewriter.erase_op(alloc)

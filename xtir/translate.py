@@ -1,9 +1,11 @@
-"""`xtir-translate FILE [-p PIPELINE] --target llvm|cuda [--entry F]`: print the code a program compiles to.
+"""`xtir-translate FILE [-p PIPELINE] --target llvm|cuda [--entry F] [--bank-report]`: print the code a program compiles to.
 
 `--target llvm` prints the LLVM IR that `xtir.build` hands to LLVM (before LLVM's own
 optimization), after the optional schedule pipeline. `--target cuda` prints the CUDA C of
 the function's kernels, then the host side (grid, block and arguments of each launch) as
-comments; the input is block IR with thread-bound loops or a gpu-dialect module.
+comments; the input is block IR with thread-bound loops or a gpu-dialect module. With
+`--bank-report` it adds, as comments, the wavefronts a warp needs for each shared-memory
+access (lowering/bank_conflicts.py).
 """
 
 from __future__ import annotations
@@ -20,10 +22,19 @@ from xtir.errors import XtirError
 TARGETS = ("llvm", "cuda")
 
 
-def translate(module: ModuleOp, target: str, entry: str | None = None) -> str:
-    """The code `module` compiles to: LLVM IR as `xtir.build` hands it to LLVM, or CUDA C."""
-    from xtir.build import cuda_program, entry_function
+def translate(module: ModuleOp, target: str, entry: str | None = None, bank_report: bool = False) -> str:
+    """The code `module` compiles to: LLVM IR as `xtir.build` hands it to LLVM, or CUDA C (with
+    the shared-memory bank report after it, when asked)."""
+    from xtir.build import cuda_program, entry_function, lower_to_gpu
 
+    if target == "cuda" and bank_report:
+        from xtir.lowering.bank_conflicts import bank_report as report
+        from xtir.lowering.cuda_emit import emit_cuda
+
+        lowered = lower_to_gpu(module)
+        return emit_cuda(lowered, entry_function(lowered, entry)).source + "\n" + report(lowered)
+    if bank_report:
+        raise XtirError("--bank-report counts shared-memory accesses of CUDA kernels: it goes with --target cuda")
     if target == "cuda":
         return cuda_program(module, entry).source
     name = entry_function(module, entry).sym_name.data
@@ -36,12 +47,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-p", "--pipeline", default="", help="xtir-opt pass pipeline to apply first")
     parser.add_argument("--target", choices=TARGETS, required=True)
     parser.add_argument("--entry", help="function to translate (default: the only one, or main)")
+    parser.add_argument("--bank-report", action="store_true",
+                        help="with --target cuda: the wavefronts a warp needs for each shared-memory access")
     args = parser.parse_args(argv)
     try:
         module = xtir.parse(read_source(args.file), args.file)
         if args.pipeline:
             module = xtir.transform(module, args.pipeline)
-        print(translate(module, args.target, args.entry), end="")
+        print(translate(module, args.target, args.entry, args.bank_report), end="")
         return 0
     except XtirError as e:
         print(e, file=sys.stderr)
