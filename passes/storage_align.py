@@ -41,7 +41,7 @@ from xtir.support.errors import ScheduleError
 def _axis(block: BlockOp, name: str, rank: int, axis: int) -> int:
     """`axis` as a dimension in [0, rank), counting a negative one from the end as TVM does."""
     if not -rank <= axis < rank:
-        raise ScheduleError(block, f"storage_align: {name} has {rank} dimension(s), so axis must be in "
+        raise ScheduleError(block, f"{name} has {rank} dimension(s), so axis must be in "
                             f"[{-rank}, {rank}); got {axis}")
     return axis % rank
 
@@ -49,7 +49,7 @@ def _axis(block: BlockOp, name: str, rank: int, axis: int) -> int:
 def _allocation(block: BlockOp, buffer) -> AllocOp:
     alloc = buffer.owner
     if not isinstance(alloc, AllocOp):
-        raise ScheduleError(block, f'storage_align: {buffer_name(buffer)}, written by block "{block.label}", is not '
+        raise ScheduleError(block, f'{buffer_name(buffer)}, written by block "{block.label}", is not '
                             "allocated in the function (an argument: its layout belongs to the caller); align a "
                             "cache of it (cache-read, cache-write)")
     return alloc
@@ -69,9 +69,9 @@ class StorageAlignPass(SchedulePass):
         block = get_block(f, self.block)
         buffer = select_buffer(block, write_regions(block), self.index, "written")
         if self.factor <= 0:
-            raise ScheduleError(block, f"storage_align: factor must be positive, got {self.factor}")
+            raise ScheduleError(block, f"factor must be positive, got {self.factor}")
         if not 0 <= self.offset < self.factor:
-            raise ScheduleError(block, f"storage_align: offset must be in [0, factor) = [0, {self.factor}), "
+            raise ScheduleError(block, f"offset must be in [0, factor) = [0, {self.factor}), "
                                 f"got {self.offset}")
         assert isinstance(buffer.type, MemRefType)
         axis = _axis(block, buffer_name(buffer), len(buffer.type.get_shape()), self.axis)
