@@ -1,0 +1,191 @@
+"""storage-align (TVM's storage_align) against numpy on the CPU and through the cuda-cpu emulation,
+the Schedule method, the float4 copies it keeps or drops, nvcc on the padded hand GEMM, and the
+static shared-memory bank count (lowering/bank_conflicts.py) on hand-checked addresses."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from xdsl.dialects import memref
+
+import xtir
+from tests.test_cuda import _ptxas, seed_gpu
+from xtir.build import cuda_program, lower_to_gpu
+from xtir.lowering.bank_conflicts import shared_accesses, wavefronts, warp_totals
+from xtir.schedule import Schedule
+
+LIT = Path(__file__).resolve().parent / "filecheck"
+PAD_A = "storage-align{block=A_shared index=0 axis=0 factor=32 offset=4}"
+
+
+def _lit_input(path: str) -> xtir.ModuleOp:
+    text = (LIT / path).read_text()
+    return xtir.parse(text[text.index("\nbuiltin.module") + 1 :])
+
+
+def _transpose(alignments: str) -> xtir.ModuleOp:
+    """C = Aᵀ through the scratch buffer B of passes/storage_align.mlir, aligned as asked."""
+    module = _lit_input("passes/storage_align.mlir")
+    return xtir.transform(module, alignments) if alignments else module
+
+
+@pytest.mark.parametrize("alignments", [
+    "",
+    "storage-align{block=B index=0 axis=0 factor=32 offset=1}",
+    "storage-align{block=B index=0 axis=-1 factor=4 offset=3}",
+    "storage-align{block=B index=0 axis=1 factor=4 offset=3},storage-align{block=B index=0 axis=0 factor=32 offset=1}",
+    "storage-align{block=B index=0 axis=0 factor=32 offset=1},transform-layout{buffer=B permutation=1,0}",
+])
+def test_padded_buffer_on_the_cpu(alignments: str) -> None:
+    a = np.arange(256, dtype=np.float32).reshape(16, 16)
+    c = np.full_like(a, np.nan)
+    xtir.build(_transpose(alignments))(a, c)
+    np.testing.assert_array_equal(c, a.T)
+
+
+def test_alignment_applies_to_the_compacted_buffer() -> None:
+    """A cache of A computed at k_0 is compacted to one row of 4 (1x4); the row stride is padded
+    from the compacted 4 to 19 (3 mod 16), not from the declared 20 to 35, as TVM pads after
+    compacting; the product is numpy's."""
+    pipeline = ('split{loop=i factors=-1,8},split{loop=k factors=-1,4},cache-read{block=C index=0 scope="global"},'
+                "compute-at{block=A_global loop=k_0},storage-align{block=A_global index=0 axis=0 factor=16 offset=3}")
+    module = seed_gpu.scheduled_gemm(pipeline, 32, 24, 20)
+    lowered = xtir.transform(module, "lower-blocks")
+    (alloca,) = [op for op in lowered.walk() if isinstance(op, memref.AllocaOp)]
+    assert str(alloca.memref.type) == 'memref<1x4xf32, strided<[19, 1]>, "global">'
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((32, 20), dtype=np.float32), rng.standard_normal((20, 24), dtype=np.float32)
+    c = np.full((32, 24), np.nan, np.float32)
+    xtir.build(module)(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_schedule_method_mirrors_tvm() -> None:
+    """`storage_align(block, buffer_index, axis, factor, offset)`, the buffer by index or name; the
+    refusals raise XtirPassError naming the pass."""
+    sch = Schedule(_transpose(""))
+    sch.storage_align(sch.get_block("B"), 0, axis=-2, factor=32, offset=1)
+    assert sch.mod.is_structurally_equivalent(_transpose("storage-align{block=B index=0 axis=0 factor=32 offset=1}"))
+    by_name = Schedule(_transpose(""))
+    by_name.storage_align(by_name.get_block("B"), "B", 0, 32, 1)
+    assert by_name.mod.is_structurally_equivalent(sch.mod)
+    with pytest.raises(xtir.XtirPassError, match=r"storage-align: .*factor must be positive, got 0"):
+        sch.storage_align(sch.get_block("B"), 0, axis=0, factor=0, offset=0)
+    with pytest.raises(xtir.XtirPassError, match=r"C, written by block \"C\", is not allocated in the function"):
+        sch.storage_align(sch.get_block("C"), 0, axis=0, factor=32, offset=1)
+
+
+def _gemm_error(pipeline: str, n: int) -> float:
+    rng = np.random.default_rng(0)
+    arrays, expected = seed_gpu.gemm_inputs(n, n, n, rng)
+    xtir.build(seed_gpu.scheduled_gemm(pipeline, n, n, n), target="cuda-cpu")(*arrays)
+    return float(np.max(np.abs(arrays[-1] - expected)))
+
+
+@pytest.mark.parametrize(("pipeline", "n"), [
+    (seed_gpu.hand_gemm(pad_a=True), 128),
+    (seed_gpu.hand_gemm(pad_a=True), 136),  # partial tiles at the edges
+    (seed_gpu.hand_gemm() + ",storage-align{block=B_shared index=0 axis=0 factor=32 offset=1}", 128),
+    (seed_gpu.hand_gemm(double_buffer=False, pad_a=True), 128),
+])
+def test_padded_shared_tiles_through_cuda_cpu(pipeline: str, n: int) -> None:
+    assert _gemm_error(pipeline, n) < 1e-3
+
+
+def test_padded_row_sum_through_cuda_cpu() -> None:
+    """The row sum of cuda/storage_align.mlir: rows of 9 in two halves 71 floats apart."""
+    module = xtir.transform(_lit_input("cuda/storage_align.mlir"),
+                            "storage-align{block=A_shared index=0 axis=0 factor=8 offset=1},double-buffer{block=A_shared}")
+    a = np.random.default_rng(0).standard_normal((64, 64), dtype=np.float32)
+    s = np.full(64, np.nan, np.float32)
+    xtir.build(module, target="cuda-cpu")(a, s)
+    np.testing.assert_allclose(s, a.sum(axis=1), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize(("offset", "float4"), [(4, True), (1, False)])
+def test_float4_only_where_the_padded_rows_stay_aligned(offset: int, float4: bool) -> None:
+    """B's tile is fetched with float4 stores; rows of 132 floats keep them 16-byte aligned, rows
+    of 129 do not, and the fetch is scalar then."""
+    pipeline = seed_gpu.hand_gemm() + f",storage-align{{block=B_shared index=0 axis=0 factor=32 offset={offset}}}"
+    source = cuda_program(seed_gpu.scheduled_gemm(pipeline, 128, 128, 128)).source
+    assert ("*(float4*)(B_shared + " in source) == float4
+    assert f"B_shared[v_6 * {128 + offset} + v_7]" in source or float4
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH: the emitted CUDA C is not compiled")
+def test_padded_hand_gemm_compiles_cleanly_within_the_registers(tmp_path: Path) -> None:
+    """nvcc -Werror takes the padded hand GEMM; its fragments are still read as float4 (rows of 132
+    keep A's k-major rows aligned) with 128 registers at most and no spill."""
+    source = cuda_program(seed_gpu.scheduled("gpu_matmul.mlir", seed_gpu.hand_gemm(pad_a=True), 1024)).source
+    path = tmp_path / "padded.cu"
+    path.write_text(source)
+    import subprocess
+
+    done = subprocess.run(["nvcc", "-arch=sm_90", "-Werror", "all-warnings", "-c", str(path), "-o", str(tmp_path / "p.o")],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and not done.stderr.strip(), done.stderr
+    ptx, report = _ptxas(source, tmp_path / "padded_ptx.cu")
+    fma, v4, scalar = (len(re.findall(rf"\b{op}\s", ptx)) for op in (r"fma\.rn\.f32", r"ld\.shared\.v4\.f32", r"ld\.shared\.f32"))
+    assert fma == 2 * 8 * 64 and v4 * 16 == fma and scalar == 0
+    assert "0 bytes spill stores, 0 bytes spill loads" in report
+    assert int(re.search(r"Used (\d+) registers", report)[1]) <= 128
+
+
+# The static bank count ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("addresses", "nbytes", "expected"), [
+    ([4 * t for t in range(32)], 4, 1),  # consecutive floats: 32 banks once
+    ([8 * t for t in range(32)], 4, 2),  # every other float: 16 banks twice
+    ([128 * t for t in range(32)], 4, 32),  # a column of a 32-float row: one bank
+    ([132 * t for t in range(32)], 4, 1),  # the same column with rows of 33
+    ([0] * 32, 4, 1),  # one word: a broadcast
+    ([4 * (t // 2) for t in range(32)], 4, 1),  # pairs of threads on one word
+    ([16 * t for t in range(32)], 16, 4),  # float4, consecutive: 4 phases of 8 threads
+    ([32 * t for t in range(32)], 16, 8),  # float4 8 floats apart: threads t and t + 4 share banks
+    ([8 * t for t in range(32)], 8, 2),  # float2, consecutive: 2 phases of 16
+    ([4 * t for t in range(8)], 4, 1),  # a block of 8 threads
+])
+def test_wavefronts_of_hand_checked_addresses(addresses: list[int], nbytes: int, expected: int) -> None:
+    assert wavefronts(addresses, nbytes) == expected
+
+
+def _row_sum(pipeline: str) -> xtir.ModuleOp:
+    return lower_to_gpu(xtir.transform(_lit_input("cuda/storage_align.mlir"), pipeline))
+
+
+def test_bank_count_of_the_row_sum() -> None:
+    """8 threads read A_shared[8 * i_1 + k]: threads 0 and 4 share a bank (2 wavefronts); rows of 9
+    spread them (1). Per warp, the 64 tile loads cost 128 wavefronts, then 64; the 64 stores 64."""
+    plain = _row_sum("double-buffer{block=A_shared}")
+    padded = _row_sum("storage-align{block=A_shared index=0 axis=0 factor=8 offset=1},double-buffer{block=A_shared}")
+    (kernel,) = [op for op in plain.walk() if op.name == "gpu.func"]
+    loads = [a for a in shared_accesses(kernel) if isinstance(a.op, memref.LoadOp)]
+    assert [(a.wavefronts, a.ideal, a.runs) for a in loads] == [(2, 1, 56), (2, 1, 8)]
+    assert warp_totals(plain) == (128 + 64, 128)
+    assert warp_totals(padded) == (64 + 64, 128)
+
+
+def test_bank_count_of_the_hand_gemm() -> None:
+    """The k-major A tile's fetch stores two threads per column, 4 rows (512 floats) apart: the same
+    bank, 2 wavefronts; rows of 132 move the second thread 16 banks on (1). The float4 B stores
+    are conflict-free (4 phases); B's fragment reads, 8 floats apart per thread, are 4-way
+    conflicted as the scalar loads the emitter writes."""
+    def accesses(pipeline: str) -> list[tuple[str, str, int, int]]:
+        (kernel,) = [op for op in lower_to_gpu(seed_gpu.scheduled_gemm(pipeline, 256, 256, 256)).walk()
+                     if op.name == "gpu.func"]
+        return [(a.op.name, a.buffer, a.bytes, a.wavefronts) for a in shared_accesses(kernel)[:4]]  # type: ignore[misc]
+
+    fetch_and_body = [("memref.store", "A_shared", 4, 2), ("memref.store", "B_shared", 16, 4),
+                      ("memref.load", "A_shared", 4, 1), ("memref.load", "B_shared", 4, 4)]
+    assert accesses(seed_gpu.hand_gemm()) == fetch_and_body
+    assert accesses(seed_gpu.hand_gemm(pad_a=True)) == [("memref.store", "A_shared", 4, 1), *fetch_and_body[1:]]
+
+
+def test_pad_a_needs_the_k_major_tile() -> None:
+    with pytest.raises(ValueError, match="goes with transpose_a"):
+        seed_gpu.hand_gemm(transpose_a=False, pad_a=True)
