@@ -3,7 +3,8 @@
 A buffer's layout is part of its memref type (xDSL reads it with `get_strides()` and
 `get_offset()`, None where dynamic). xtir's own buffers (`block.alloc`, the caches,
 compact-buffers' shrunk buffers, transform-layout's permuted ones) are row-major, as are
-numpy arrays, which is what buffer parameters must be; the accel tiles are 16x16 regions
+numpy arrays, which is what buffer parameters must be, until storage-align pads their strides
+(`aligned_strides`, applied as the allocations are lowered); the accel tiles are 16x16 regions
 of row-major rows. The evaluator's parameter check, compact-buffers, transform-layout and
 the tmm16 micro-kernel's row strides all ask here, so "row-major" means one thing.
 

@@ -5,18 +5,18 @@ The usual use is a shared-memory tile whose threads read a column: with rows of 
 element of a column sits in the same bank, and a warp reading 32 of them waits 32 times; rows
 of 33 (factor 32, offset 1) spread the column over all 32 banks.
 
-The primitive records the alignment on the allocation, as TVM records it on the block (the
-attribute has TVM's name, `buffer_dim_align`):
+The primitive records the alignment on the allocation, as TVM records it on the block (under
+the same attribute name, `buffer_dim_align`):
 
     %A_shared = block.alloc {buffer_dim_align = [array<i64: 0, 32, 1>]} : memref<1024x8xf32, "shared">
 
 The padding is applied where the buffer gets its final shape, as TVM applies it after compacting:
 blocks-to-scf gives the memref.alloca a strided layout (`strided<[33, 1]>` for a 32x32 tile)
 and lower-to-gpu sizes the shared tiles first. Every access goes through the layout's strides,
-so the program computes the same values. An aligned dimension of the innermost rank stretches
-only its own stride (its elements stay one apart in the dimensions outside it).
+so the program computes the same values. Strides are padded from the innermost dimension out,
+so padding one stride also stretches those outside it.
 
-A negative axis counts from the last dimension (TVM's `[-ndim, ndim)`). Calling it again for the
+A negative axis counts from the last dimension (axis in [-ndim, ndim), as in TVM). Calling it again for the
 same buffer and axis replaces the alignment. Refused, at the block: the index is not one of
 B's written buffers; the factor is not positive; the offset is not in [0, factor) (TVM takes
 any offset and pads to `offset mod factor`; one that no stride can equal is a mistake here);
@@ -60,10 +60,15 @@ class StorageAlignPass(SchedulePass):
     name = "storage-align"
 
     block: str
+    """The block writing the buffer."""
     index: int
+    """Which of the block's written buffers (TVM's buffer_index)."""
     axis: int
+    """The dimension whose stride is padded; negative counts from the last."""
     factor: int
+    """The stride becomes a multiple of it plus `offset`."""
     offset: int
+    """In [0, factor)."""
 
     def run(self, f: func.FuncOp) -> None:
         block = get_block(f, self.block)

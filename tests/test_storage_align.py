@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from xdsl.dialects import memref
 import xtir
 from tests.test_cuda import _ptxas, seed_gpu
 from xtir.build import cuda_program, lower_to_gpu
-from xtir.lowering.bank_conflicts import shared_accesses, wavefronts, warp_totals
+from xtir.lowering.bank_conflicts import shared_accesses, warp_totals, wavefronts
 from xtir.schedule import Schedule
 
 LIT = Path(__file__).resolve().parent / "filecheck"
@@ -123,8 +124,6 @@ def test_padded_hand_gemm_compiles_cleanly_within_the_registers(tmp_path: Path) 
     source = cuda_program(seed_gpu.scheduled("gpu_matmul.mlir", seed_gpu.hand_gemm(pad_a=True), 1024)).source
     path = tmp_path / "padded.cu"
     path.write_text(source)
-    import subprocess
-
     done = subprocess.run(["nvcc", "-arch=sm_90", "-Werror", "all-warnings", "-c", str(path), "-o", str(tmp_path / "p.o")],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0 and not done.stderr.strip(), done.stderr
