@@ -28,13 +28,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, gpu, memref, scf
-from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import FixedBitwidthType, MemRefType, ModuleOp, StringAttr
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from xtir.dialects.layout import strides_of
 from xtir.dialects.walk import ancestors
 from xtir.lowering.cuda_align import float4_copy
-from xtir.lowering.loops import constant_int, loop_name, trip_count
+from xtir.lowering.loops import UNROLLED, constant_int, loop_kind, loop_name, trip_count
 
 BANKS, WORD_BYTES, WARP = 32, 4, 32
 PHASE_BYTES = BANKS * WORD_BYTES
@@ -69,12 +69,14 @@ class SharedAccess:
     ideal: int
     """Wavefronts without conflicts: one per phase."""
     runs: int
-    """How often a warp makes the access: the trip counts of the enclosing loops multiplied (a
-    float4 copy's own loop not counted; 1 for a loop of unknown trip count)."""
+    """How often a warp makes the access: the trip counts of the enclosing loops multiplied (1 for
+    a loop of unknown trip count), divided by the width of a vector access."""
+    merged: bool = False
+    """Scalar accesses of an unrolled loop counted as the vector access nvcc makes of them."""
 
     def describe(self) -> str:
         what = f"{'store' if isinstance(self.op, memref.StoreOp) else 'load'} {self.buffer}"
-        width = "float4" if self.bytes == 16 else f"{self.bytes}-byte"
+        width = ("float4" if self.bytes == 16 else f"{self.bytes}-byte") + (", unrolled loads merged" if self.merged else "")
         where = "/".join(self.loops) or "kernel"
         if self.wavefronts is None:
             return f"{what} ({width}) in {where}: unknown address"
@@ -86,7 +88,7 @@ class SharedAccess:
 
 def wavefronts(addresses: list[int], nbytes: int) -> int:
     """Wavefronts a warp needs when thread t accesses `nbytes` at byte address `addresses[t]`."""
-    per_phase = max(1, PHASE_BYTES // max(nbytes, WORD_BYTES))
+    per_phase = _phase_threads(nbytes)
     total = 0
     for start in range(0, len(addresses), per_phase):
         words_of_bank: dict[int, set[int]] = defaultdict(set)
@@ -101,17 +103,74 @@ def shared_accesses(kernel: gpu.FuncOp) -> list[SharedAccess]:
     """Every shared load and store of `kernel`, in program order, with its wavefronts."""
     threads = _warp_threads(kernel)
     found = []
-    for op, lane, nbytes in _accesses(kernel):
-        element_bytes = nbytes if lane is None else nbytes // 4
-        addresses = [_address(op, tid, lane, element_bytes) for tid in threads]
-        known = [a for a in addresses if a is not None]
-        count = wavefronts(known, nbytes) if len(known) == len(addresses) else None
-        phases = -(-len(threads) // max(1, PHASE_BYTES // max(nbytes, WORD_BYTES)))
-        loops = [p for p in reversed(list(ancestors(op, stop=kernel))) if isinstance(p, scf.ForOp)]
-        runs = math.prod(trip_count(lp) or 1 for lp in loops if lane is None or lp.body.block.args[0] is not lane)
-        found.append(SharedAccess(op, op.memref.name_hint or "buffer", tuple(loop_name(lp) for lp in loops), nbytes,
-                                  count, phases, runs))
+    for op in kernel.walk():
+        if isinstance(op, memref.LoadOp | memref.StoreOp) and _is_shared(op.memref):
+            found.append(_shared_access(kernel, op, threads))
     return found
+
+
+def _shared_access(kernel: gpu.FuncOp, op: memref.LoadOp | memref.StoreOp,
+                   threads: list[tuple[int, int, int]]) -> SharedAccess:
+    element = _element_bytes(op.memref.type)  # type: ignore[arg-type]
+    vector = _vector(op, threads, element)
+    nbytes = element * (vector[1] if vector else 1)
+    at_start = {vector[0].body.block.args[0]: 0} if vector else {}
+    addresses = [_address(op, tid, at_start, element) for tid in threads]
+    count = None if None in addresses else wavefronts(addresses, nbytes)  # type: ignore[arg-type]
+    phases = -(-len(threads) // _phase_threads(nbytes))
+    loops = [p for p in reversed(list(ancestors(op, stop=kernel))) if isinstance(p, scf.ForOp)]
+    runs = math.prod(trip_count(lp) or 1 for lp in loops if not _repeats(lp, op, threads, element))
+    if vector:
+        runs //= vector[1]
+    return SharedAccess(op, op.memref.name_hint or "buffer", tuple(loop_name(lp) for lp in loops), nbytes,
+                        count, phases, runs, vector is not None and float4_copy(vector[0]) is None)
+
+
+def _phase_threads(nbytes: int) -> int:
+    return max(1, PHASE_BYTES // max(nbytes, WORD_BYTES))
+
+
+def _vector(op: memref.LoadOp | memref.StoreOp, threads: list[tuple[int, int, int]],
+            element: int) -> tuple[scf.ForOp, int] | None:
+    """The loop whose consecutive iterations make one wider access of `op`, and how many
+    iterations: a float4 copy (the emitter's own), or an unrolled loop, 0 to a multiple of
+    the width in steps of 1, along which every thread's address advances one element from a
+    multiple of the width (what nvcc merges into `ld.shared.v4` / `.v2`)."""
+    loop = op.parent_op()
+    if isinstance(loop, scf.ForOp) and (copy := float4_copy(loop)) is not None and op in (copy.load, copy.store):
+        return loop, 4
+    for loop in (p for p in ancestors(op) if isinstance(p, scf.ForOp)):
+        if loop_kind(loop) != UNROLLED or (constant_int(loop.lb), constant_int(loop.step)) != (0, 1):
+            continue
+        iv = loop.body.block.args[0]
+        if not _moves(op, iv, threads, element):
+            continue  # try the next loop out
+        trips = trip_count(loop) or 0
+        for width in (w for w in (4, 2) if w * element <= 16 and trips % w == 0):
+            if all(_advances(op, tid, iv, width, element) for tid in threads):
+                return loop, width
+        return None
+    return None
+
+
+def _moves(op: memref.LoadOp | memref.StoreOp, iv: SSAValue, threads: list[tuple[int, int, int]], element: int) -> bool:
+    return any(_address(op, tid, {iv: 1}, element) != _address(op, tid, {iv: 0}, element) for tid in threads)
+
+
+def _repeats(loop: scf.ForOp, op: memref.LoadOp | memref.StoreOp, threads: list[tuple[int, int, int]],
+             element: int) -> bool:
+    """Whether `loop` is unrolled and `op` loads the same addresses in each of its iterations:
+    nvcc then loads once (the unrolled copies are one expression), so its trips do not count."""
+    return (isinstance(op, memref.LoadOp) and loop_kind(loop) == UNROLLED
+            and not _moves(op, loop.body.block.args[0], threads, element))
+
+
+def _advances(op: memref.LoadOp | memref.StoreOp, tid: tuple[int, int, int], iv: SSAValue, width: int,
+              element: int) -> bool:
+    start = _address(op, tid, {iv: 0}, element)
+    if start is None or start % (width * element):
+        return False
+    return all(_address(op, tid, {iv: k}, element) == start + k * element for k in range(1, width))
 
 
 def warp_totals(module: ModuleOp) -> tuple[int, int] | None:
@@ -143,22 +202,9 @@ def _is_shared(value: SSAValue) -> bool:
     return isinstance(ty, MemRefType) and ty.memory_space == StringAttr("shared")
 
 
-def _accesses(kernel: gpu.FuncOp) -> Iterator[tuple[memref.LoadOp | memref.StoreOp, BlockArgument | None, int]]:
-    """(access, the float4 loop's index or None, bytes per thread) of every shared access."""
-    for op in kernel.walk():
-        if not isinstance(op, memref.LoadOp | memref.StoreOp) or not _is_shared(op.memref):
-            continue
-        loop = op.parent_op()
-        copy = float4_copy(loop) if isinstance(loop, scf.ForOp) else None
-        if copy is not None and op in (copy.load, copy.store):
-            yield op, loop.body.block.args[0], 16
-        else:
-            yield op, None, _element_bytes(op.memref.type)
-
-
 def _element_bytes(ty: MemRefType) -> int:
-    width = getattr(ty.element_type, "bitwidth", None) or getattr(getattr(ty.element_type, "width", None), "data", 32)
-    return max(1, int(width) // 8)
+    element = ty.element_type
+    return element.size if isinstance(element, FixedBitwidthType) else 8  # index: 8 bytes
 
 
 def _warp_threads(kernel: gpu.FuncOp) -> list[tuple[int, int, int]]:
@@ -168,10 +214,11 @@ def _warp_threads(kernel: gpu.FuncOp) -> list[tuple[int, int, int]]:
     return [(t % x, t // x % y, t // (x * y)) for t in range(min(WARP, x * y * z))]
 
 
-def _address(op: memref.LoadOp | memref.StoreOp, tid: tuple[int, int, int], lane: BlockArgument | None,
+def _address(op: memref.LoadOp | memref.StoreOp, tid: tuple[int, int, int], fixed: dict[SSAValue, int],
              element_bytes: int) -> int | None:
-    """The byte address thread `tid` accesses, None when an index cannot be evaluated."""
-    memo: dict[SSAValue, int | None] = {} if lane is None else {lane: 0}
+    """The byte address thread `tid` accesses with the `fixed` loop indices (other loops at their
+    first iteration), None when an index cannot be evaluated."""
+    memo: dict[SSAValue, int | None] = dict(fixed)
     total = 0
     for index, stride in zip(op.indices, strides_of(op.memref.type)):  # type: ignore[arg-type]
         value = _evaluate(index, tid, memo)

@@ -172,17 +172,34 @@ def test_bank_count_of_the_row_sum() -> None:
 def test_bank_count_of_the_hand_gemm() -> None:
     """The k-major A tile's fetch stores two threads per column, 4 rows (512 floats) apart: the same
     bank, 2 wavefronts; rows of 132 move the second thread 16 banks on (1). The float4 B stores
-    are conflict-free (4 phases); B's fragment reads, 8 floats apart per thread, are 4-way
-    conflicted as the scalar loads the emitter writes."""
-    def accesses(pipeline: str) -> list[tuple[str, str, int, int]]:
+    are conflict-free (4 phases). The fragment reads, 8 unrolled scalar loads each, count as the
+    two float4 loads nvcc makes of them (test_cuda.py's PTX test): A's are broadcast to 16
+    threads (4 wavefronts), B's 8 floats apart per thread, so threads t and t + 4 of a phase
+    share banks (8). Per k_1 a warp loads each fragment twice, A's not again for each j_2."""
+    def accesses(pipeline: str) -> list[tuple[str, str, int, int | None, int]]:
         (kernel,) = [op for op in lower_to_gpu(seed_gpu.scheduled_gemm(pipeline, 256, 256, 256)).walk()
                      if op.name == "gpu.func"]
-        return [(a.op.name, a.buffer, a.bytes, a.wavefronts) for a in shared_accesses(kernel)[:4]]  # type: ignore[misc]
+        return [(a.op.name, a.buffer, a.bytes, a.wavefronts, a.runs) for a in shared_accesses(kernel)[:4]]
 
-    fetch_and_body = [("memref.store", "A_shared", 4, 2), ("memref.store", "B_shared", 16, 4),
-                      ("memref.load", "A_shared", 4, 1), ("memref.load", "B_shared", 4, 4)]
+    k_0 = 256 // 8 - 1
+    fetch_and_body = [("memref.store", "A_shared", 4, 2, 4), ("memref.store", "B_shared", 16, 4, 1),
+                      ("memref.load", "A_shared", 16, 4, k_0 * 8 * 2), ("memref.load", "B_shared", 16, 8, k_0 * 8 * 2)]
     assert accesses(seed_gpu.hand_gemm()) == fetch_and_body
-    assert accesses(seed_gpu.hand_gemm(pad_a=True)) == [("memref.store", "A_shared", 4, 1), *fetch_and_body[1:]]
+    assert accesses(seed_gpu.hand_gemm(pad_a=True)) == [("memref.store", "A_shared", 4, 1, 4), *fetch_and_body[1:]]
+
+
+def test_unrolled_loads_merge_only_where_aligned() -> None:
+    """The row sum's loads with k_1 unrolled: A_shared[k_0 % 2 * 64 + i_1 * 8 + k_1] advances one
+    float per k_1 from a multiple of 8 floats: one float4 per 4 iterations (8 threads, one phase:
+    2 wavefronts as threads 0 and 4 share banks). Rows of 9 start misaligned: scalar loads,
+    conflict-free."""
+    def loads(pipeline: str) -> list[tuple[int, int | None, bool]]:
+        (kernel,) = [op for op in _row_sum(pipeline + ",unroll{loop=k_1}").walk() if op.name == "gpu.func"]
+        return [(a.bytes, a.wavefronts, a.merged) for a in shared_accesses(kernel) if isinstance(a.op, memref.LoadOp)]
+
+    assert loads("double-buffer{block=A_shared}") == [(16, 2, True)] * 2
+    assert loads("storage-align{block=A_shared index=0 axis=0 factor=8 offset=1},double-buffer{block=A_shared}") \
+        == [(4, 1, False)] * 2
 
 
 def test_pad_a_needs_the_k_major_tile() -> None:
