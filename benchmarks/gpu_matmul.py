@@ -33,6 +33,7 @@ SCHEDULES = {
     "seed: local blocking (8,8,8,8,4)": seed_gpu.GEMM_LOCAL,
     "seed: shared blocking (8,8,8,8,8)": seed_gpu.GEMM_SHARED,
     "seed: shared blocking, decomposed": seed_gpu.blocking_with_shared(8, 8, 8, decompose=True),
+    "seed: shared blocking, A's rows padded to 9 (storage-align)": seed_gpu.GEMM_SHARED_PADDED,
     "hand: 128x128 tile, 8x8/thread, double-buffered, A k-major, float4": seed_gpu.GEMM_HAND,
     "hand, k in steps of 16": seed_gpu.hand_gemm(16),
     "hand without double buffering": seed_gpu.hand_gemm(double_buffer=False),

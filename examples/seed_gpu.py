@@ -69,6 +69,10 @@ def blocking_with_shared(tile_block: int, tile_thread: int, tile_k: int, decompo
 
 GEMM_LOCAL = blocking(8, 8, 4)
 GEMM_SHARED = blocking_with_shared(8, 8, 8)
+GEMM_SHARED_PADDED = GEMM_SHARED + ",storage-align{block=A_shared index=0 axis=0 factor=8 offset=1}"
+"""GEMM_SHARED with A's 64x8 tile in rows of 9: a warp's threads read rows 8 apart (one bank with
+rows of 8: 4 wavefronts, per lowering/bank_conflicts.py), with rows of 9 eight banks apart (1);
+the fetch's float4 stores become scalar (rows of 9 are not 16-byte aligned)."""
 
 
 def hand_gemm(tile_k: int = 8, double_buffer: bool = True, transpose_a: bool = True, pad_a: bool = False) -> str:

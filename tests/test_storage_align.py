@@ -92,6 +92,8 @@ def _gemm_error(pipeline: str, n: int) -> float:
     (seed_gpu.hand_gemm(pad_a=True), 136),  # partial tiles at the edges
     (seed_gpu.hand_gemm() + ",storage-align{block=B_shared index=0 axis=0 factor=32 offset=1}", 128),
     (seed_gpu.hand_gemm(double_buffer=False, pad_a=True), 128),
+    (seed_gpu.GEMM_SHARED_PADDED, 128),
+    (seed_gpu.GEMM_SHARED_PADDED, 136),
 ])
 def test_padded_shared_tiles_through_cuda_cpu(pipeline: str, n: int) -> None:
     assert _gemm_error(pipeline, n) < 1e-3
@@ -119,14 +121,16 @@ def test_float4_only_where_the_padded_rows_stay_aligned(offset: int, float4: boo
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH: the emitted CUDA C is not compiled")
 def test_padded_hand_gemm_compiles_cleanly_within_the_registers(tmp_path: Path) -> None:
-    """nvcc -Werror takes the padded hand GEMM; its fragments are still read as float4 (rows of 132
-    keep A's k-major rows aligned) with 128 registers at most and no spill."""
+    """nvcc -Werror takes the padded GEMMs; the hand GEMM's fragments are still read as float4
+    (rows of 132 keep A's k-major rows aligned) with 128 registers at most and no spill."""
     source = cuda_program(seed_gpu.scheduled("gpu_matmul.mlir", seed_gpu.hand_gemm(pad_a=True), 1024)).source
-    path = tmp_path / "padded.cu"
-    path.write_text(source)
-    done = subprocess.run(["nvcc", "-arch=sm_90", "-Werror", "all-warnings", "-c", str(path), "-o", str(tmp_path / "p.o")],
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0 and not done.stderr.strip(), done.stderr
+    for name, text in {"hand": source, "seed": cuda_program(seed_gpu.scheduled(
+            "gpu_matmul.mlir", seed_gpu.GEMM_SHARED_PADDED, 1024)).source}.items():
+        path = tmp_path / f"{name}.cu"
+        path.write_text(text)
+        done = subprocess.run(["nvcc", "-arch=sm_90", "-Werror", "all-warnings", "-c", str(path), "-o", f"{path}.o"],
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 0 and not done.stderr.strip(), done.stderr
     ptx, report = _ptxas(source, tmp_path / "padded_ptx.cu")
     fma, v4, scalar = (len(re.findall(rf"\b{op}\s", ptx)) for op in (r"fma\.rn\.f32", r"ld\.shared\.v4\.f32", r"ld\.shared\.f32"))
     assert fma == 2 * 8 * 64 and v4 * 16 == fma and scalar == 0
@@ -186,6 +190,18 @@ def test_bank_count_of_the_hand_gemm() -> None:
                       ("memref.load", "A_shared", 16, 4, k_0 * 8 * 2), ("memref.load", "B_shared", 16, 8, k_0 * 8 * 2)]
     assert accesses(seed_gpu.hand_gemm()) == fetch_and_body
     assert accesses(seed_gpu.hand_gemm(pad_a=True)) == [("memref.store", "A_shared", 4, 1, 4), *fetch_and_body[1:]]
+
+
+def test_bank_count_of_the_seed_shared_gemm() -> None:
+    """Seed 002's shared GEMM: a warp's 32 threads read A_shared[8 * (t / 8) + i_2, k], rows 8
+    apart of 8 floats: 4 rows in one bank (4 wavefronts); rows of 9 put them 8 banks apart."""
+    def a_loads(pipeline: str) -> list[int | None]:
+        (kernel,) = [op for op in lower_to_gpu(seed_gpu.scheduled("gpu_matmul.mlir", pipeline, 256)).walk()
+                     if op.name == "gpu.func"]
+        return [a.wavefronts for a in shared_accesses(kernel) if a.buffer == "A_shared" and isinstance(a.op, memref.LoadOp)]
+
+    assert a_loads(seed_gpu.GEMM_SHARED) == [4]
+    assert a_loads(seed_gpu.GEMM_SHARED_PADDED) == [1]
 
 
 def test_unrolled_loads_merge_only_where_aligned() -> None:
