@@ -18,6 +18,7 @@ from tests.test_cuda import _ptxas, seed_gpu
 from xtir.build import cuda_program, lower_to_gpu
 from xtir.lowering.bank_conflicts import shared_accesses, warp_totals, wavefronts
 from xtir.schedule import Schedule
+from xtir.script import script
 
 LIT = Path(__file__).resolve().parent / "filecheck"
 PAD_A = "storage-align{block=A_shared index=0 axis=0 factor=32 offset=4}"
@@ -78,6 +79,16 @@ def test_schedule_method_mirrors_tvm() -> None:
         sch.storage_align(sch.get_block("B"), 0, axis=0, factor=0, offset=0)
     with pytest.raises(xtir.XtirPassError, match=r"C, written by block \"C\", is not allocated in the function"):
         sch.storage_align(sch.get_block("C"), 0, axis=0, factor=32, offset=1)
+
+
+def test_prints_as_tvm_annotates_the_block() -> None:
+    """TVM's test_storage_align: the writing block gets `buffer_dim_align` [[index, axis, factor,
+    offset]]; here it is printed from the allocation's record."""
+    sch = Schedule(_transpose(""))
+    sch.storage_align(sch.get_block("B"), 0, axis=0, factor=128, offset=127)
+    text = script(sch.mod)
+    assert text.count('T.block_attr({"buffer_dim_align": [[0, 0, 128, 127]]})') == 1
+    assert text.index("buffer_dim_align") > text.index('T.block("B")')
 
 
 def _gemm_error(pipeline: str, n: int) -> float:

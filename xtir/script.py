@@ -28,6 +28,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import (
+    BUFFER_DIM_ALIGN,
     PARALLEL,
     REDUCE,
     SERIAL,
@@ -40,6 +41,7 @@ from xtir.dialects.block import (
     InitOp,
     LoadOp,
     StoreOp,
+    dim_aligns,
     scope_of,
 )
 from xtir.dialects.expr import Div, Expr, Mod, Var
@@ -241,9 +243,11 @@ class _Printer:
             lines.append(f"{pad}T.where({conditions})")
         lines.append(f"{pad}T.reads({', '.join(self.region(r) for r in read_regions(block))})")
         lines.append(f"{pad}T.writes({', '.join(self.region(r) for r in write_regions(block))})")
-        if block.annotations:
-            pairs = ", ".join(f'"{k}": {v}' for k, v in block.annotations.items())
-            lines.append(f"{pad}T.block_attr({{{pairs}}})")
+        pairs = [f'"{k}": {v}' for k, v in block.annotations.items()]
+        if aligns := _dim_aligns(block):
+            pairs.append(f'"{BUFFER_DIM_ALIGN}": {aligns}')
+        if pairs:
+            lines.append(f"{pad}T.block_attr({{{', '.join(pairs)}}})")
         lines += self.statements(block.body.block.ops, depth + 1)
         self.names.pop()
         return lines
@@ -420,3 +424,12 @@ def _loop_extent(value: SSAValue) -> int | None:
     owner = getattr(value, "owner", None)
     parent = owner.parent_op() if owner is not None and hasattr(owner, "parent_op") else None
     return parent.extent if isinstance(parent, ForOp) else None
+
+
+def _dim_aligns(block: BlockOp) -> list[list[int]]:
+    """TVM's buffer_dim_align annotation of a block writing storage-aligned buffers:
+    [buffer index, axis, factor, offset] per aligned axis (storage-align records it on the
+    allocation)."""
+    return [[k, axis, factor, offset]
+            for k, region in enumerate(write_regions(block)) if isinstance(region.buffer.owner, AllocOp)
+            for axis, (factor, offset) in sorted(dim_aligns(region.buffer.owner).items())]
