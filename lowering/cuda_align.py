@@ -151,7 +151,7 @@ def _divided(x: Lane, c: int, floor: bool) -> Lane | None:
 
 
 def linear_lane(access: memref.LoadOp | memref.StoreOp, v: SSAValue, body: Block) -> Lane | None:
-    """The access's linear element offset (row-major) as a lane."""
+    """The access's linear element offset (through its layout's strides) as a lane."""
     ty = access.memref.type
     assert isinstance(ty, MemRefType)
     div, coef = 0, 0
