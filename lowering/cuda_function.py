@@ -211,6 +211,17 @@ def stream_handle(stream: Any) -> int:
     return int(handle) or LEGACY_STREAM
 
 
+@dataclass(frozen=True)
+class StreamHandle:
+    """A stream handle as the CUDA stream protocol (cuda.core's, CuPy's `Stream.from_external`)
+    presents one."""
+
+    handle: int
+
+    def __cuda_stream__(self) -> tuple[int, int]:
+        return (0, self.handle)
+
+
 def current_stream(arrays: tuple[Any, ...]) -> int:
     """The stream a call runs on when it names none: the current stream of the framework of its
     first device argument (torch or CuPy), else the legacy default stream."""
@@ -250,14 +261,16 @@ class DeviceFunction(_GpuFunction):
                                               "compiled function must be distinct")
         producers = {d.stream for d in device if d is not None and d.stream not in (None, consumer)}
         # the error channel is the module's: concurrent calls would clear and read each other's reports
-        with self._one_call if self.program.error_sites else contextlib.nullcontext(), self.on_stream(consumer):
-            report = self._run(arrays, host, device, sorted(producers), consumer)
+        with self._one_call if self.program.error_sites else contextlib.nullcontext(), \
+                self.on_stream(consumer) as on:
+            report = self._run(arrays, host, device, sorted(producers), on)
         self._raise_report(*report)
 
     def _run(self, arrays: tuple[Any, ...], host: list[int], device: list[DeviceArray | None], producers: list[int],
-             consumer: int) -> tuple[int, int, int]:
-        """Queue the call's work on `consumer`, and wait for it where the host reads a result (a
-        numpy argument or the error channel); a call on device arrays alone does not wait."""
+             consumer: Any) -> tuple[int, int, int]:
+        """Queue the call's work on `consumer` (what `on_stream` gave), and wait for it where the
+        host reads a result (a numpy argument or the error channel); a call on device arrays
+        alone does not wait."""
         for producer in producers:
             self.wait(producer, consumer)
         staged: list[DeviceArray] = []
@@ -273,9 +286,19 @@ class DeviceFunction(_GpuFunction):
                     self.download(device[k], arrays[k], consumer)
         finally:
             if host or self.program.error_sites:
-                self.synchronize(consumer)  # also before the staged buffers are freed
+                self._synchronize(consumer)  # also before the staged buffers are freed
             self.release(staged)
         return self.read_error()
+
+    def _synchronize(self, stream: Any) -> None:
+        """`synchronize`, whose errors are those of the kernels it waited for (an illegal
+        address, a trap): say which ran."""
+        try:
+            self.synchronize(stream)
+        except XtirError as e:
+            kernels = ", ".join(dict.fromkeys(launch.kernel for launch in self.launches))
+            raise XtirError(f"function '{self.name}' failed on the GPU, in kernel(s) {kernels} or the copies around "
+                            f"them: {e}") from None
 
     def _check_host(self, k: int, array: np.ndarray) -> None:
         if not array.flags.c_contiguous or not array.flags.writeable:
@@ -328,31 +351,33 @@ class DeviceFunction(_GpuFunction):
         return DeviceArray(pointer, shape, dtype, contiguous, owner=(value, capsule))
 
     # ---- what a runtime supplies ------------------------------------------------------------
-    def on_stream(self, stream: int) -> contextlib.AbstractContextManager[object]:
-        """The context a call's device work runs in."""
-        return contextlib.nullcontext()
+    # `stream` below is what `on_stream` gave for the call's consumer stream, once a call;
+    # `producer` a stream handle (int).
+    def on_stream(self, stream: int) -> contextlib.AbstractContextManager[Any]:
+        """The context a call's device work runs in; it gives the runtime's form of `stream`."""
+        return contextlib.nullcontext(stream)
 
-    def upload(self, array: np.ndarray, stream: int) -> DeviceArray:
+    def upload(self, array: np.ndarray, stream: Any) -> DeviceArray:
         raise NotImplementedError
 
-    def launch(self, launch: KernelLaunch, args: list[DeviceArray], stream: int) -> None:
+    def launch(self, launch: KernelLaunch, args: list[DeviceArray], stream: Any) -> None:
         raise NotImplementedError
 
-    def download(self, array: DeviceArray, into: np.ndarray, stream: int) -> None:
+    def download(self, array: DeviceArray, into: np.ndarray, stream: Any) -> None:
         raise NotImplementedError
 
-    def wait(self, producer: int, consumer: int) -> None:
+    def wait(self, producer: int, consumer: Any) -> None:
         """Order the work queued on `consumer` from now on after the work queued on `producer`."""
         raise NotImplementedError
 
-    def synchronize(self, stream: int) -> None:
-        """Wait for the work queued on `stream`."""
+    def synchronize(self, stream: Any) -> None:
+        """Wait for the work queued on `stream`; XtirError when that work failed."""
         raise NotImplementedError
 
     def release(self, staged: list[DeviceArray]) -> None:
         """Free the device copies of numpy arguments (their work is done)."""
 
-    def clear_error(self, stream: int) -> None:
+    def clear_error(self, stream: Any) -> None:
         """Zero the error channel's flag (sources with error sites)."""
 
     def read_error(self) -> tuple[int, int, int]:
@@ -388,32 +413,40 @@ class CupyFunction(DeviceFunction):
             raise XtirError(f"NVRTC rejected the CUDA C of '{self.name}':\n{e}") from None
         self.nvrtc_seconds = time.perf_counter() - start
 
-    def on_stream(self, stream: int) -> contextlib.AbstractContextManager[object]:
-        return self._stream(stream)  # CuPy's current stream: its copies, fills and kernels go there
+    @contextlib.contextmanager
+    def on_stream(self, stream: int) -> Iterator[Any]:
+        """The call's stream as a CuPy stream, made CuPy's current stream: where its copies, fills
+        and kernels go."""
+        external = self._cupy.cuda.Stream.from_external(StreamHandle(stream))
+        with external:
+            yield external
 
-    def _stream(self, stream: int) -> Any:
-        return self._cupy.cuda.ExternalStream(stream)
-
-    def upload(self, array: np.ndarray, stream: int) -> DeviceArray:
+    def upload(self, array: np.ndarray, stream: Any) -> DeviceArray:
         copy = self._cupy.asarray(array)
         return DeviceArray(copy.data.ptr, copy.shape, copy.dtype, True, owner=copy)
 
-    def launch(self, launch: KernelLaunch, args: list[DeviceArray], stream: int) -> None:
-        # a numpy scalar is passed by value: the 8 bytes of the pointer
-        self._kernels[launch.kernel](launch.grid, launch.block, tuple(np.uint64(a.pointer) for a in args))
+    def launch(self, launch: KernelLaunch, args: list[DeviceArray], stream: Any) -> None:
+        try:  # a numpy scalar is passed by value: the 8 bytes of the pointer
+            self._kernels[launch.kernel](launch.grid, launch.block, tuple(np.uint64(a.pointer) for a in args))
+        except (self._cupy.cuda.driver.CUDADriverError, self._cupy.cuda.runtime.CUDARuntimeError) as e:
+            raise XtirError(f"target 'cuda' (CuPy): launching {launch.kernel} (grid {launch.grid}, block "
+                            f"{launch.block}) failed: {e}") from None
 
-    def download(self, array: DeviceArray, into: np.ndarray, stream: int) -> None:
-        array.owner.get(out=into, stream=self._stream(stream))
+    def download(self, array: DeviceArray, into: np.ndarray, stream: Any) -> None:
+        array.owner.get(out=into, stream=stream)
 
-    def wait(self, producer: int, consumer: int) -> None:
+    def wait(self, producer: int, consumer: Any) -> None:
         event = self._cupy.cuda.Event(disable_timing=True)
-        event.record(self._stream(producer))
-        self._stream(consumer).wait_event(event)
+        self._cupy.cuda.runtime.eventRecord(event.ptr, producer)
+        consumer.wait_event(event)
 
-    def synchronize(self, stream: int) -> None:
-        self._stream(stream).synchronize()
+    def synchronize(self, stream: Any) -> None:
+        try:
+            stream.synchronize()
+        except (self._cupy.cuda.driver.CUDADriverError, self._cupy.cuda.runtime.CUDARuntimeError) as e:
+            raise XtirError(f"target 'cuda' (CuPy): {e}") from None
 
-    def clear_error(self, stream: int) -> None:
+    def clear_error(self, stream: Any) -> None:
         if self._error is not None:
             self._error[0].fill(0)
 
@@ -586,11 +619,11 @@ class CudaPythonFunction(DeviceFunction):
             self._error = (int(flag), int(operands))
 
     @contextlib.contextmanager
-    def on_stream(self, stream: int) -> Iterator[None]:
+    def on_stream(self, stream: int) -> Iterator[int]:
         from cuda.bindings import driver
 
         _checked(driver.cuCtxSetCurrent(self._context), "cuCtxSetCurrent")  # current per thread
-        yield
+        yield stream
 
     def upload(self, array: np.ndarray, stream: int) -> DeviceArray:
         from cuda.bindings import driver
@@ -606,7 +639,8 @@ class CudaPythonFunction(DeviceFunction):
 
         _values, params = kernel_params([a.pointer for a in args])  # both alive until the launch returns
         _checked(driver.cuLaunchKernel(self._kernels[launch.kernel], *launch.grid, *launch.block, 0, stream,
-                                       params.ctypes.data, 0), f"cuLaunchKernel({launch.kernel})")
+                                       params.ctypes.data, 0),
+                 f"cuLaunchKernel({launch.kernel}, grid {launch.grid}, block {launch.block})")
 
     def download(self, array: DeviceArray, into: np.ndarray, stream: int) -> None:
         from cuda.bindings import driver

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import xtir
-from tests.test_cuda import THREADS, seed_gpu
+from tests.test_cuda import THREADS, _shifted_copy, seed_gpu
 from xtir.build import cuda_program
 from xtir.errors import XtirError, XtirEvaluationError
 from xtir.lowering import cuda_function
@@ -35,6 +35,9 @@ from xtir.lowering.cuda_function import (
     LEGACY_STREAM,
     DeviceArray,
     DeviceFunction,
+    StreamHandle,
+    _aligned_copy,
+    _checked,
     cuda_array_interface,
     dlpack_tensor,
     kernel_params,
@@ -94,6 +97,28 @@ def test_nvrtc_ptx_and_errors() -> None:
     assert b".entry main_kernel" in ptx and b".target sm_90" in ptx
     with pytest.raises(XtirError, match=r"NVRTC rejected the CUDA C of bad\.cu:\n.*error"):
         cuda_function.nvrtc_compile("__global__ void k() { undeclared = 1; }", "sm_90", "bad.cu")
+
+
+@needs_nvrtc
+def test_the_error_channel_is_found_by_its_plain_name() -> None:
+    """CuPy's `get_global` and cuModuleGetGlobal look the error channel up by name: C++ must not
+    mangle it."""
+    program = cuda_program(xtir.transform(xtir.parse(CEILDIV), THREADS))
+    cubin = cuda_function.nvrtc_compile(program.source, "sm_90")
+    for name in (cuda_function.ERROR_FLAG, cuda_function.ERROR_OPERANDS):
+        assert b"\0" + name.encode() + b"\0" in cubin
+
+
+@needs_nvrtc
+def test_cuda_bindings_results_are_read_status_first() -> None:
+    """cuda.bindings returns (status, values...) and raises nothing itself: `_checked` reads
+    real results, here NVRTC's (no GPU needed)."""
+    from cuda.bindings import nvrtc
+
+    major, _minor = _checked(nvrtc.nvrtcVersion(), "nvrtcVersion")
+    assert major >= 12
+    with pytest.raises(XtirError, match=r"nvrtcGetPTXSize failed: <nvrtcResult\.NVRTC_ERROR_INVALID_PROGRAM"):
+        _checked(nvrtc.nvrtcGetPTXSize(nvrtc.nvrtcProgram()), "nvrtcGetPTXSize")
 
 
 def _without(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
@@ -269,6 +294,34 @@ def test_device_arrays_are_used_in_place() -> None:
     assert f.copies == ["in"]
 
 
+def test_a_misaligned_device_array_is_refused_where_the_kernels_use_float4() -> None:
+    """A view such as `a[1:]` of a CuPy or torch array starts 4 bytes past a 16-byte boundary,
+    where a float4 access is a misaligned address on the GPU: refused before any work."""
+    f = _host_device(_shifted_copy(0))
+    assert f.program.aligned_params == {0, 1}
+    buffer = _aligned_copy(np.arange(1032, dtype=np.float32))
+    b = np.zeros(1024, np.float32)
+    with pytest.raises(XtirEvaluationError, match="argument 0 is read or written as float4 and must be 16-byte aligned"):
+        f(_Device(buffer[1:1029]), b)
+    assert f.copies == [] and f.streams.log == []
+    f(_Device(buffer[4:1032]), b)  # 16 bytes in: aligned
+    np.testing.assert_array_equal(b, buffer[4:1028])
+
+
+def test_a_failure_on_the_gpu_names_the_kernels() -> None:
+    """An illegal address or a trap in a kernel surfaces at the next synchronisation: say which
+    kernels ran."""
+    f = _vector_add()
+
+    def failed(stream: int) -> None:
+        raise XtirError("target 'cuda' (cuda-python): cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS")
+
+    f.synchronize = failed  # type: ignore[method-assign]
+    with pytest.raises(XtirError, match="function 'main' failed on the GPU, in kernel\\(s\\) main_kernel or the copies "
+                                        "around them: .*CUDA_ERROR_ILLEGAL_ADDRESS"):
+        f(*_operands())
+
+
 def test_device_arrays_are_checked() -> None:
     f = _host_device(seed_gpu.scheduled(*seed_gpu.SCHEDULES["vector_add"]))
     a, c = np.zeros(1024, np.float32), np.zeros(1024, np.float32)
@@ -395,13 +448,31 @@ def test_stream_objects_and_handles() -> None:
             stream_handle(junk)
 
 
+def test_cupy_streams_are_read_as_the_stand_ins_are() -> None:
+    """CuPy makes these stream objects without a GPU: its null stream is the legacy default
+    stream, and the stream the CuPy runtime makes of a handle (`Stream.from_external`) has it."""
+    cupy = pytest.importorskip("cupy")
+    assert stream_handle(cupy.cuda.Stream.null) == LEGACY_STREAM
+    external = cupy.cuda.Stream.from_external(StreamHandle(0x7F0012345600))
+    assert external.ptr == 0x7F0012345600 and stream_handle(external) == 0x7F0012345600
+    assert stream_handle(StreamHandle(LEGACY_STREAM)) == LEGACY_STREAM
+
+
 class _CupyArray(_Device):
     """What `current_stream` takes for a CuPy array."""
 
 
 class _TorchTensor(_Device):
+    """torch (2.13) gives version 2 of the interface: no `stream`, nothing to wait for."""
+
     is_cuda = True
     device = "cuda:0"
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        interface = {**super().__cuda_array_interface__, "version": 2}
+        del interface["stream"]
+        return interface
 
 
 _CupyArray.__module__, _TorchTensor.__module__ = "cupy", "torch"
@@ -435,7 +506,7 @@ class _DLPackOnTheGpu:
     array: np.ndarray
     streams: list[int | None] = field(default_factory=list)
 
-    def __dlpack__(self, stream: int | None = None) -> Any:
+    def __dlpack__(self, *, stream: int | None = None) -> Any:  # keyword-only, as torch's and CuPy's
         self.streams.append(stream)
         return self.array.__dlpack__()
 
