@@ -595,3 +595,55 @@ def test_streams_on_the_gpu(runtime: str) -> None:
     side.synchronize()
     assert float(z.min()) == float(z.max()) == 5
 
+
+
+@needs_gpu
+@pytest.mark.parametrize("runtime", ["cuda-python", "cupy"])
+def test_the_error_channel_on_the_gpu(runtime: str) -> None:
+    """The flag and operands are found in the loaded module, cleared by each call and read back."""
+    if runtime == "cupy":
+        pytest.importorskip("cupy")
+    f = xtir.build(xtir.transform(xtir.parse(CEILDIV), THREADS), target="cuda", runtime=runtime)
+    a, b, c = np.full(64, 7, np.int32), np.full(64, 2, np.int32), np.zeros(64, np.int32)
+    f(a, b, c)
+    np.testing.assert_array_equal(c, 4)
+    b[5] = 0
+    with pytest.raises(XtirEvaluationError, match="'arith.ceildivui' on 7, 0: division by zero"):
+        f(a, b, c)
+    b[5] = 2
+    f(a, b, c)
+
+
+@needs_gpu
+def test_a_misaligned_view_is_refused_on_the_gpu() -> None:
+    cupy = pytest.importorskip("cupy")
+    f = xtir.build(_shifted_copy(0), target="cuda")
+    buffer, b = cupy.arange(1032, dtype=cupy.float32), cupy.zeros(1024, cupy.float32)
+    with pytest.raises(XtirEvaluationError, match="argument 0 is read or written as float4 and must be 16-byte aligned"):
+        f(buffer[1:1029], b)
+    f(buffer[4:1032], b)
+    assert float(cupy.max(cupy.abs(b - buffer[4:1028]))) == 0
+
+
+@needs_gpu
+def test_xtir_run_on_the_gpu(capsys: pytest.CaptureFixture[str]) -> None:
+    from xtir.run import main
+
+    assert main([str(ROOT / "examples" / "gpu_matmul.mlir"), "-p", seed_gpu.GEMM_LOCAL, "--target", "cuda", "--check",
+                 "--bench", "--repeat", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "ok max_abs_err=" in out and "GFLOP/s" in out
+
+
+@needs_gpu
+def test_tuning_on_the_gpu() -> None:
+    pytest.importorskip("cupy")
+    from tests.test_tune_gpu import gemm
+
+    best = xtir.tune(gemm(64), target="cuda", trials=2, seed=0, progress=False, cost_model="none")
+    f = xtir.build(best.mod, target="cuda")
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 64, 64), dtype=np.float32)
+    c = np.zeros((64, 64), np.float32)
+    f(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
