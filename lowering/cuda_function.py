@@ -8,10 +8,10 @@ report); a call clears it, runs, and raises that report as an XtirEvaluationErro
 llvm target does.
 - "cuda-cpu" (`EmulatedFunction`) takes numpy arrays and runs the emulation of
   lowering/cuda_emulation.py on them in place.
-- "cuda" compiles with NVRTC and launches through one of two runtimes (the optional extra
-  `xtir[cuda]` installs both): CuPy (`CupyFunction`) or cuda-python's driver API
-  (`CudaPythonFunction`: NVRTC to a cubin for the device's architecture, cuModuleLoadData,
-  cuLaunchKernel). Both take numpy arrays (copied to the device, and the buffers the kernels
+- "cuda" compiles with cuda-python's NVRTC to a cubin for the device's architecture and
+  launches through one of two runtimes (the optional extra `xtir[cuda]` installs both): CuPy
+  (`CupyFunction`: RawModule) or cuda-python's driver API (`CudaPythonFunction`:
+  cuModuleLoadData, cuLaunchKernel). Both take numpy arrays (copied to the device, and the buffers the kernels
   write copied back) or device arrays used in place without copies: CuPy arrays, anything
   with `__cuda_array_interface__` (torch, Numba) or `__dlpack__` (JAX).
   Without the runtime or without a GPU they raise XtirError saying so.
@@ -35,10 +35,12 @@ import ctypes
 import functools
 import math
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -389,8 +391,11 @@ class DeviceFunction(_GpuFunction):
 
 @dataclass
 class CupyFunction(DeviceFunction):
-    """Target "cuda" through CuPy: NVRTC by RawModule, numpy arguments staged as CuPy arrays,
-    device arguments read as cuda-python's are (CuPy arrays through their array interface)."""
+    """Target "cuda" through CuPy: the cubin cuda-python's NVRTC makes (`nvrtc_compile`, as the
+    other runtime) loaded by RawModule, numpy arguments staged as CuPy arrays, device arguments
+    read as cuda-python's are (CuPy arrays through their array interface). Not CuPy's own
+    compile: it adds -ftz=true, which flushes float denormals to zero where numpy, the llvm
+    target and cuda-python keep them."""
 
     _cupy: Any = field(default=None, repr=False)
     _kernels: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -398,20 +403,19 @@ class CupyFunction(DeviceFunction):
     """The error channel's flag and operands as device arrays, when the source has one."""
 
     def __post_init__(self) -> None:
-        self._cupy = import_cupy()
+        self._cupy = cupy = import_cupy()
         start = time.perf_counter()
-        try:
-            options = ("--std=c++17", *(f"--include-path={d}" for d in _header_directories()))
-            module = self._cupy.RawModule(code=self.program.source, options=options, backend="nvrtc")
+        image = nvrtc_compile(self.program.source, f"sm_{cupy.cuda.Device().compute_capability}", f"{self.name}.cu")
+        self.nvrtc_seconds = time.perf_counter() - start
+        with tempfile.TemporaryDirectory() as folder:  # RawModule loads a binary from a file only
+            path = Path(folder) / f"{self.name}.cubin"
+            path.write_bytes(image)
+            module = cupy.RawModule(path=str(path))
             for launch in self.launches:
                 self._kernels[launch.kernel] = module.get_function(launch.kernel)
             if self.program.error_sites:
-                cupy = self._cupy
                 self._error = (cupy.ndarray((1,), cupy.uint32, module.get_global(ERROR_FLAG)),
                                cupy.ndarray((2,), cupy.int64, module.get_global(ERROR_OPERANDS)))
-        except self._cupy.cuda.compiler.CompileException as e:
-            raise XtirError(f"NVRTC rejected the CUDA C of '{self.name}':\n{e}") from None
-        self.nvrtc_seconds = time.perf_counter() - start
 
     @contextlib.contextmanager
     def on_stream(self, stream: int) -> Iterator[Any]:
@@ -484,8 +488,11 @@ def nvrtc_compile(source: str, arch: str, name: str = "kernel.cu", cubin: bool =
     """`source` compiled by NVRTC (through cuda-python) for `arch` (`sm_90`): a cubin, or PTX.
     A cubin runs on drivers older than the NVRTC of the same major version; PTX would need a
     driver as new as the NVRTC."""
-    from cuda.bindings import nvrtc
-
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError:
+        raise XtirError("target 'cuda' compiles with cuda-python's NVRTC, which is not installed (pip install "
+                        f"'xtir[cuda]'); {_ALTERNATIVE}") from None
     program = _checked(nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], []), "nvrtcCreateProgram")
     try:
         options = [b"--std=c++17", f"--gpu-architecture={arch}".encode(),

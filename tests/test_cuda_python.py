@@ -109,6 +109,36 @@ def test_the_error_channel_is_found_by_its_plain_name() -> None:
         assert b"\0" + name.encode() + b"\0" in cubin
 
 
+class _CupyLoading:
+    """What CupyFunction's build uses of CuPy: it records the binary RawModule loads."""
+
+    uint32, int64 = np.uint32, np.int64
+
+    def __init__(self) -> None:
+        self.cuda = types.SimpleNamespace(Device=lambda: types.SimpleNamespace(compute_capability="90"))
+        self.loaded: list[bytes] = []
+
+    def RawModule(self, *, path: str) -> Any:  # noqa: N802 (CuPy's name)
+        self.loaded.append(Path(path).read_bytes())
+        return types.SimpleNamespace(get_function=lambda name: f"function {name}", get_global=lambda name: f"global {name}")
+
+    def ndarray(self, shape: tuple[int, ...], dtype: type, memptr: str) -> str:
+        return memptr
+
+
+@needs_nvrtc
+def test_the_cupy_runtime_loads_the_cubin_cuda_python_makes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CuPy's own compile (RawModule(code=...)) adds -ftz=true after the caller's options: float
+    denormals flushed to zero on one runtime only. Both load what `nvrtc_compile` makes."""
+    cupy = _CupyLoading()
+    monkeypatch.setattr(cuda_function, "import_cupy", lambda: cupy)
+    emulated = xtir.build(xtir.transform(xtir.parse(CEILDIV), THREADS), target="cuda-cpu")
+    f = cuda_function.CupyFunction(emulated.signature, emulated.program)
+    assert cupy.loaded == [cuda_function.nvrtc_compile(emulated.program.source, "sm_90", "main.cu")]
+    assert f._kernels == {"main_kernel": "function main_kernel"}
+    assert f._error == ("global xtir_error", "global xtir_error_operands")
+
+
 @needs_nvrtc
 def test_cuda_bindings_results_are_read_status_first() -> None:
     """cuda.bindings returns (status, values...) and raises nothing itself: `_checked` reads
@@ -647,3 +677,30 @@ def test_tuning_on_the_gpu() -> None:
     c = np.zeros((64, 64), np.float32)
     f(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+DENORMALS = """func.func @main(%A: memref<64xf32>, %B: memref<64xf32>, %C: memref<64xf32>) {
+  block.for %i = 0 to 64 "i" {
+    block.block "C"(%vi = spatial(64, %i)) {
+      %a = block.load %A[%vi] : memref<64xf32>
+      %b = block.load %B[%vi] : memref<64xf32>
+      %c = arith.mulf %a, %b : f32
+      block.store %c, %C[%vi] : memref<64xf32>
+    }
+  }
+  func.return
+}"""
+
+
+@needs_gpu
+@pytest.mark.parametrize("runtime", ["cuda-python", "cupy"])
+def test_denormals_on_the_gpu_as_numpy_has_them(runtime: str) -> None:
+    """No flush to zero (CuPy's own compile would): 1e-20 * 1e-20 is 1e-40, a float denormal."""
+    if runtime == "cupy":
+        pytest.importorskip("cupy")
+    f = xtir.build(xtir.transform(xtir.parse(DENORMALS), THREADS), target="cuda", runtime=runtime)
+    a, b = np.full(64, 1e-20, np.float32), np.geomspace(1e-20, 1e-18, 64).astype(np.float32)
+    c = np.zeros(64, np.float32)
+    f(a, b, c)
+    np.testing.assert_array_equal(c, a * b)
+    assert np.all(c != 0)
