@@ -18,9 +18,12 @@
 #   1. env.log        the GPU, nvcc and the versions of the packages xtir uses
 #   2. install.log    the installation and an import check
 #   3. gpu_tests.log  the tests that need a GPU or NVRTC (named *on_the_gpu*, *nvrtc*, *gpu_says_so*)
-#   4. gpu_matmul.log benchmarks/gpu_matmul.py at n = 1024 and 4096 (printed as it goes)
-#   5. tests.log      the other tests of the GPU files (the cuda-cpu emulation, nvcc), in the time left
-#   6. summary.txt    each step's outcome and pytest's result line, and the benchmark's tables
+#   4. gpu_rerun.log  where some failed: each failed one again, alone in a new process (an illegal
+#                     address breaks the CUDA context of its process: the tests after it in the
+#                     same worker fail too, and only the ones that fail alone are at fault)
+#   5. gpu_matmul.log benchmarks/gpu_matmul.py at n = 1024 and 4096 (a row as each is measured)
+#   6. tests.log      the other tests of the GPU files (the cuda-cpu emulation, nvcc), in the time left
+#   7. summary.txt    each step's outcome and pytest's result line, the reruns, and the benchmark's tables
 # Without a GPU (here) it runs the same steps: the GPU tests are reported skipped, saying why, and
 # the benchmark says why it did not run. Exit status: 0 when no step failed.
 set -uo pipefail
@@ -69,6 +72,7 @@ step() {
     [ "$limit" -gt "$left" ] && limit=$left
     if [ "$limit" -lt 20 ]; then
         echo "$name: not run, out of time" | tee -a "$SUMMARY"
+        FAILED=1
         return 1
     fi
     timeout -k 5 "$limit" bash -c '"$@"' "$name" "$@" >"$OUT/$name.log" 2>&1  # bash -c: functions too
@@ -117,12 +121,22 @@ pytest_step() {
     shift 2
     local parallel=()
     "$PYTHON" -c "import xdist" 2>/dev/null && parallel=(-n "$(( $(nproc) < 8 ? $(nproc) : 8 ))")
-    step "$name" "$limit" "$PYTHON" -m pytest -q -rs -p no:cacheprovider "${parallel[@]}" "$@"
-    printf '  %s: %s\n' "$name" "$(tail -n 1 "$OUT/$name.log")" >>"$SUMMARY"
+    step "$name" "$limit" "$PYTHON" -m pytest -q -rfEs -p no:cacheprovider "${parallel[@]}" "$@"
+    local status=$?
+    [ -f "$OUT/$name.log" ] && printf '  %s: %s\n' "$name" "$(tail -n 1 "$OUT/$name.log")" >>"$SUMMARY"
+    return "$status"
 }
 
-export -f environment install
-export PYTHON WHEELS SITE PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+# Each test gpu_tests.log reports failed (at most 12), alone in a new process: its result line.
+rerun_failed() {
+    local id
+    for id in $(grep -oE '^(FAILED|ERROR) [^ ]+' "$OUT/gpu_tests.log" | cut -d' ' -f2 | sort -u | head -n 12); do
+        echo "$id: $("$PYTHON" -m pytest -q -p no:cacheprovider "$id" 2>&1 | tail -n 1)"
+    done
+}
+
+export -f environment install rerun_failed
+export OUT PYTHON WHEELS SITE PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 export XTIR_CACHE_DIR=${XTIR_CACHE_DIR:-/tmp/xtir-cache}
 step env 30 environment
 if ! step install 90 install; then
@@ -130,9 +144,12 @@ if ! step install 90 install; then
         | tee -a "$SUMMARY"
     exit 1
 fi
-pytest_step gpu_tests 200 "${GPU_FILES[@]}" -k "$GPU_TESTS"
+if ! pytest_step gpu_tests 200 "${GPU_FILES[@]}" -k "$GPU_TESTS" && [ -f "$OUT/gpu_tests.log" ]; then
+    step gpu_rerun 120 rerun_failed
+    sed 's/^/  alone: /' "$OUT/gpu_rerun.log" >>"$SUMMARY" 2>/dev/null
+fi
 step gpu_matmul 300 "$PYTHON" benchmarks/gpu_matmul.py --n 1024 4096
-grep -E '^(device|n =|\||gpu_matmul:)' "$OUT/gpu_matmul.log" >>"$SUMMARY"
+grep -E '^(device|n =|\||gpu_matmul:)' "$OUT/gpu_matmul.log" >>"$SUMMARY" 2>/dev/null
 pytest_step tests 600 "${GPU_FILES[@]}" -k "not ($GPU_TESTS)"
 echo "total: $SECONDS s of $BUDGET" | tee -a "$SUMMARY"
 exit "$FAILED"

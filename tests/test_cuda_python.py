@@ -365,22 +365,26 @@ def test_device_arrays_are_checked() -> None:
     assert f.copies == []  # refused before any copy
 
 
-CEILDIV = """func.func @main(%A: memref<64xi32>, %B: memref<64xi32>, %C: memref<64xi32>) {
-  block.for %i = 0 to 64 "i" {
-    block.block "C"(%vi = spatial(64, %i)) {
-      %a = block.load %A[%vi] : memref<64xi32>
-      %b = block.load %B[%vi] : memref<64xi32>
-      %c = arith.ceildivui %a, %b : i32
-      block.store %c, %C[%vi] : memref<64xi32>
-    }
-  }
+def _binary(op: str, ty: str) -> str:
+    """C[i] = op(A[i], B[i]) on 64 elements of type `ty`."""
+    return f"""func.func @main(%A: memref<64x{ty}>, %B: memref<64x{ty}>, %C: memref<64x{ty}>) {{
+  block.for %i = 0 to 64 "i" {{
+    block.block "C"(%vi = spatial(64, %i)) {{
+      %a = block.load %A[%vi] : memref<64x{ty}>
+      %b = block.load %B[%vi] : memref<64x{ty}>
+      %c = {op} %a, %b : {ty}
+      block.store %c, %C[%vi] : memref<64x{ty}>
+    }}
+  }}
   func.return
-}"""
+}}"""
 
 
-def test_error_channel_through_the_device_call() -> None:
-    module = xtir.transform(xtir.parse(CEILDIV), THREADS)
-    f = _host_device(module)
+CEILDIV = _binary("arith.ceildivui", "i32")
+
+
+def _check_error_channel(f: DeviceFunction) -> None:
+    """`f` of CEILDIV reports a division by zero, and a call after it does not (it clears it)."""
     a, b, c = np.full(64, 7, np.int32), np.full(64, 2, np.int32), np.zeros(64, np.int32)
     f(a, b, c)
     np.testing.assert_array_equal(c, 4)
@@ -388,7 +392,11 @@ def test_error_channel_through_the_device_call() -> None:
     with pytest.raises(XtirEvaluationError, match="'arith.ceildivui' on 7, 0: division by zero"):
         f(a, b, c)
     b[5] = 2
-    f(a, b, c)  # the channel was cleared
+    f(a, b, c)
+
+
+def test_error_channel_through_the_device_call() -> None:
+    _check_error_channel(_host_device(xtir.transform(xtir.parse(CEILDIV), THREADS)))
 
 
 def test_concurrent_calls_each_raise_their_own_errors() -> None:
@@ -627,21 +635,18 @@ def test_streams_on_the_gpu(runtime: str) -> None:
 
 
 
+def _built_on_the_gpu(text: str, runtime: str) -> DeviceFunction:
+    """`text`'s loop on threads, built for target "cuda" through `runtime` (skipped where absent)."""
+    if runtime == "cupy":
+        pytest.importorskip("cupy")
+    return xtir.build(xtir.transform(xtir.parse(text), THREADS), target="cuda", runtime=runtime)
+
+
 @needs_gpu
 @pytest.mark.parametrize("runtime", ["cuda-python", "cupy"])
 def test_the_error_channel_on_the_gpu(runtime: str) -> None:
     """The flag and operands are found in the loaded module, cleared by each call and read back."""
-    if runtime == "cupy":
-        pytest.importorskip("cupy")
-    f = xtir.build(xtir.transform(xtir.parse(CEILDIV), THREADS), target="cuda", runtime=runtime)
-    a, b, c = np.full(64, 7, np.int32), np.full(64, 2, np.int32), np.zeros(64, np.int32)
-    f(a, b, c)
-    np.testing.assert_array_equal(c, 4)
-    b[5] = 0
-    with pytest.raises(XtirEvaluationError, match="'arith.ceildivui' on 7, 0: division by zero"):
-        f(a, b, c)
-    b[5] = 2
-    f(a, b, c)
+    _check_error_channel(_built_on_the_gpu(CEILDIV, runtime))
 
 
 @needs_gpu
@@ -679,26 +684,11 @@ def test_tuning_on_the_gpu() -> None:
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
 
 
-DENORMALS = """func.func @main(%A: memref<64xf32>, %B: memref<64xf32>, %C: memref<64xf32>) {
-  block.for %i = 0 to 64 "i" {
-    block.block "C"(%vi = spatial(64, %i)) {
-      %a = block.load %A[%vi] : memref<64xf32>
-      %b = block.load %B[%vi] : memref<64xf32>
-      %c = arith.mulf %a, %b : f32
-      block.store %c, %C[%vi] : memref<64xf32>
-    }
-  }
-  func.return
-}"""
-
-
 @needs_gpu
 @pytest.mark.parametrize("runtime", ["cuda-python", "cupy"])
 def test_denormals_on_the_gpu_as_numpy_has_them(runtime: str) -> None:
     """No flush to zero (CuPy's own compile would): 1e-20 * 1e-20 is 1e-40, a float denormal."""
-    if runtime == "cupy":
-        pytest.importorskip("cupy")
-    f = xtir.build(xtir.transform(xtir.parse(DENORMALS), THREADS), target="cuda", runtime=runtime)
+    f = _built_on_the_gpu(_binary("arith.mulf", "f32"), runtime)
     a, b = np.full(64, 1e-20, np.float32), np.geomspace(1e-20, 1e-18, 64).astype(np.float32)
     c = np.zeros(64, np.float32)
     f(a, b, c)
