@@ -3,8 +3,8 @@
 #
 #   here, once (needs pip and its index):  benchmarks/gpu_session.sh --wheels
 #       downloads the Python packages xtir needs that the GPU machine lacks (xdsl, immutabledict,
-#       ordered-set: pure Python) as wheels into .whl/ (ignored by git), at the versions
-#       installed here.
+#       ordered-set; typing-extensions, which it has, maybe older than xdsl needs: all pure
+#       Python) as wheels into .whl/ (ignored by git), at the versions installed here.
 #   there, from the repository root (the device tool, with carry [".whl"]):
 #       bash benchmarks/gpu_session.sh
 #   The device tool sends the checkout its session started in: fetch the wheels in that checkout.
@@ -36,7 +36,7 @@ OUT=${OUT:-/tmp/xtir-gpu-session}
 BUDGET=${BUDGET:-540}
 WHEELS=.whl
 SITE=/tmp/xtir-site  # the carried wheels, first on PYTHONPATH
-CARRIED=(xdsl immutabledict ordered-set)  # xtir's dependencies (and theirs) missing on the GPU machine
+CARRIED=(xdsl immutabledict ordered-set typing-extensions)  # xdsl needs typing-extensions>=4.13
 GPU_FILES=(tests/test_cuda*.py tests/test_double_buffer*.py tests/test_tune_gpu.py tests/test_to_gpu_numerics.py)
 GPU_TESTS="on_the_gpu or nvrtc or gpu_says_so"
 
