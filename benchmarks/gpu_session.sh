@@ -110,9 +110,10 @@ install() {
             || return 1
     fi
     # editable, as here: xtir.dialects is dialects/ (pyproject.toml), and the tests import xtir
-    # with the checkout first on sys.path, where only setuptools' editable finder maps it so
-    "$PYTHON" -c "import xtir.lowering" 2>/dev/null \
-        || "$PYTHON" -m pip install -q --no-index --no-deps --no-build-isolation -e . || return 1
+    # with the checkout first on sys.path, where only setuptools' editable finder maps it so;
+    # again where an editable install of another checkout maps it elsewhere
+    "$PYTHON" -c "import pathlib, xtir.lowering as l; assert pathlib.Path(l.__file__).parent.samefile('lowering')" \
+        2>/dev/null || "$PYTHON" -m pip install -q --no-index --no-deps --no-build-isolation -e . || return 1
     "$PYTHON" -c "import xdsl, xtir.lowering.cuda_function as c; print('xtir from', c.__file__); print('xdsl', xdsl.__file__)"
 }
 
