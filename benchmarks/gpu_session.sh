@@ -3,8 +3,8 @@
 #
 #   here, once (needs pip and its index):  benchmarks/gpu_session.sh --wheels
 #       downloads the Python packages xtir needs that the GPU machine lacks (xdsl, immutabledict,
-#       ordered-set: pure Python) as wheels into .whl/ (ignored by git), at the versions
-#       installed here.
+#       ordered-set; typing-extensions, which it has, maybe older than xdsl needs: all pure
+#       Python) as wheels into .whl/ (ignored by git), at the versions installed here.
 #   there, from the repository root (the device tool, with carry [".whl"]):
 #       bash benchmarks/gpu_session.sh
 #   The device tool sends the checkout its session started in: fetch the wheels in that checkout.
@@ -18,9 +18,12 @@
 #   1. env.log        the GPU, nvcc and the versions of the packages xtir uses
 #   2. install.log    the installation and an import check
 #   3. gpu_tests.log  the tests that need a GPU or NVRTC (named *on_the_gpu*, *nvrtc*, *gpu_says_so*)
-#   4. gpu_matmul.log benchmarks/gpu_matmul.py at n = 1024 and 4096 (printed as it goes)
-#   5. tests.log      the other tests of the GPU files (the cuda-cpu emulation, nvcc), in the time left
-#   6. summary.txt    each step's outcome and pytest's result line, and the benchmark's tables
+#   4. gpu_rerun.log  where some failed: each failed one again, alone in a new process (an illegal
+#                     address breaks the CUDA context of its process: the tests after it in the
+#                     same worker fail too, and only the ones that fail alone are at fault)
+#   5. gpu_matmul.log benchmarks/gpu_matmul.py at n = 1024 and 4096 (a row as each is measured)
+#   6. tests.log      the other tests of the GPU files (the cuda-cpu emulation, nvcc), in the time left
+#   7. summary.txt    each step's outcome and pytest's result line, the reruns, and the benchmark's tables
 # Without a GPU (here) it runs the same steps: the GPU tests are reported skipped, saying why, and
 # the benchmark says why it did not run. Exit status: 0 when no step failed.
 set -uo pipefail
@@ -33,7 +36,7 @@ OUT=${OUT:-/tmp/xtir-gpu-session}
 BUDGET=${BUDGET:-540}
 WHEELS=.whl
 SITE=/tmp/xtir-site  # the carried wheels, first on PYTHONPATH
-CARRIED=(xdsl immutabledict ordered-set)  # xtir's dependencies (and theirs) missing on the GPU machine
+CARRIED=(xdsl immutabledict ordered-set typing-extensions)  # xdsl needs typing-extensions>=4.13
 GPU_FILES=(tests/test_cuda*.py tests/test_double_buffer*.py tests/test_tune_gpu.py tests/test_to_gpu_numerics.py)
 GPU_TESTS="on_the_gpu or nvrtc or gpu_says_so"
 
@@ -69,6 +72,7 @@ step() {
     [ "$limit" -gt "$left" ] && limit=$left
     if [ "$limit" -lt 20 ]; then
         echo "$name: not run, out of time" | tee -a "$SUMMARY"
+        FAILED=1
         return 1
     fi
     timeout -k 5 "$limit" bash -c '"$@"' "$name" "$@" >"$OUT/$name.log" 2>&1  # bash -c: functions too
@@ -106,9 +110,10 @@ install() {
             || return 1
     fi
     # editable, as here: xtir.dialects is dialects/ (pyproject.toml), and the tests import xtir
-    # with the checkout first on sys.path, where only setuptools' editable finder maps it so
-    "$PYTHON" -c "import xtir.lowering" 2>/dev/null \
-        || "$PYTHON" -m pip install -q --no-index --no-deps --no-build-isolation -e . || return 1
+    # with the checkout first on sys.path, where only setuptools' editable finder maps it so;
+    # again where an editable install of another checkout maps it elsewhere
+    "$PYTHON" -c "import pathlib, xtir.lowering as l; assert pathlib.Path(l.__file__).parent.samefile('lowering')" \
+        2>/dev/null || "$PYTHON" -m pip install -q --no-index --no-deps --no-build-isolation -e . || return 1
     "$PYTHON" -c "import xdsl, xtir.lowering.cuda_function as c; print('xtir from', c.__file__); print('xdsl', xdsl.__file__)"
 }
 
@@ -117,12 +122,22 @@ pytest_step() {
     shift 2
     local parallel=()
     "$PYTHON" -c "import xdist" 2>/dev/null && parallel=(-n "$(( $(nproc) < 8 ? $(nproc) : 8 ))")
-    step "$name" "$limit" "$PYTHON" -m pytest -q -rs -p no:cacheprovider "${parallel[@]}" "$@"
-    printf '  %s: %s\n' "$name" "$(tail -n 1 "$OUT/$name.log")" >>"$SUMMARY"
+    step "$name" "$limit" "$PYTHON" -m pytest -q -rfEs -p no:cacheprovider "${parallel[@]}" "$@"
+    local status=$?
+    [ -f "$OUT/$name.log" ] && printf '  %s: %s\n' "$name" "$(tail -n 1 "$OUT/$name.log")" >>"$SUMMARY"
+    return "$status"
 }
 
-export -f environment install
-export PYTHON WHEELS SITE PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+# Each test gpu_tests.log reports failed (at most 12), alone in a new process: its result line.
+rerun_failed() {
+    local id
+    for id in $(grep -oE '^(FAILED|ERROR) [^ ]+' "$OUT/gpu_tests.log" | cut -d' ' -f2 | sort -u | head -n 12); do
+        echo "$id: $("$PYTHON" -m pytest -q -p no:cacheprovider "$id" 2>&1 | tail -n 1)"
+    done
+}
+
+export -f environment install rerun_failed
+export OUT PYTHON WHEELS SITE PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 export XTIR_CACHE_DIR=${XTIR_CACHE_DIR:-/tmp/xtir-cache}
 step env 30 environment
 if ! step install 90 install; then
@@ -130,9 +145,12 @@ if ! step install 90 install; then
         | tee -a "$SUMMARY"
     exit 1
 fi
-pytest_step gpu_tests 200 "${GPU_FILES[@]}" -k "$GPU_TESTS"
+if ! pytest_step gpu_tests 200 "${GPU_FILES[@]}" -k "$GPU_TESTS" && [ -f "$OUT/gpu_tests.log" ]; then
+    step gpu_rerun 120 rerun_failed
+    sed 's/^/  alone: /' "$OUT/gpu_rerun.log" >>"$SUMMARY" 2>/dev/null
+fi
 step gpu_matmul 300 "$PYTHON" benchmarks/gpu_matmul.py --n 1024 4096
-grep -E '^(device|n =|\||gpu_matmul:)' "$OUT/gpu_matmul.log" >>"$SUMMARY"
+grep -E '^(device|n =|\||gpu_matmul:)' "$OUT/gpu_matmul.log" >>"$SUMMARY" 2>/dev/null
 pytest_step tests 600 "${GPU_FILES[@]}" -k "not ($GPU_TESTS)"
 echo "total: $SECONDS s of $BUDGET" | tee -a "$SUMMARY"
 exit "$FAILED"

@@ -8,10 +8,10 @@ report); a call clears it, runs, and raises that report as an XtirEvaluationErro
 llvm target does.
 - "cuda-cpu" (`EmulatedFunction`) takes numpy arrays and runs the emulation of
   lowering/cuda_emulation.py on them in place.
-- "cuda" compiles with NVRTC and launches through one of two runtimes (the optional extra
-  `xtir[cuda]` installs both): CuPy (`CupyFunction`) or cuda-python's driver API
-  (`CudaPythonFunction`: NVRTC to a cubin for the device's architecture, cuModuleLoadData,
-  cuLaunchKernel). Both take numpy arrays (copied to the device, and the buffers the kernels
+- "cuda" compiles with cuda-python's NVRTC to a cubin for the device's architecture and
+  launches through one of two runtimes (the optional extra `xtir[cuda]` installs both): CuPy
+  (`CupyFunction`: RawModule) or cuda-python's driver API (`CudaPythonFunction`:
+  cuModuleLoadData, cuLaunchKernel). Both take numpy arrays (copied to the device, and the buffers the kernels
   write copied back) or device arrays used in place without copies: CuPy arrays, anything
   with `__cuda_array_interface__` (torch, Numba) or `__dlpack__` (JAX).
   Without the runtime or without a GPU they raise XtirError saying so.
@@ -35,10 +35,12 @@ import ctypes
 import functools
 import math
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -211,6 +213,17 @@ def stream_handle(stream: Any) -> int:
     return int(handle) or LEGACY_STREAM
 
 
+@dataclass(frozen=True)
+class StreamHandle:
+    """A stream handle as the CUDA stream protocol (cuda.core's, CuPy's `Stream.from_external`)
+    presents one."""
+
+    handle: int
+
+    def __cuda_stream__(self) -> tuple[int, int]:
+        return (0, self.handle)
+
+
 def current_stream(arrays: tuple[Any, ...]) -> int:
     """The stream a call runs on when it names none: the current stream of the framework of its
     first device argument (torch or CuPy), else the legacy default stream."""
@@ -250,14 +263,16 @@ class DeviceFunction(_GpuFunction):
                                               "compiled function must be distinct")
         producers = {d.stream for d in device if d is not None and d.stream not in (None, consumer)}
         # the error channel is the module's: concurrent calls would clear and read each other's reports
-        with self._one_call if self.program.error_sites else contextlib.nullcontext(), self.on_stream(consumer):
-            report = self._run(arrays, host, device, sorted(producers), consumer)
+        with self._one_call if self.program.error_sites else contextlib.nullcontext(), \
+                self.on_stream(consumer) as on:
+            report = self._run(arrays, host, device, sorted(producers), on)
         self._raise_report(*report)
 
     def _run(self, arrays: tuple[Any, ...], host: list[int], device: list[DeviceArray | None], producers: list[int],
-             consumer: int) -> tuple[int, int, int]:
-        """Queue the call's work on `consumer`, and wait for it where the host reads a result (a
-        numpy argument or the error channel); a call on device arrays alone does not wait."""
+             consumer: Any) -> tuple[int, int, int]:
+        """Queue the call's work on `consumer` (what `on_stream` gave), and wait for it where the
+        host reads a result (a numpy argument or the error channel); a call on device arrays
+        alone does not wait."""
         for producer in producers:
             self.wait(producer, consumer)
         staged: list[DeviceArray] = []
@@ -273,9 +288,19 @@ class DeviceFunction(_GpuFunction):
                     self.download(device[k], arrays[k], consumer)
         finally:
             if host or self.program.error_sites:
-                self.synchronize(consumer)  # also before the staged buffers are freed
+                self._synchronize(consumer)  # also before the staged buffers are freed
             self.release(staged)
         return self.read_error()
+
+    def _synchronize(self, stream: Any) -> None:
+        """`synchronize`, whose errors are those of the kernels it waited for (an illegal
+        address, a trap): say which ran."""
+        try:
+            self.synchronize(stream)
+        except XtirError as e:
+            kernels = ", ".join(dict.fromkeys(launch.kernel for launch in self.launches))
+            raise XtirError(f"function '{self.name}' failed on the GPU, in kernel(s) {kernels} or the copies around "
+                            f"them: {e}") from None
 
     def _check_host(self, k: int, array: np.ndarray) -> None:
         if not array.flags.c_contiguous or not array.flags.writeable:
@@ -328,31 +353,33 @@ class DeviceFunction(_GpuFunction):
         return DeviceArray(pointer, shape, dtype, contiguous, owner=(value, capsule))
 
     # ---- what a runtime supplies ------------------------------------------------------------
-    def on_stream(self, stream: int) -> contextlib.AbstractContextManager[object]:
-        """The context a call's device work runs in."""
-        return contextlib.nullcontext()
+    # `stream` below is what `on_stream` gave for the call's consumer stream, once a call;
+    # `producer` a stream handle (int).
+    def on_stream(self, stream: int) -> contextlib.AbstractContextManager[Any]:
+        """The context a call's device work runs in; it gives the runtime's form of `stream`."""
+        return contextlib.nullcontext(stream)
 
-    def upload(self, array: np.ndarray, stream: int) -> DeviceArray:
+    def upload(self, array: np.ndarray, stream: Any) -> DeviceArray:
         raise NotImplementedError
 
-    def launch(self, launch: KernelLaunch, args: list[DeviceArray], stream: int) -> None:
+    def launch(self, launch: KernelLaunch, args: list[DeviceArray], stream: Any) -> None:
         raise NotImplementedError
 
-    def download(self, array: DeviceArray, into: np.ndarray, stream: int) -> None:
+    def download(self, array: DeviceArray, into: np.ndarray, stream: Any) -> None:
         raise NotImplementedError
 
-    def wait(self, producer: int, consumer: int) -> None:
+    def wait(self, producer: int, consumer: Any) -> None:
         """Order the work queued on `consumer` from now on after the work queued on `producer`."""
         raise NotImplementedError
 
-    def synchronize(self, stream: int) -> None:
-        """Wait for the work queued on `stream`."""
+    def synchronize(self, stream: Any) -> None:
+        """Wait for the work queued on `stream`; XtirError when that work failed."""
         raise NotImplementedError
 
     def release(self, staged: list[DeviceArray]) -> None:
         """Free the device copies of numpy arguments (their work is done)."""
 
-    def clear_error(self, stream: int) -> None:
+    def clear_error(self, stream: Any) -> None:
         """Zero the error channel's flag (sources with error sites)."""
 
     def read_error(self) -> tuple[int, int, int]:
@@ -364,8 +391,11 @@ class DeviceFunction(_GpuFunction):
 
 @dataclass
 class CupyFunction(DeviceFunction):
-    """Target "cuda" through CuPy: NVRTC by RawModule, numpy arguments staged as CuPy arrays,
-    device arguments read as cuda-python's are (CuPy arrays through their array interface)."""
+    """Target "cuda" through CuPy: the cubin cuda-python's NVRTC makes (`nvrtc_compile`, as the
+    other runtime) loaded by RawModule, numpy arguments staged as CuPy arrays, device arguments
+    read as cuda-python's are (CuPy arrays through their array interface). Not CuPy's own
+    compile: it adds -ftz=true, which flushes float denormals to zero where numpy, the llvm
+    target and cuda-python keep them."""
 
     _cupy: Any = field(default=None, repr=False)
     _kernels: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -373,47 +403,54 @@ class CupyFunction(DeviceFunction):
     """The error channel's flag and operands as device arrays, when the source has one."""
 
     def __post_init__(self) -> None:
-        self._cupy = import_cupy()
+        self._cupy = cupy = import_cupy()
         start = time.perf_counter()
-        try:
-            options = ("--std=c++17", *(f"--include-path={d}" for d in _header_directories()))
-            module = self._cupy.RawModule(code=self.program.source, options=options, backend="nvrtc")
+        image = nvrtc_compile(self.program.source, f"sm_{cupy.cuda.Device().compute_capability}", f"{self.name}.cu")
+        self.nvrtc_seconds = time.perf_counter() - start
+        with tempfile.TemporaryDirectory() as folder:  # RawModule loads a binary from a file only
+            path = Path(folder) / f"{self.name}.cubin"
+            path.write_bytes(image)
+            module = cupy.RawModule(path=str(path))
             for launch in self.launches:
                 self._kernels[launch.kernel] = module.get_function(launch.kernel)
             if self.program.error_sites:
-                cupy = self._cupy
                 self._error = (cupy.ndarray((1,), cupy.uint32, module.get_global(ERROR_FLAG)),
                                cupy.ndarray((2,), cupy.int64, module.get_global(ERROR_OPERANDS)))
-        except self._cupy.cuda.compiler.CompileException as e:
-            raise XtirError(f"NVRTC rejected the CUDA C of '{self.name}':\n{e}") from None
-        self.nvrtc_seconds = time.perf_counter() - start
 
-    def on_stream(self, stream: int) -> contextlib.AbstractContextManager[object]:
-        return self._stream(stream)  # CuPy's current stream: its copies, fills and kernels go there
+    @contextlib.contextmanager
+    def on_stream(self, stream: int) -> Iterator[Any]:
+        """The call's stream as a CuPy stream, made CuPy's current stream: where its copies, fills
+        and kernels go."""
+        external = self._cupy.cuda.Stream.from_external(StreamHandle(stream))
+        with external:
+            yield external
 
-    def _stream(self, stream: int) -> Any:
-        return self._cupy.cuda.ExternalStream(stream)
-
-    def upload(self, array: np.ndarray, stream: int) -> DeviceArray:
+    def upload(self, array: np.ndarray, stream: Any) -> DeviceArray:
         copy = self._cupy.asarray(array)
         return DeviceArray(copy.data.ptr, copy.shape, copy.dtype, True, owner=copy)
 
-    def launch(self, launch: KernelLaunch, args: list[DeviceArray], stream: int) -> None:
-        # a numpy scalar is passed by value: the 8 bytes of the pointer
-        self._kernels[launch.kernel](launch.grid, launch.block, tuple(np.uint64(a.pointer) for a in args))
+    def launch(self, launch: KernelLaunch, args: list[DeviceArray], stream: Any) -> None:
+        try:  # a numpy scalar is passed by value: the 8 bytes of the pointer
+            self._kernels[launch.kernel](launch.grid, launch.block, tuple(np.uint64(a.pointer) for a in args))
+        except (self._cupy.cuda.driver.CUDADriverError, self._cupy.cuda.runtime.CUDARuntimeError) as e:
+            raise XtirError(f"target 'cuda' (CuPy): launching {launch.kernel} (grid {launch.grid}, block "
+                            f"{launch.block}) failed: {e}") from None
 
-    def download(self, array: DeviceArray, into: np.ndarray, stream: int) -> None:
-        array.owner.get(out=into, stream=self._stream(stream))
+    def download(self, array: DeviceArray, into: np.ndarray, stream: Any) -> None:
+        array.owner.get(out=into, stream=stream)
 
-    def wait(self, producer: int, consumer: int) -> None:
+    def wait(self, producer: int, consumer: Any) -> None:
         event = self._cupy.cuda.Event(disable_timing=True)
-        event.record(self._stream(producer))
-        self._stream(consumer).wait_event(event)
+        self._cupy.cuda.runtime.eventRecord(event.ptr, producer)
+        consumer.wait_event(event)
 
-    def synchronize(self, stream: int) -> None:
-        self._stream(stream).synchronize()
+    def synchronize(self, stream: Any) -> None:
+        try:
+            stream.synchronize()
+        except (self._cupy.cuda.driver.CUDADriverError, self._cupy.cuda.runtime.CUDARuntimeError) as e:
+            raise XtirError(f"target 'cuda' (CuPy): {e}") from None
 
-    def clear_error(self, stream: int) -> None:
+    def clear_error(self, stream: Any) -> None:
         if self._error is not None:
             self._error[0].fill(0)
 
@@ -451,8 +488,11 @@ def nvrtc_compile(source: str, arch: str, name: str = "kernel.cu", cubin: bool =
     """`source` compiled by NVRTC (through cuda-python) for `arch` (`sm_90`): a cubin, or PTX.
     A cubin runs on drivers older than the NVRTC of the same major version; PTX would need a
     driver as new as the NVRTC."""
-    from cuda.bindings import nvrtc
-
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError:
+        raise XtirError("target 'cuda' compiles with cuda-python's NVRTC, which is not installed (pip install "
+                        f"'xtir[cuda]'); {_ALTERNATIVE}") from None
     program = _checked(nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], []), "nvrtcCreateProgram")
     try:
         options = [b"--std=c++17", f"--gpu-architecture={arch}".encode(),
@@ -586,11 +626,11 @@ class CudaPythonFunction(DeviceFunction):
             self._error = (int(flag), int(operands))
 
     @contextlib.contextmanager
-    def on_stream(self, stream: int) -> Iterator[None]:
+    def on_stream(self, stream: int) -> Iterator[int]:
         from cuda.bindings import driver
 
         _checked(driver.cuCtxSetCurrent(self._context), "cuCtxSetCurrent")  # current per thread
-        yield
+        yield stream
 
     def upload(self, array: np.ndarray, stream: int) -> DeviceArray:
         from cuda.bindings import driver
@@ -606,7 +646,8 @@ class CudaPythonFunction(DeviceFunction):
 
         _values, params = kernel_params([a.pointer for a in args])  # both alive until the launch returns
         _checked(driver.cuLaunchKernel(self._kernels[launch.kernel], *launch.grid, *launch.block, 0, stream,
-                                       params.ctypes.data, 0), f"cuLaunchKernel({launch.kernel})")
+                                       params.ctypes.data, 0),
+                 f"cuLaunchKernel({launch.kernel}, grid {launch.grid}, block {launch.block})")
 
     def download(self, array: DeviceArray, into: np.ndarray, stream: int) -> None:
         from cuda.bindings import driver

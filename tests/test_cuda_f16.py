@@ -161,3 +161,21 @@ def test_f16_compiles_with_nvrtc() -> None:
     except (ImportError, RuntimeError) as e:  # cuda-python not installed, or libnvrtc not found
         pytest.skip(f"cuda-python's NVRTC is not usable here (pip install 'xtir[nvrtc]'): {e}")
     assert image.startswith(b"\x7fELF")
+
+
+@pytest.mark.parametrize("runtime", ["cuda-python", "cupy"])
+def test_f16_on_the_gpu_gives_the_emulations_numbers(runtime: str) -> None:
+    """NVRTC through both runtimes finds cuda_fp16.h; the GPU's math functions may round the
+    last f16 bit otherwise than the host's."""
+    from tests.test_cuda_python import NO_GPU
+
+    if NO_GPU is not None:
+        pytest.skip(f"no GPU: {NO_GPU}")
+    if runtime == "cupy":
+        pytest.importorskip("cupy")
+    module = xtir.transform(xtir.parse(ELEMENTWISE), THREADS)
+    on_gpu, emulated = _inputs(), _inputs()
+    xtir.build(module, target="cuda", runtime=runtime)(*on_gpu)
+    xtir.build(module, target="cuda-cpu")(*emulated)
+    for got, expected in zip(on_gpu[4:], emulated[4:]):
+        np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64), rtol=2e-3)

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import xtir
-from tests.test_cuda import THREADS, seed_gpu
+from tests.test_cuda import THREADS, _shifted_copy, seed_gpu
 from xtir.build import cuda_program
 from xtir.errors import XtirError, XtirEvaluationError
 from xtir.lowering import cuda_function
@@ -35,6 +35,9 @@ from xtir.lowering.cuda_function import (
     LEGACY_STREAM,
     DeviceArray,
     DeviceFunction,
+    StreamHandle,
+    _aligned_copy,
+    _checked,
     cuda_array_interface,
     dlpack_tensor,
     kernel_params,
@@ -94,6 +97,58 @@ def test_nvrtc_ptx_and_errors() -> None:
     assert b".entry main_kernel" in ptx and b".target sm_90" in ptx
     with pytest.raises(XtirError, match=r"NVRTC rejected the CUDA C of bad\.cu:\n.*error"):
         cuda_function.nvrtc_compile("__global__ void k() { undeclared = 1; }", "sm_90", "bad.cu")
+
+
+@needs_nvrtc
+def test_the_error_channel_is_found_by_its_plain_name() -> None:
+    """CuPy's `get_global` and cuModuleGetGlobal look the error channel up by name: C++ must not
+    mangle it."""
+    program = cuda_program(xtir.transform(xtir.parse(CEILDIV), THREADS))
+    cubin = cuda_function.nvrtc_compile(program.source, "sm_90")
+    for name in (cuda_function.ERROR_FLAG, cuda_function.ERROR_OPERANDS):
+        assert b"\0" + name.encode() + b"\0" in cubin
+
+
+class _CupyLoading:
+    """What CupyFunction's build uses of CuPy: it records the binary RawModule loads."""
+
+    uint32, int64 = np.uint32, np.int64
+
+    def __init__(self) -> None:
+        self.cuda = types.SimpleNamespace(Device=lambda: types.SimpleNamespace(compute_capability="90"))
+        self.loaded: list[bytes] = []
+
+    def RawModule(self, *, path: str) -> Any:  # noqa: N802 (CuPy's name)
+        self.loaded.append(Path(path).read_bytes())
+        return types.SimpleNamespace(get_function=lambda name: f"function {name}", get_global=lambda name: f"global {name}")
+
+    def ndarray(self, shape: tuple[int, ...], dtype: type, memptr: str) -> str:
+        return memptr
+
+
+@needs_nvrtc
+def test_the_cupy_runtime_loads_the_cubin_cuda_python_makes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CuPy's own compile (RawModule(code=...)) adds -ftz=true after the caller's options: float
+    denormals flushed to zero on one runtime only. Both load what `nvrtc_compile` makes."""
+    cupy = _CupyLoading()
+    monkeypatch.setattr(cuda_function, "import_cupy", lambda: cupy)
+    emulated = xtir.build(xtir.transform(xtir.parse(CEILDIV), THREADS), target="cuda-cpu")
+    f = cuda_function.CupyFunction(emulated.signature, emulated.program)
+    assert cupy.loaded == [cuda_function.nvrtc_compile(emulated.program.source, "sm_90", "main.cu")]
+    assert f._kernels == {"main_kernel": "function main_kernel"}
+    assert f._error == ("global xtir_error", "global xtir_error_operands")
+
+
+@needs_nvrtc
+def test_cuda_bindings_results_are_read_status_first() -> None:
+    """cuda.bindings returns (status, values...) and raises nothing itself: `_checked` reads
+    real results, here NVRTC's (no GPU needed)."""
+    from cuda.bindings import nvrtc
+
+    major, _minor = _checked(nvrtc.nvrtcVersion(), "nvrtcVersion")
+    assert major >= 12
+    with pytest.raises(XtirError, match=r"nvrtcGetPTXSize failed: <nvrtcResult\.NVRTC_ERROR_INVALID_PROGRAM"):
+        _checked(nvrtc.nvrtcGetPTXSize(nvrtc.nvrtcProgram()), "nvrtcGetPTXSize")
 
 
 def _without(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
@@ -269,6 +324,34 @@ def test_device_arrays_are_used_in_place() -> None:
     assert f.copies == ["in"]
 
 
+def test_a_misaligned_device_array_is_refused_where_the_kernels_use_float4() -> None:
+    """A view such as `a[1:]` of a CuPy or torch array starts 4 bytes past a 16-byte boundary,
+    where a float4 access is a misaligned address on the GPU: refused before any work."""
+    f = _host_device(_shifted_copy(0))
+    assert f.program.aligned_params == {0, 1}
+    buffer = _aligned_copy(np.arange(1032, dtype=np.float32))
+    b = np.zeros(1024, np.float32)
+    with pytest.raises(XtirEvaluationError, match="argument 0 is read or written as float4 and must be 16-byte aligned"):
+        f(_Device(buffer[1:1029]), b)
+    assert f.copies == [] and f.streams.log == []
+    f(_Device(buffer[4:1032]), b)  # 16 bytes in: aligned
+    np.testing.assert_array_equal(b, buffer[4:1028])
+
+
+def test_a_failure_on_the_gpu_names_the_kernels() -> None:
+    """An illegal address or a trap in a kernel surfaces at the next synchronisation: say which
+    kernels ran."""
+    f = _vector_add()
+
+    def failed(stream: int) -> None:
+        raise XtirError("target 'cuda' (cuda-python): cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS")
+
+    f.synchronize = failed  # type: ignore[method-assign]
+    with pytest.raises(XtirError, match="function 'main' failed on the GPU, in kernel\\(s\\) main_kernel or the copies "
+                                        "around them: .*CUDA_ERROR_ILLEGAL_ADDRESS"):
+        f(*_operands())
+
+
 def test_device_arrays_are_checked() -> None:
     f = _host_device(seed_gpu.scheduled(*seed_gpu.SCHEDULES["vector_add"]))
     a, c = np.zeros(1024, np.float32), np.zeros(1024, np.float32)
@@ -282,22 +365,26 @@ def test_device_arrays_are_checked() -> None:
     assert f.copies == []  # refused before any copy
 
 
-CEILDIV = """func.func @main(%A: memref<64xi32>, %B: memref<64xi32>, %C: memref<64xi32>) {
-  block.for %i = 0 to 64 "i" {
-    block.block "C"(%vi = spatial(64, %i)) {
-      %a = block.load %A[%vi] : memref<64xi32>
-      %b = block.load %B[%vi] : memref<64xi32>
-      %c = arith.ceildivui %a, %b : i32
-      block.store %c, %C[%vi] : memref<64xi32>
-    }
-  }
+def _binary(op: str, ty: str) -> str:
+    """C[i] = op(A[i], B[i]) on 64 elements of type `ty`."""
+    return f"""func.func @main(%A: memref<64x{ty}>, %B: memref<64x{ty}>, %C: memref<64x{ty}>) {{
+  block.for %i = 0 to 64 "i" {{
+    block.block "C"(%vi = spatial(64, %i)) {{
+      %a = block.load %A[%vi] : memref<64x{ty}>
+      %b = block.load %B[%vi] : memref<64x{ty}>
+      %c = {op} %a, %b : {ty}
+      block.store %c, %C[%vi] : memref<64x{ty}>
+    }}
+  }}
   func.return
-}"""
+}}"""
 
 
-def test_error_channel_through_the_device_call() -> None:
-    module = xtir.transform(xtir.parse(CEILDIV), THREADS)
-    f = _host_device(module)
+CEILDIV = _binary("arith.ceildivui", "i32")
+
+
+def _check_error_channel(f: DeviceFunction) -> None:
+    """`f` of CEILDIV reports a division by zero, and a call after it does not (it clears it)."""
     a, b, c = np.full(64, 7, np.int32), np.full(64, 2, np.int32), np.zeros(64, np.int32)
     f(a, b, c)
     np.testing.assert_array_equal(c, 4)
@@ -305,7 +392,11 @@ def test_error_channel_through_the_device_call() -> None:
     with pytest.raises(XtirEvaluationError, match="'arith.ceildivui' on 7, 0: division by zero"):
         f(a, b, c)
     b[5] = 2
-    f(a, b, c)  # the channel was cleared
+    f(a, b, c)
+
+
+def test_error_channel_through_the_device_call() -> None:
+    _check_error_channel(_host_device(xtir.transform(xtir.parse(CEILDIV), THREADS)))
 
 
 def test_concurrent_calls_each_raise_their_own_errors() -> None:
@@ -395,13 +486,31 @@ def test_stream_objects_and_handles() -> None:
             stream_handle(junk)
 
 
+def test_cupy_streams_are_read_as_the_stand_ins_are() -> None:
+    """CuPy makes these stream objects without a GPU: its null stream is the legacy default
+    stream, and the stream the CuPy runtime makes of a handle (`Stream.from_external`) has it."""
+    cupy = pytest.importorskip("cupy")
+    assert stream_handle(cupy.cuda.Stream.null) == LEGACY_STREAM
+    external = cupy.cuda.Stream.from_external(StreamHandle(0x7F0012345600))
+    assert external.ptr == 0x7F0012345600 and stream_handle(external) == 0x7F0012345600
+    assert stream_handle(StreamHandle(LEGACY_STREAM)) == LEGACY_STREAM
+
+
 class _CupyArray(_Device):
     """What `current_stream` takes for a CuPy array."""
 
 
 class _TorchTensor(_Device):
+    """torch (2.13) gives version 2 of the interface: no `stream`, nothing to wait for."""
+
     is_cuda = True
     device = "cuda:0"
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        interface = {**super().__cuda_array_interface__, "version": 2}
+        del interface["stream"]
+        return interface
 
 
 _CupyArray.__module__, _TorchTensor.__module__ = "cupy", "torch"
@@ -435,7 +544,7 @@ class _DLPackOnTheGpu:
     array: np.ndarray
     streams: list[int | None] = field(default_factory=list)
 
-    def __dlpack__(self, stream: int | None = None) -> Any:
+    def __dlpack__(self, *, stream: int | None = None) -> Any:  # keyword-only, as torch's and CuPy's
         self.streams.append(stream)
         return self.array.__dlpack__()
 
@@ -524,3 +633,64 @@ def test_streams_on_the_gpu(runtime: str) -> None:
     side.synchronize()
     assert float(z.min()) == float(z.max()) == 5
 
+
+
+def _built_on_the_gpu(text: str, runtime: str) -> DeviceFunction:
+    """`text`'s loop on threads, built for target "cuda" through `runtime` (skipped where absent)."""
+    if runtime == "cupy":
+        pytest.importorskip("cupy")
+    return xtir.build(xtir.transform(xtir.parse(text), THREADS), target="cuda", runtime=runtime)
+
+
+@needs_gpu
+@pytest.mark.parametrize("runtime", ["cuda-python", "cupy"])
+def test_the_error_channel_on_the_gpu(runtime: str) -> None:
+    """The flag and operands are found in the loaded module, cleared by each call and read back."""
+    _check_error_channel(_built_on_the_gpu(CEILDIV, runtime))
+
+
+@needs_gpu
+def test_a_misaligned_view_is_refused_on_the_gpu() -> None:
+    cupy = pytest.importorskip("cupy")
+    f = xtir.build(_shifted_copy(0), target="cuda")
+    buffer, b = cupy.arange(1032, dtype=cupy.float32), cupy.zeros(1024, cupy.float32)
+    with pytest.raises(XtirEvaluationError, match="argument 0 is read or written as float4 and must be 16-byte aligned"):
+        f(buffer[1:1029], b)
+    f(buffer[4:1032], b)
+    assert float(cupy.max(cupy.abs(b - buffer[4:1028]))) == 0
+
+
+@needs_gpu
+def test_xtir_run_on_the_gpu(capsys: pytest.CaptureFixture[str]) -> None:
+    from xtir.run import main
+
+    assert main([str(ROOT / "examples" / "gpu_matmul.mlir"), "-p", seed_gpu.GEMM_LOCAL, "--target", "cuda", "--check",
+                 "--bench", "--repeat", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "ok max_abs_err=" in out and "GFLOP/s" in out
+
+
+@needs_gpu
+def test_tuning_on_the_gpu() -> None:
+    pytest.importorskip("cupy")
+    from tests.test_tune_gpu import gemm
+
+    best = xtir.tune(gemm(64), target="cuda", trials=2, seed=0, progress=False, cost_model="none")
+    f = xtir.build(best.mod, target="cuda")
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 64, 64), dtype=np.float32)
+    c = np.zeros((64, 64), np.float32)
+    f(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+@needs_gpu
+@pytest.mark.parametrize("runtime", ["cuda-python", "cupy"])
+def test_denormals_on_the_gpu_as_numpy_has_them(runtime: str) -> None:
+    """No flush to zero (CuPy's own compile would): 1e-20 * 1e-20 is 1e-40, a float denormal."""
+    f = _built_on_the_gpu(_binary("arith.mulf", "f32"), runtime)
+    a, b = np.full(64, 1e-20, np.float32), np.geomspace(1e-20, 1e-18, 64).astype(np.float32)
+    c = np.zeros(64, np.float32)
+    f(a, b, c)
+    np.testing.assert_array_equal(c, a * b)
+    assert np.all(c != 0)
