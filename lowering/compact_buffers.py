@@ -16,7 +16,8 @@ whenever the read does. A write under a block predicate (`e < bound`, from a
 non-dividing split) covers a read whose own predicate, rewritten at the element both
 access, includes those conjuncts (the tile of a non-dividing split: both stop at the
 same edge); under the init guard of a reduction that runs entirely inside one iteration
-of L it covers as if unconditional; under any other scf.if it does not count.
+of L it covers as if unconditional, also under the tail of that reduction (`k_0 * 8 + k_1
+< 60`, which holds where the init guard does); under any other scf.if it does not count.
 Otherwise the next loop out is tried; at the function level the buffer is only
 shrunk to the box its accesses can reach.
 """

@@ -12,6 +12,10 @@ would move it ahead of updates it follows). Hoisted, the init also reads and wri
 earlier: nothing under L may write what it reads (e.g. a cache of the bias computed
 there), and another block under L may touch what it writes only after B, within what B
 writes in the same iteration.
+B's predicate may test the reduction loops where it cuts only a tail of them (k split by
+a factor that does not divide it: `k_0 * 8 + k_1 < 60`): the init block keeps each conjunct
+with those loops at 0, and drops it where that always holds (TVM's RemakePredicate drops
+every conjunct on them); any other test of them is refused.
 `B_update` keeps B's annotations; the init block and its loops have none.
 """
 
