@@ -7,8 +7,8 @@ blocking, and the hand GEMM schedule of benchmarks/gpu_matmul.py: 128x128 tiles,
 thread, double-buffered shared tiles, A's tile k-major) the program of examples/ is scheduled, lowered to the
 gpu dialect, printed as CUDA C (--show), run on the target and checked against numpy. `cuda-cpu` (the default) runs the
 same CUDA C on the CPU, one thread per CUDA thread, so keep --n small there (the GEMMs run
-at N, default 128, a multiple of 8 (their k tile; the last m and n tiles may be partial:
---n 1000 runs); vector add and window sum at 1024 as in the seed).
+at N, default 128; the last m, n and k tiles may be partial: --n 1000 or --n 60 runs, the
+fetch of a partial k tile stopping at k; vector add and window sum at 1024 as in the seed).
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ whenever the read does. A write under a block predicate (`e < bound`, from a
 non-dividing split) covers a read whose own predicate, rewritten at the element both
 access, includes those conjuncts (the tile of a non-dividing split: both stop at the
 same edge); under the init guard of a reduction that runs entirely inside one iteration
-of L it covers as if unconditional; under any other scf.if it does not count.
+of L it covers as if unconditional, also under the tail of that reduction (`k_0 * 8 + k_1
+< 60`, which holds where the init guard does); under any other scf.if it does not count.
 Otherwise the next loop out is tried; at the function level the buffer is only
 shrunk to the box its accesses can reach.
 """
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import func, scf
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -39,7 +40,7 @@ from xtir.dialects.expr import Expr, Var
 from xtir.dialects.layout import row_major
 from xtir.dialects.walk import ancestors
 from xtir.errors import LoweringError
-from xtir.lowering.index_expr import decode_bounds
+from xtir.lowering.index_expr import decode, decode_bounds
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT, distinct, gapless, points_in_context
 from xtir.passes.analysis.regions import Range, loop_bounds, relax, union_ranges
 from xtir.passes.transforms.rewrite import reindex, reregion
@@ -94,14 +95,30 @@ def _write_predicate(use: _Use, top: Operation) -> set[tuple[Expr, int]] | None:
     one iteration, and its init writes before its first read). None for any other guard."""
     inside = _loops_between(use.op, top)
     conjuncts: set[tuple[Expr, int]] = set()
+    zero: set[SSAValue] = set()
     for guard in use.guards:
         if guard.attributes.get(INIT_GUARD) is not None and _guard_loops(guard) <= inside:
+            zero |= _zeroed(guard.cond)
             continue
         bounds = decode_bounds(guard.cond)
         if bounds is None:
             return None
         conjuncts.update(bounds)
-    return conjuncts
+    # A tail of the reduction (`k_0 * 8 + k_1 < 60`) holds at the step that runs the init.
+    return {(e, b) for e, b in conjuncts if not (set(e.variables()) <= zero and e.evaluate(dict.fromkeys(zero, 0)) < b)}
+
+
+def _zeroed(cond: SSAValue) -> set[SSAValue]:
+    """The loop variables an init guard's condition (`b0 == 0 and ...`) holds at 0: those of a
+    reduce binding that is a sum of loops with positive strides (loops count up from 0)."""
+    op = cond.owner
+    if isinstance(op, arith.AndIOp):
+        return _zeroed(op.lhs) | _zeroed(op.rhs)
+    if isinstance(op, arith.CmpiOp) and op.predicate.value.data == 0:  # eq
+        e, rhs = decode(op.lhs), decode(op.rhs)
+        if e is not None and rhs == Expr() and e.const == 0 and all(isinstance(a, Var) and c > 0 for a, c in e.terms):
+            return set(e.variables())
+    return set()
 
 
 def _read_predicate_at(read: _Use, write: _Use, top: Operation) -> set[tuple[Expr, int]]:

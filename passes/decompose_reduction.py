@@ -12,6 +12,10 @@ would move it ahead of updates it follows). Hoisted, the init also reads and wri
 earlier: nothing under L may write what it reads (e.g. a cache of the bias computed
 there), and another block under L may touch what it writes only after B, within what B
 writes in the same iteration.
+B's predicate may test the reduction loops where it cuts only a tail of them (k split by
+a factor that does not divide it: `k_0 * 8 + k_1 < 60`): the init block keeps each conjunct
+with those loops at 0, and drops it where that always holds (TVM's RemakePredicate drops
+every conjunct on them); any other test of them is refused.
 `B_update` keeps B's annotations; the init block and its loops have none.
 """
 
@@ -31,6 +35,7 @@ from xtir.passes.analysis.init_first import init_not_first, init_note
 from xtir.passes.analysis.inline import owner_label
 from xtir.passes.analysis.instances import repeated_instances
 from xtir.passes.analysis.navigation import child_blocks, get_block, get_loop
+from xtir.passes.analysis.predicate import Conjunct, at_first
 from xtir.passes.analysis.regions import Range, format_expr, read_regions, write_regions
 from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.transforms.rewrite import move_ops, substitute_var
@@ -141,6 +146,32 @@ def _within(inner: tuple[Range, ...], outer: tuple[Range, ...]) -> bool:
     return True
 
 
+def init_predicate(block: BlockOp, loop: ForOp, below: list[ForOp], kept: list[ForOp]) -> list[Conjunct]:
+    """The predicate of the init block. A conjunct that tests none of the loops from `loop` down that the
+    init block leaves (the reduction loops) stays; one that does is taken where they are all 0 (the
+    step that runs the init), or dropped when that always holds (TVM's RemakePredicate drops them):
+    the instances it keeps are then those some step of the reduction runs. That needs the conjunct to
+    cut only a tail of those loops (`k_0 * 8 + k_1 < 60`); another one is refused."""
+    left = [lp for lp in below if not any(lp is k for k in kept)]
+    conjuncts = []
+    for conjunct in block.predicate():
+        tested = [lp for lp in left if conjunct[0].uses(lp.var)]
+        if not tested:
+            conjuncts.append(conjunct)
+            continue
+        first = at_first(conjunct, (lp.var for lp in tested))
+        if first is None or (first[0].is_const and first[0].const >= first[1]):
+            names = ", ".join(f'"{lp.label}"' for lp in tested)
+            raise ScheduleError(loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": its predicate '
+                                f"{format_expr(conjunct[0])} < {conjunct[1]} tests {names}, which the init block "
+                                "leaves, but not as a tail that the first step of each instance meets (a bound with "
+                                "positive strides on them); the init block cannot tell which instances the reduction "
+                                "runs", [(block, f'block "{block.label}" is here')])
+        if not first[0].is_const:
+            conjuncts.append(first)
+    return conjuncts
+
+
 def decompose(block: BlockOp, loop: ForOp) -> BlockOp:
     below = check(block, loop)
     spatial = [it for it in block.iters() if it.kind == SPATIAL]
@@ -148,14 +179,10 @@ def decompose(block: BlockOp, loop: ForOp) -> BlockOp:
     root = function_of(block)
     copies = [ForOp(fresh_name(root, f"{lp.label}_init"), lp.extent) for lp in used]
     to_copy = {lp.var: Expr.var(c.var) for lp, c in zip(used, copies)}
-    below_vars = {lp.var for lp in below}
-    for e, _ in block.predicate():
-        if any(v in below_vars and v not in to_copy for v in e.variables()):
-            raise ScheduleError(block, f'the predicate of block "{block.label}" depends on a reduction loop')
     init_block = BlockOp(
         f"{block.label}_init",
         [(it.var.name_hint or "", SPATIAL, it.extent, it.binding.substitute(to_copy)) for it in spatial],
-        predicate=[(e.substitute(to_copy), n) for e, n in block.predicate()],
+        predicate=[(e.substitute(to_copy), n) for e, n in init_predicate(block, loop, below, used)],
     )
     init_block.location = block.location
     for lp, c in zip(used, copies):

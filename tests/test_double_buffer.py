@@ -134,14 +134,18 @@ PARTIAL = {  # the schedule, (m, n, k), the doubled A and B tiles
     "hand 72x1000x24": (GEMMS["hand"], (72, 1000, 24), (2, 8, 72), (2, 8, 128)),  # A: all 72 rows
     "hand 1000": (GEMMS["hand"], (1000, 1000, 1000), (2, 8, 128), (2, 8, 128)),
     "hand, A row-major 200x136x64": (GEMMS["hand, A row-major"], (200, 136, 64), (2, 128, 8), (2, 8, 128)),
+    # k not a multiple of 8: the prefetch of the last k tile is cut at k, its reads too
+    "shared 64x64x60": (GEMMS["shared"], (64, 64, 60), (2, 64, 8), (2, 8, 64)),
+    "hand 128x128x60": (GEMMS["hand"], (128, 128, 60), (2, 8, 128), (2, 8, 128)),
+    "hand 72x1000x20": (GEMMS["hand"], (72, 1000, 20), (2, 8, 72), (2, 8, 128)),
 }
 
 
 @pytest.mark.parametrize("name", PARTIAL)
 def test_gemm_partial_tiles(name: str) -> None:
-    """Sizes that are not a multiple of the block tile (m, n; k a multiple of its tile of 8): the
-    doubled tiles are one block's, as for whole tiles (not the kernel's 2 x m x k, which is refused
-    over 48 KiB), and the last blocks' partial tiles give numpy's numbers."""
+    """Sizes that are not a multiple of the block tile (m, n) or of the k tile of 8: the doubled
+    tiles are one block's, as for whole tiles (not the kernel's 2 x m x k, which is refused over
+    48 KiB), and the last blocks' and k steps' partial tiles give numpy's numbers."""
     pipeline, (m, n, k), a_tile, b_tile = PARTIAL[name]
     module = seed_gpu.scheduled_gemm(pipeline, m, n, k)
     shapes = {op.memref.name_hint: op.memref.type.get_shape() for op in lower_to_gpu(module).walk()

@@ -92,6 +92,31 @@ def test_pipeline_keeps_results(name: str) -> None:
     np.testing.assert_allclose(after, before, rtol=1e-5, atol=1e-5)
 
 
+# k = 60 split by 8: the reduction gets the tail predicate `k_0 * 8 + k_1 < 60`.
+K_TAIL = {
+    "reorder_reduction_outermost": "split{loop=k factors=-1,8},reorder{loops=k_0,k_1,i,j}",
+    "reorder_tail_loops_swapped": "split{loop=k factors=-1,8},reorder{loops=k_1,i,k_0,j}",
+    "decompose_vectorize": "split{loop=k factors=-1,8},split{loop=j factors=-1,4},reorder{loops=i,k_0,j_0,k_1,j_1},"
+                           "decompose-reduction{block=matmul loop=k_0},vectorize{loop=j_1}",
+    "decompose_unroll": "split{loop=k factors=-1,8},decompose-reduction{block=matmul loop=k_0},unroll{loop=k_1}",
+    "decompose_outermost_parallel": "split{loop=k factors=-1,8},split{loop=j factors=-1,8},"
+                                    "reorder{loops=i,j_0,k_0,k_1,j_1},decompose-reduction{block=matmul loop=i},"
+                                    "vectorize{loop=j_1},parallel{loop=i}",
+}
+
+
+@pytest.mark.parametrize("name", K_TAIL)
+def test_reduction_with_a_partial_k_tile(name: str) -> None:
+    """The schedule is accepted, and both the evaluator and the CPU build give numpy's numbers."""
+    module = xtir.transform(small_matmul(60), K_TAIL[name])
+    run_matmul(module, 60)
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((60, 60), dtype=np.float32), rng.standard_normal((60, 60), dtype=np.float32)
+    c = np.full((60, 60), np.nan, dtype=np.float32)
+    xtir.build(module)(a, b, c)
+    np.testing.assert_allclose(c, a @ b.T, rtol=1e-4, atol=1e-4)
+
+
 def test_decompose_proves_a_large_fused_loop_without_enumerating() -> None:
     """2^22 iterations of a fused loop: floordiv/mod by the same divisor take each (vi, vj) once."""
     module = small_matmul(2048)

@@ -198,3 +198,19 @@ def test_gemm(schedule: str) -> None:
     assert any(isinstance(op, gpu.BarrierOp) for op in module.walk()) == (schedule is GEMM_SHARED)
     run_gpu(module, a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("schedule", [GEMM_LOCAL, GEMM_SHARED, GEMM_SHARED + ",decompose-reduction{block=C loop=k_0}"],
+                         ids=["local", "shared", "shared, decomposed"])
+def test_gemm_k_tail(schedule: str) -> None:
+    """k = 10 in tiles of 4 or 8: the last k tile is partial (`k_0 * 8 + k_1 < 10`). The init still
+    runs first (decomposed: the init block drops the tail); C_local stays one thread's 8x8 and the
+    shared tiles one k tile's, their fetch cut at the tail (stale elements are never read)."""
+    k = 10
+    a, b, c = _random(64, k), _random(k, 64) + 0.5, np.full((64, 64), np.nan, np.float32)
+    module = xtir.transform(xtir.parse(_small_gemm(k)), f"{schedule},lower-blocks,lower-to-gpu")
+    shapes = {op.memref.name_hint: op.memref.type.get_shape() for op in module.walk() if isinstance(op, memref.AllocaOp)}
+    assert shapes["C_local"] == (8, 8)
+    assert schedule is GEMM_LOCAL or (shapes["A_shared"], shapes["B_shared"]) == ((64, 8), (8, 64))
+    run_gpu(module, a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)

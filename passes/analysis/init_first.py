@@ -12,6 +12,10 @@ loops (compute-at) changes which steps it wipes, so the result.
 An instance's steps are the iterations with its spatial values within one iteration of the
 context loops: by default the loops above every loop that feeds a reduce variable and feed
 none themselves (a recomputation under such a loop starts again with its init).
+
+A predicate on the reducing loops that bounds them with positive strides (`k_0 * 8 + k_1 < 60`,
+from splitting k by a factor that does not divide it) cuts only the last steps of an instance:
+its first step runs, or none does.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from xdsl.ir import Operation
 from xtir.dialects.block import REDUCE, SPATIAL, BlockOp, ForOp
 from xtir.dialects.expr import Expr, Var
 from xtir.passes.analysis.instances import injective, points
+from xtir.passes.analysis.predicate import at_first
 
 
 def init_note(block: BlockOp) -> tuple[Operation, str]:
@@ -78,9 +83,10 @@ def init_not_first(block: BlockOp, loops: Sequence[ForOp], context: Sequence[For
 
 def _forward(block: BlockOp, loops: Sequence[ForOp], reducing: list[ForOp], context: Sequence[ForOp]) -> bool:
     """Shown without running the loops: each reduce binding is a sum of loops with positive strides,
-    which feed no spatial variable and no predicate; the other loops outside the context feed spatial
-    variables, different iterations of them different values. Then the steps of an instance are the
-    iterations of the reducing loops, in order, and only the first has every reduce variable at 0."""
+    which feed no spatial variable; the other loops outside the context feed spatial variables,
+    different iterations of them different values; the predicate cuts at most a tail of the reducing
+    loops (`at_first`). Then the steps of an instance are iterations of the reducing loops, the first
+    (all 0) among them if any are, and only it has every reduce variable at 0."""
     iters = block.iters()
     ids = {id(lp) for lp in reducing}
     for it in iters:
@@ -91,7 +97,7 @@ def _forward(block: BlockOp, loops: Sequence[ForOp], reducing: list[ForOp], cont
                 return False
         elif any(it.binding.uses(lp.var) for lp in reducing):
             return False
-    if any(e.uses(lp.var) for e, _ in block.predicate() for lp in reducing):
+    if any(at_first(conjunct, (lp.var for lp in reducing)) is None for conjunct in block.predicate()):
         return False
     inner = {lp.var: lp.extent for lp in loops if id(lp) not in ids and not any(lp is c for c in context)}
     spatial = [it.binding for it in iters if it.kind == SPATIAL]

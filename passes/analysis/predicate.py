@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from xtir.dialects.expr import Expr
+from xdsl.ir import SSAValue
+
+from xtir.dialects.expr import Expr, Var
 
 Conjunct = tuple[Expr, int]
 
@@ -31,3 +33,17 @@ def bound_on(conjunct: Conjunct, exprs: Sequence[Expr]) -> tuple[int, int] | Non
         if (diff := expr - target).is_const and target.terms:
             return d, bound - diff.const
     return None
+
+
+def at_first(conjunct: Conjunct, loops: Iterable[SSAValue]) -> Conjunct | None:
+    """The conjunct with the variables of `loops` at 0, when it cuts only a tail of their iterations
+    (`k_0 * 8 + k_1 < 60`): each appears alone with a positive stride, so among the iterations of
+    those loops (the others fixed) the ones it keeps are closed downwards, none or from the first
+    (all 0) on, and some iteration meets it exactly when the first does. None otherwise."""
+    expr, bound = conjunct
+    zero = set(loops)
+    for atom, coef in expr.terms:
+        alone = isinstance(atom, Var) and atom.value in zero
+        if (alone and coef <= 0) or (not alone and any(Expr(((atom, 1),)).uses(v) for v in zero)):
+            return None
+    return expr.substitute(dict.fromkeys(zero, Expr())), bound

@@ -314,3 +314,28 @@ func.func @init_input_under_loop(%A: memref<4x4xf32>, %Bias: memref<4xf32>, %C: 
   }
   func.return
 }
+
+// -----
+
+// Odd rows run no step (`%i mod 2 + %k mod 2 < 1` never holds there) and keep C's old value;
+// even rows start at k = 0, so the init runs first. The init block cannot tell the rows apart
+// without k (TVM drops the conjunct and would zero the odd rows).
+func.func @predicate_not_a_tail(%A: memref<4x4xf32>, %C: memref<4xf32>) {
+  block.for %i = 0 to 4 "i" {
+    // expected-error @+1 {{'block.for' op decompose-reduction: cannot decompose block "matmul" at loop "k": its predicate i mod 2 + k mod 2 < 1 tests "k", which the init block leaves, but not as a tail that the first step of each instance meets (a bound with positive strides on them); the init block cannot tell which instances the reduction runs}}
+    block.for %k = 0 to 4 "k" {
+      // expected-note @+1 {{block "matmul" is here}}
+      block.block "matmul"(%vi = spatial(4, %i), %vk = reduce(4, %k)) where(%i mod 2 + %k mod 2 < 1) {
+        block.init {
+          %zero = arith.constant 0.000000e+00 : f32
+          block.store %zero, %C[%vi] : memref<4xf32>
+        }
+        %c = block.load %C[%vi] : memref<4xf32>
+        %a = block.load %A[%vi, %vk] : memref<4x4xf32>
+        %s = arith.addf %c, %a : f32
+        block.store %s, %C[%vi] : memref<4xf32>
+      }
+    }
+  }
+  func.return
+}
