@@ -1,0 +1,72 @@
+"""version-edge-blocks (lowering/edge_blocks.py) on the hand GEMM, run through the cuda-cpu
+emulation against numpy: interior thread blocks run the code of a size the tile divides (no
+edge guard, float4 fetches), edge blocks the guarded copy. The arrays are views into larger
+ones, so that a block taking the unguarded copy at the edge writes into memory the test sees
+(the padding rows of C stay NaN) instead of past the array."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.dialects import arith, gpu, scf
+
+import xtir
+from tests.test_cuda import seed_gpu
+from xtir.build import cuda_program, lower_to_gpu
+
+PAD = 128
+"""Rows of padding after A, B and C: more than a block tile, so an unguarded edge stays inside."""
+
+
+def _module(m: int, n: int, k: int) -> xtir.ModuleOp:
+    return seed_gpu.scheduled_gemm(seed_gpu.GEMM_HAND, m, n, k)
+
+
+def _run_padded(module: xtir.ModuleOp, m: int, n: int, k: int) -> tuple[float, bool]:
+    """The largest error of C, and whether the padding after C stayed untouched."""
+    (a, b, _), expected = seed_gpu.gemm_inputs(m, n, k, np.random.default_rng(0))
+    big_a, big_b = np.ones((m + PAD, k), np.float32), np.ones((k + PAD, n), np.float32)
+    big_c = np.full((m + PAD, n), np.nan, np.float32)
+    big_a[:m], big_b[:k] = a, b
+    xtir.build(module, target="cuda-cpu")(big_a[:m], big_b[:k], big_c[:m])
+    return float(np.max(np.abs(big_c[:m] - expected))), bool(np.isnan(big_c[m:]).all())
+
+
+def _versions(lowered: xtir.ModuleOp) -> list[scf.IfOp]:
+    """The ifs at the top of the kernels: the versions of their bodies."""
+    return [op for kernel in lowered.walk() if isinstance(kernel, gpu.FuncOp)
+            for op in kernel.body.block.ops if isinstance(op, scf.IfOp)]
+
+
+@pytest.mark.parametrize("size", [(128, 128, 64), (200, 136, 64), (72, 1000, 24), (255, 136, 64), (129, 255, 16)])
+def test_numbers(size: tuple[int, int, int]) -> None:
+    """255 rows: the second block's tile ends one row past the edge, the least a wrong test of
+    "wholly inside" lets through; 72 rows and 129 columns: no block is wholly inside on that axis."""
+    error, untouched = _run_padded(_module(*size), *size)
+    assert error < 1e-3 and untouched
+
+
+def test_edge_blocks_need_the_guarded_copy() -> None:
+    """With the versions' condition forced true, the edge blocks run unguarded and go wrong."""
+    lowered = lower_to_gpu(_module(255, 136, 64))
+    (versions,) = _versions(lowered)
+    true = arith.ConstantOp.from_int_and_width(1, 1)
+    versions.parent_block().insert_op_before(true, versions)
+    versions.operands = [true.result]
+    error, untouched = _run_padded(lowered, 255, 136, 64)
+    assert error > 1e-1 or not untouched
+
+
+def test_interior_blocks_run_the_whole_tile_code() -> None:
+    """At n = 1000 the blocks with i_0, j_0 < 7 run the code of n = 1024: no guard, and as many
+    float4 copies (the B fetch of the prologue, both prefetches and the staged store of B)."""
+    source = cuda_program(_module(1000, 1000, 1000)).source
+    fast = source[source.index("if (v < 873 & v_1 < 873) {"):source.index("} else {")]
+    whole = cuda_program(_module(1024, 1024, 1024)).source
+    assert "< 1000" not in fast and "if (" not in fast.split("\n", 1)[1]
+    assert fast.count("float4") == whole.count("float4") == 8
+
+
+def test_no_versions_without_edges() -> None:
+    """A size the tiles divide has no edge guard, so no second copy."""
+    assert not _versions(lower_to_gpu(_module(128, 128, 64)))
