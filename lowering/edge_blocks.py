@@ -113,8 +113,7 @@ def _inside(leaf: SSAValue, ranges: _Ranges) -> Inside | None:
     return Inside(block, bound - rest_range[1])
 
 
-def _edge_guards(kernel: gpu.FuncOp) -> dict[SSAValue, Inside]:
-    ranges = _Ranges(kernel)
+def _edge_guards(kernel: gpu.FuncOp, ranges: _Ranges) -> dict[SSAValue, Inside]:
     guards: dict[SSAValue, Inside] = {}
     for op in kernel.walk():
         if isinstance(op, scf.IfOp):
@@ -146,16 +145,17 @@ def _split_statements(body: Block) -> list[Operation]:
     return statements
 
 
-def _fold_true(region: Region, leaves: list[SSAValue], true: SSAValue) -> None:
-    """In `region`, the guards in `leaves` are true: drop them from conditions, and inline the
-    bodies of ifs left with no condition."""
-    inside = {op for op in region.walk()}
+def _fold_true(statements: list[Operation], leaves: list[SSAValue], true: SSAValue) -> None:
+    """In `statements`, the guards in `leaves` are true: drop them from conditions, and inline
+    the bodies of ifs left with no condition."""
+    inside = [op for statement in statements for op in statement.walk()]
+    within = set(inside)
     for leaf in leaves:
-        leaf.replace_uses_with_if(true, lambda use: use.operation in inside)
-    for op in list(region.walk()):
+        leaf.replace_uses_with_if(true, lambda use: use.operation in within)
+    for op in inside:
         if isinstance(op, arith.AndIOp) and true in op.operands:
             Rewriter.replace_op(op, [], [op.rhs if op.lhs is true else op.lhs])
-    for op in list(region.walk()):
+    for op in inside:
         if isinstance(op, scf.IfOp) and op.cond is true:
             body = op.true_region.block
             Rewriter.erase_op(body.last_op)  # type: ignore[arg-type]
@@ -166,11 +166,11 @@ def _fold_true(region: Region, leaves: list[SSAValue], true: SSAValue) -> None:
 def version_kernel(kernel: gpu.FuncOp) -> None:
     if VERSIONS in kernel.attributes:
         return  # the guarded copy's guards are for the edge blocks that run it
-    guards = _edge_guards(kernel)
+    ranges = _Ranges(kernel)
+    guards = _edge_guards(kernel, ranges)
     if not guards:
         return
     kernel.attributes[VERSIONS] = UnitAttr()
-    ranges = _Ranges(kernel)
     body = kernel.body.block
     end = body.last_op
     assert isinstance(end, gpu.ReturnOp)
@@ -178,28 +178,19 @@ def version_kernel(kernel: gpu.FuncOp) -> None:
     true = arith.ConstantOp.from_int_and_width(1, 1)
     Rewriter.insert_op(true, InsertPoint.before(end))
     statements = _split_statements(body)
-    if not tests:  # every block is inside: the guards are always true
-        region = Region(Block())
-        for op in statements:
-            op.detach()
-            region.block.add_op(op)
-        _fold_true(region, list(guards), true.result)
-        Rewriter.inline_block(region.block, InsertPoint.before(end))
-    else:
+    if tests:
         emitter = IndexEmitter(end)
         cond = emitter.all_of([emitter.cmp(emitter.expr(t.block), "slt", t.limit) for t in tests])
         mapping: dict[SSAValue, SSAValue] = {}
-        fast, guarded = Block(), Block()
-        for op in statements:
-            fast.add_op(op.clone(value_mapper=mapping))
+        fast = Block([op.clone(value_mapper=mapping) for op in statements])
         for op in statements:
             op.detach()
-            guarded.add_op(op)
+        guarded = Block(statements)
         fast.add_op(scf.YieldOp())
         guarded.add_op(scf.YieldOp())
-        versions = scf.IfOp(cond, [], Region(fast), Region(guarded))
-        Rewriter.insert_op(versions, InsertPoint.before(end))
-        _fold_true(versions.true_region, [mapping.get(leaf, leaf) for leaf in guards], true.result)
+        Rewriter.insert_op(scf.IfOp(cond, [], Region(fast), Region(guarded)), InsertPoint.before(end))
+        statements, guards = list(fast.ops), {mapping.get(leaf, leaf): i for leaf, i in guards.items()}
+    _fold_true(statements, list(guards), true.result)  # without tests every block is wholly inside
     region_dce(kernel.body)
     cse(kernel)
 
