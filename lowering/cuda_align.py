@@ -4,7 +4,10 @@ A `float4` access needs its address 16-byte aligned. The CUDA emitter turns a ve
 `scf.for %v = 0 to 4` whose body copies one f32 element (`memref.load` then `memref.store`
 of the loaded value, indices computed by index arithmetic) into
 `*(float4*)(dst + d) = *(const float4*)(src + s)` only when both linear offsets are
-provably `base + v` with `base` a multiple of 4: the buffers themselves start 16-byte
+provably `base + v` with `base` a multiple of 4. When only the load's offset is (a copy that
+transposes, e.g. a row of A into a k-major shared tile), the load is one float4 and the store
+four scalar stores of its lanes (from distinct buffers, so that the loads may all go first;
+kernel parameters are `__restrict__`). The buffers themselves start 16-byte
 aligned (cudaMalloc gives 256 bytes; `__shared__`/local arrays are declared
 `__align__(16)`; device arrays passed by the caller are checked at the call).
 
@@ -21,7 +24,7 @@ import math
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, gpu, memref, scf
-from xdsl.dialects.builtin import Float32Type, IntegerAttr, MemRefType
+from xdsl.dialects.builtin import Float32Type, IntegerAttr, MemRefType, StringAttr
 from xdsl.ir import Block, BlockArgument, SSAValue
 
 from xtir.dialects.layout import row_major_strides
@@ -41,11 +44,18 @@ class Lane:
 
 @dataclass(frozen=True)
 class Float4Copy:
-    """A vectorized loop that is one aligned float4 copy."""
+    """A vectorized loop that is one aligned float4 load and one aligned float4 store, or
+    (`scattered`) four scalar stores of the loaded lanes."""
 
     loop: scf.ForOp
     load: memref.LoadOp
     store: memref.StoreOp
+    scattered: bool = False
+
+    @property
+    def float4_buffers(self) -> list[SSAValue]:
+        """The buffers accessed as float4."""
+        return [self.load.memref] if self.scattered else [self.load.memref, self.store.memref]
 
 
 def _loop_of(arg: BlockArgument) -> scf.ForOp | None:
@@ -175,6 +185,11 @@ def _aligned(access: memref.LoadOp | memref.StoreOp, v: SSAValue, body: Block) -
     return offset is not None and offset.coef == 1 and offset.div % WIDTH == 0
 
 
+def _memory_space(buffer: SSAValue) -> str | None:
+    space = buffer.type.memory_space if isinstance(buffer.type, MemRefType) else None
+    return space.data if isinstance(space, StringAttr) else None
+
+
 def _identity_layout(ty: MemRefType) -> bool:
     from xdsl.dialects.builtin import NoneAttr
 
@@ -196,9 +211,13 @@ def float4_copy(loop: scf.ForOp) -> Float4Copy | None:
     store = effects[1]
     if not isinstance(store, memref.StoreOp) or store.value is not load.res or load.res.uses.get_length() != 1:
         return None
-    if not (_aligned(load, v, body) and _aligned(store, v, body)):
+    if not _aligned(load, v, body):
         return None
-    return Float4Copy(loop, load, store)
+    if _aligned(store, v, body):
+        return Float4Copy(loop, load, store)
+    if store.memref is load.memref or _memory_space(load.memref) == "local":
+        return None  # a per-thread array lives in registers: no wider load to gain
+    return Float4Copy(loop, load, store, scattered=True)
 
 
 def _index_op(op: object) -> bool:

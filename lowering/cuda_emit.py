@@ -402,7 +402,7 @@ class _KernelEmitter:
     @property
     def _float4_buffers(self) -> set[SSAValue]:
         return {v for op in self.kernel.walk() if isinstance(op, scf.ForOp) and (copy := float4_copy(op))
-                for v in (copy.load.memref, copy.store.memref)}
+                for v in copy.float4_buffers}
 
     def line(self, text: str) -> None:
         self.lines.append("  " * self.depth + text)
@@ -706,7 +706,7 @@ class _KernelEmitter:
         kind = op.attributes.get(LOOP_KIND)
         kind = kind.data if isinstance(kind, StringAttr) else "serial"
         if (copy := float4_copy(op)) is not None:
-            self.float4(copy.load, copy.store, op)
+            (self.scattered_float4 if copy.scattered else self.float4)(copy.load, copy.store, op)
             return
         iv = op.body.block.args[0]
         lower, upper = self.expr(op.lb), self.expr(op.ub)
@@ -728,15 +728,34 @@ class _KernelEmitter:
     def float4(self, load: memref.LoadOp, store: memref.StoreOp, loop: scf.ForOp) -> None:
         label = _loop_name(loop) or "vectorized loop"
         lane = loop.body.block.args[0]
-        self.fixed[lane] = 0
-        for op in loop.body.block.ops:  # lane 0's index values used twice (floordiv and rem of one offset)
-            if op.results and op.results[0].uses.get_length() > 1 and not isinstance(op, arith.ConstantOp):
-                self.line(f"const {self.index_type} {self.declare(op.results[0], op.results[0].name_hint, 'v')} = "
-                          f"{self.render(op).text};")
+        self.lane_values(loop, 0)
         dst = f"{self.buffer(store.memref)} + {self.offset(store).at(c.ADD + 1)}"
         src = f"{self.buffer(load.memref)} + {self.offset(load).at(c.ADD + 1)}"
         del self.fixed[lane]
         self.line(f"*(float4*)({dst}) = *(const float4*)({src});  // {label}: 4 floats")
+
+    def scattered_float4(self, load: memref.LoadOp, store: memref.StoreOp, loop: scf.ForOp) -> None:
+        """One float4 load, then a scalar store of each lane (`.x` to `.w`) at its own offset."""
+        label = _loop_name(loop) or "vectorized loop"
+        lane = loop.body.block.args[0]
+        self.lane_values(loop, 0)
+        lanes = self.unique(f"{self.buffer(load.memref)}4")
+        src = f"{self.buffer(load.memref)} + {self.offset(load).at(c.ADD + 1)}"
+        self.line(f"const float4 {lanes} = *(const float4*)({src});  // {label}: 4 floats, stored one by one")
+        for k, field_name in enumerate("xyzw"):
+            if k:
+                self.lane_values(loop, k)
+            self.line(f"{self.access(store)} = {lanes}.{field_name};")
+        del self.fixed[lane]
+
+    def lane_values(self, loop: scf.ForOp, k: int) -> None:
+        """Print the vectorized loop's index values at lane `k` that are used twice (the floordiv
+        and rem of one offset) as locals; the others are printed where used."""
+        self.fixed[loop.body.block.args[0]] = k
+        for op in loop.body.block.ops:
+            if op.results and op.results[0].uses.get_length() > 1 and not isinstance(op, arith.ConstantOp):
+                self.line(f"const {self.index_type} {self.declare(op.results[0], op.results[0].name_hint, 'v')} = "
+                          f"{self.render(op).text};")
 
     def branch(self, op: scf.IfOp) -> None:
         if op.results:

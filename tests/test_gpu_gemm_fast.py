@@ -1,8 +1,12 @@
-"""version-edge-blocks (lowering/edge_blocks.py) on the hand GEMM, run through the cuda-cpu
-emulation against numpy: interior thread blocks run the code of a size the tile divides (no
-edge guard, float4 fetches), edge blocks the guarded copy. The arrays are views into larger
-ones, so that a block taking the unguarded copy at the edge writes into memory the test sees
-(the padding rows of C stay NaN) instead of past the array."""
+"""The hand GEMM's fast paths, run through the cuda-cpu emulation against numpy.
+
+version-edge-blocks (lowering/edge_blocks.py): interior thread blocks run the code of a size the
+tile divides (no edge guard, float4 fetches), edge blocks the guarded copy. The arrays are views
+into larger ones, so that a block taking the unguarded copy at the edge writes into memory the
+test sees (the padding rows of C stay NaN) instead of past the array.
+
+The fetch of a k-major shared tile of A (lowering/cuda_align.py, cuda_emit): one float4 load
+of a row of A, four scalar stores down a column of the tile."""
 
 from __future__ import annotations
 
@@ -59,12 +63,22 @@ def test_edge_blocks_need_the_guarded_copy() -> None:
 
 def test_interior_blocks_run_the_whole_tile_code() -> None:
     """At n = 1000 the blocks with i_0, j_0 < 7 run the code of n = 1024: no guard, and as many
-    float4 copies (the B fetch of the prologue, both prefetches and the staged store of B)."""
+    float4 loads (both fetches of the prologue, both prefetches, the staged store of B)."""
     source = cuda_program(_module(1000, 1000, 1000)).source
     fast = source[source.index("if (v < 873 & v_1 < 873) {"):source.index("} else {")]
     whole = cuda_program(_module(1024, 1024, 1024)).source
     assert "< 1000" not in fast and "if (" not in fast.split("\n", 1)[1]
-    assert fast.count("float4") == whole.count("float4") == 8
+    assert fast.count("*(const float4*)") == whole.count("*(const float4*)") == 5
+
+
+@pytest.mark.parametrize("size", [(64, 64, 16), (128, 64, 32)])
+def test_transposed_fetch_numbers(size: tuple[int, int, int]) -> None:
+    """Seed 002's shared GEMM with A's tile k-major: its fetch of A is scattered from a float4."""
+    pipeline = seed_gpu.GEMM_SHARED + ",transform-layout{buffer=A_shared permutation=1,0}"
+    module = seed_gpu.scheduled_gemm(pipeline, *size)
+    assert "A4.w;" in cuda_program(module).source
+    error, untouched = _run_padded(module, *size)
+    assert error < 1e-3 and untouched
 
 
 def test_no_versions_without_edges() -> None:
