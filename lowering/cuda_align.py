@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.dialects.builtin import Float32Type, IntegerAttr, MemRefType, StringAttr
-from xdsl.ir import Block, BlockArgument, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from xtir.dialects.layout import row_major_strides
 from xtir.lowering.loops import LOOP_KIND, VECTORIZED, constant_int
@@ -51,6 +51,8 @@ class Float4Copy:
     load: memref.LoadOp
     store: memref.StoreOp
     scattered: bool = False
+    guard: scf.IfOp | None = None
+    """An if around the copy whose condition is the same on the 4 lanes."""
 
     @property
     def float4_buffers(self) -> list[SSAValue]:
@@ -106,7 +108,9 @@ def nonnegative(value: SSAValue, depth: int = 0) -> bool:
 
 
 def _depends_on(value: SSAValue, body: Block) -> bool:
-    return not isinstance(value, BlockArgument) and value.owner.parent_block() is body
+    """Whether `value` is computed in the loop of `body` (directly or under its guard)."""
+    loop = body.parent_op()
+    return not isinstance(value, BlockArgument) and loop is not None and loop.is_ancestor(value.owner)
 
 
 def lane(value: SSAValue, v: SSAValue, body: Block) -> Lane | None:
@@ -205,7 +209,14 @@ def float4_copy(loop: scf.ForOp) -> Float4Copy | None:
         return None
     body = loop.body.block
     v = body.args[0]
-    effects = [op for op in body.ops if not isinstance(op, scf.YieldOp) and not _index_op(op)]
+    effects = _effects(body)
+    guard = effects[0] if len(effects) == 1 and isinstance(effects[0], scf.IfOp) else None
+    if guard is not None:
+        if guard.results or (guard.false_region.blocks and _effects(guard.false_region.block)):
+            return None
+        if not _uniform(guard.cond, v, body):
+            return None
+        effects = _effects(guard.true_region.block)
     if len(effects) != 2 or not isinstance(load := effects[0], memref.LoadOp):
         return None
     store = effects[1]
@@ -214,10 +225,29 @@ def float4_copy(loop: scf.ForOp) -> Float4Copy | None:
     if not _aligned(load, v, body):
         return None
     if _aligned(store, v, body):
-        return Float4Copy(loop, load, store)
+        return Float4Copy(loop, load, store, guard=guard)
     if store.memref is load.memref or _memory_space(load.memref) == "local":
         return None  # a per-thread array lives in registers: no wider load to gain
-    return Float4Copy(loop, load, store, scattered=True)
+    return Float4Copy(loop, load, store, scattered=True, guard=guard)
+
+
+def _effects(block: Block) -> list[Operation]:
+    """The ops of `block` but index arithmetic, the comparisons of a guard and the yield."""
+    return [op for op in block.ops if not isinstance(op, scf.YieldOp | arith.CmpiOp | arith.AndIOp) and not _index_op(op)]
+
+
+def _uniform(cond: SSAValue, v: SSAValue, body: Block) -> bool:
+    """Whether the guard `cond` (`x < n` and ...) is the same on the 4 lanes: x does not depend on
+    the lane, or is `base + v` with base and n multiples of 4 (x < n just when base < n)."""
+    op = cond.owner
+    if isinstance(op, arith.AndIOp):
+        return _uniform(op.lhs, v, body) and _uniform(op.rhs, v, body)
+    if not isinstance(op, arith.CmpiOp) or op.predicate.value.data != 2:  # slt
+        return False
+    x, n = lane(op.lhs, v, body), lane(op.rhs, v, body)
+    if x is None or n is None or n.coef:
+        return False
+    return x.coef == 0 or (x.coef == 1 and x.div % WIDTH == 0 and (c := constant_int(op.rhs)) is not None and c % WIDTH == 0)
 
 
 def _index_op(op: object) -> bool:

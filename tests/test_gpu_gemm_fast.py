@@ -10,6 +10,8 @@ of a row of A, four scalar stores down a column of the tile."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from xdsl.dialects import arith, gpu, scf
@@ -79,6 +81,18 @@ def test_transposed_fetch_numbers(size: tuple[int, int, int]) -> None:
     assert "A4.w;" in cuda_program(module).source
     error, untouched = _run_padded(module, *size)
     assert error < 1e-3 and untouched
+
+
+def test_guarded_float4_copy() -> None:
+    """tests/filecheck/cuda/float4_guarded_copy.mlir: the copy guarded by `< 1004` is one float4
+    under the guard, the one guarded by `< 1002` stays element by element and leaves C's last two
+    elements alone."""
+    text = (Path(__file__).resolve().parent / "filecheck/cuda/float4_guarded_copy.mlir").read_text()
+    module = xtir.parse(text[text.index("\nbuiltin.module") + 1:])
+    a = np.arange(1004, dtype=np.float32)
+    b, c = np.full(1004, np.nan, np.float32), np.full(1004, np.nan, np.float32)
+    xtir.build(module, target="cuda-cpu")(a, b, c)
+    assert np.array_equal(b, a) and np.array_equal(c[:1002], a[:1002]) and np.isnan(c[1002:]).all()
 
 
 def test_no_versions_without_edges() -> None:

@@ -10,24 +10,15 @@
 // CHECK-NEXT:   const int v_7 = v_5 % 8;
 // CHECK-NEXT:   const float4 A4 = *(const float4*)(A + ((v + v_6) * 1024 + v_4 + v_7));  // ax0_ax1_fused_2: 4 floats, stored one by one
 // CHECK-NEXT:   A_shared[v_7 * 64 + v_6] = A4.x;
-// CHECK-NEXT:   const int v_8 = ax0_ax1_fused_0 * 256 + i_1_j_1_fused * 4 + 1;
-// CHECK-NEXT:   const int v_9 = v_8 / 8;
-// CHECK-NEXT:   const int v_10 = v_8 % 8;
-// CHECK-NEXT:   A_shared[v_10 * 64 + v_9] = A4.y;
-// CHECK-NEXT:   const int v_11 = ax0_ax1_fused_0 * 256 + i_1_j_1_fused * 4 + 2;
-// CHECK-NEXT:   const int v_12 = v_11 / 8;
-// CHECK-NEXT:   const int v_13 = v_11 % 8;
-// CHECK-NEXT:   A_shared[v_13 * 64 + v_12] = A4.z;
-// CHECK-NEXT:   const int v_14 = ax0_ax1_fused_0 * 256 + i_1_j_1_fused * 4 + 3;
-// CHECK-NEXT:   const int v_15 = v_14 / 8;
-// CHECK-NEXT:   const int v_16 = v_14 % 8;
-// CHECK-NEXT:   A_shared[v_16 * 64 + v_15] = A4.w;
+// CHECK-NEXT:   A_shared[(ax0_ax1_fused_0 * 256 + i_1_j_1_fused * 4 + 1) % 8 * 64 + (ax0_ax1_fused_0 * 256 + i_1_j_1_fused * 4 + 1) / 8] = A4.y;
+// CHECK-NEXT:   A_shared[(ax0_ax1_fused_0 * 256 + i_1_j_1_fused * 4 + 2) % 8 * 64 + (ax0_ax1_fused_0 * 256 + i_1_j_1_fused * 4 + 2) / 8] = A4.z;
+// CHECK-NEXT:   A_shared[(ax0_ax1_fused_0 * 256 + i_1_j_1_fused * 4 + 3) % 8 * 64 + (ax0_ax1_fused_0 * 256 + i_1_j_1_fused * 4 + 3) / 8] = A4.w;
 // CHECK-NEXT: }
 // CHECK-NEXT: for (int ax0_ax1_fused_0_1 = 0; ax0_ax1_fused_0_1 < 2; ++ax0_ax1_fused_0_1) {
-// CHECK-NEXT:   const int v_17 = ax0_ax1_fused_0_1 * 256 + i_1_j_1_fused * 4;
-// CHECK-NEXT:   const int v_18 = v_17 / 64;
-// CHECK-NEXT:   const int v_19 = v_17 % 64;
-// CHECK-NEXT:   *(float4*)(B_shared + (v_18 * 64 + v_19)) = *(const float4*)(B + ((v_4 + v_18) * 1024 + v_1 + v_19));  // ax0_ax1_fused_2: 4 floats
+// CHECK-NEXT:   const int v_8 = ax0_ax1_fused_0_1 * 256 + i_1_j_1_fused * 4;
+// CHECK-NEXT:   const int v_9 = v_8 / 64;
+// CHECK-NEXT:   const int v_10 = v_8 % 64;
+// CHECK-NEXT:   *(float4*)(B_shared + (v_9 * 64 + v_10)) = *(const float4*)(B + ((v_4 + v_9) * 1024 + v_1 + v_10));  // ax0_ax1_fused_2: 4 floats
 // CHECK-NEXT: }
 // CHECK-NEXT: __syncthreads();
 
