@@ -81,15 +81,22 @@ def ptxas_usage(source: Path, arch: str) -> str:
             f"{spills[1] if spills else '?'} B spill stores, {spills[2] if spills else '?'} B spill loads")
 
 
-def report(n: int, arch: str, tile_k: int) -> str:
-    module = seed_gpu.scheduled("gpu_matmul.mlir", seed_gpu.hand_gemm(tile_k), n)
-    source_text = cuda_program(module).source
+def compile_ptx(source_text: str, arch: str) -> tuple[str, str]:
+    """The PTX of a CUDA C source, and ptxas -v's registers and spills."""
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "gemm.cu"
         source.write_text(source_text)
         ptx = subprocess.run(["nvcc", f"-arch={arch}", "-ptx", str(source), "-o", "-"],
                              capture_output=True, text=True, check=True).stdout
-        usage = ptxas_usage(source, arch)
+        return ptx, ptxas_usage(source, arch)
+
+
+def hand_gemm_source(n: int, tile_k: int = 8) -> str:
+    return cuda_program(seed_gpu.scheduled("gpu_matmul.mlir", seed_gpu.hand_gemm(tile_k), n)).source
+
+
+def report(n: int, arch: str, tile_k: int) -> str:
+    ptx, usage = compile_ptx(hand_gemm_source(n, tile_k), arch)
     whole = Counter(kind for line in ptx.splitlines() for kind in kinds(line))
     lines = [f"n = {n}: {usage}; whole kernel: " + ", ".join(f"{kind} {whole[kind]}" for kind in KINDS[:6])]
     for k, counts in enumerate(main_loops(ptx)):

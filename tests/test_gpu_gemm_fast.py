@@ -10,6 +10,8 @@ of a row of A, four scalar stores down a column of the tile."""
 
 from __future__ import annotations
 
+import importlib.util
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -93,6 +95,26 @@ def test_guarded_float4_copy() -> None:
     b, c = np.full(1004, np.nan, np.float32), np.full(1004, np.nan, np.float32)
     xtir.build(module, target="cuda-cpu")(a, b, c)
     assert np.array_equal(b, a) and np.array_equal(c[:1002], a[:1002]) and np.isnan(c[1002:]).all()
+
+
+def _gemm_ptx():
+    spec = importlib.util.spec_from_file_location("gemm_ptx", Path(__file__).resolve().parent.parent / "benchmarks/gemm_ptx.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH: no PTX to count")
+def test_interior_main_loop_is_the_whole_tile_loop() -> None:
+    """In nvcc's PTX (benchmarks/gemm_ptx.py) the main loop of n = 1000's interior blocks has the
+    instructions of n = 1024's: float4 loads from global and shared memory, one branch an
+    iteration; the edge blocks' loop keeps a branch per multiply-add."""
+    gemm_ptx = _gemm_ptx()
+    loops = {n: gemm_ptx.main_loops(gemm_ptx.compile_ptx(gemm_ptx.hand_gemm_source(n), "sm_90")[0]) for n in (1000, 1024)}
+    (whole,), (interior, edge) = loops[1024], loops[1000]
+    assert interior == whole
+    assert (whole["fma"], whole["ld.shared.v4"], whole["ld.shared"], whole["ld.global"], whole["bra"]) == (512, 32, 0, 0, 1)
+    assert edge["bra"] >= 512
 
 
 def test_no_versions_without_edges() -> None:
