@@ -189,11 +189,6 @@ def _aligned(access: memref.LoadOp | memref.StoreOp, v: SSAValue, body: Block) -
     return offset is not None and offset.coef == 1 and offset.div % WIDTH == 0
 
 
-def _memory_space(buffer: SSAValue) -> str | None:
-    space = buffer.type.memory_space if isinstance(buffer.type, MemRefType) else None
-    return space.data if isinstance(space, StringAttr) else None
-
-
 def _identity_layout(ty: MemRefType) -> bool:
     from xdsl.dialects.builtin import NoneAttr
 
@@ -234,6 +229,11 @@ def float4_copy(loop: scf.ForOp) -> Float4Copy | None:
 def _effects(block: Block) -> list[Operation]:
     """The ops of `block` but index arithmetic, the comparisons of a guard and the yield."""
     return [op for op in block.ops if not isinstance(op, scf.YieldOp | arith.CmpiOp | arith.AndIOp) and not _index_op(op)]
+
+
+def _memory_space(buffer: SSAValue) -> str | None:
+    space = buffer.type.memory_space if isinstance(buffer.type, MemRefType) else None
+    return space.data if isinstance(space, StringAttr) else None
 
 
 def _uniform(cond: SSAValue, v: SSAValue, body: Block) -> bool:
