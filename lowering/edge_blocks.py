@@ -179,25 +179,34 @@ def version_kernel(kernel: gpu.FuncOp) -> None:
     body = kernel.body.block
     end = body.last_op
     assert isinstance(end, gpu.ReturnOp)
-    tests = [i for i in dict.fromkeys(guards.values()) if i.block.bounds(ranges.block)[1] >= i.limit]  # type: ignore[index]
     true = arith.ConstantOp.from_int_and_width(1, 1)
     Rewriter.insert_op(true, InsertPoint.before(end))
-    statements = _split_statements(body)
-    if tests:
-        emitter = IndexEmitter(end)
-        cond = emitter.all_of([emitter.cmp(emitter.expr(t.block), "slt", t.limit) for t in tests])
-        mapping: dict[SSAValue, SSAValue] = {}
-        fast = Block([op.clone(value_mapper=mapping) for op in statements])
-        for op in statements:
-            op.detach()
-        guarded = Block(statements)
-        fast.add_op(scf.YieldOp())
-        guarded.add_op(scf.YieldOp())
-        Rewriter.insert_op(scf.IfOp(cond, [], Region(fast), Region(guarded)), InsertPoint.before(end))
-        statements, guards = list(fast.ops), {mapping.get(leaf, leaf): i for leaf, i in guards.items()}
-    _fold_true(statements, list(guards), true.result)  # without tests every block is wholly inside
+    always = [leaf for leaf, i in guards.items() if i.block.bounds(ranges.block)[1] < i.limit]  # type: ignore[index]
+    _fold_true(_split_statements(body), always, true.result)  # every block is wholly inside these
+    edges = {leaf: i for leaf, i in guards.items() if leaf not in always}
+    if edges:
+        _version(body, edges, true.result)
     region_dce(kernel.body)
     cse(kernel)
+
+
+def _version(body: Block, edges: dict[SSAValue, Inside], true: SSAValue) -> None:
+    """The kernel's statements in two copies: under the blocks wholly inside every edge, the copy
+    without those guards; else the original."""
+    end = body.last_op
+    assert end is not None
+    emitter = IndexEmitter(end)
+    cond = emitter.all_of([emitter.cmp(emitter.expr(i.block), "slt", i.limit) for i in dict.fromkeys(edges.values())])
+    statements = _split_statements(body)
+    mapping: dict[SSAValue, SSAValue] = {}
+    fast = Block([op.clone(value_mapper=mapping) for op in statements])
+    for op in statements:
+        op.detach()
+    guarded = Block(statements)
+    fast.add_op(scf.YieldOp())
+    guarded.add_op(scf.YieldOp())
+    Rewriter.insert_op(scf.IfOp(cond, [], Region(fast), Region(guarded)), InsertPoint.before(end))
+    _fold_true(list(fast.ops), [mapping.get(leaf, leaf) for leaf in edges], true)
 
 
 @dataclass(frozen=True)
