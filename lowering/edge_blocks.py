@@ -24,8 +24,8 @@ thread ids and loop variables only, the latter bounded (`gpu.known_block_size`, 
 bounds): it holds for every thread and iteration of a block when `block part < b - max(rest)`,
 a condition the whole block agrees on, so a barrier under it is reached by all threads or none.
 Guards on anything else (the k tail of a reduction, `k == 0` of an init) stay in both copies.
-A guard that no block of the grid (`gpu.known_grid_size`) satisfies wholly is left alone, and a
-kernel whose edge guards hold for every block only loses them. The kernel is marked
+A guard that no block of the grid (`gpu.known_grid_size`) satisfies wholly is left alone; one
+that every block satisfies wholly is dropped from both copies (no copy when all are such). The kernel is marked
 `xtir.edge_versions`, and a second run leaves it alone.
 
 ptxas gives a kernel the registers of its hungrier copy: the hand GEMM's guarded copy takes 210
