@@ -4,7 +4,10 @@ A `float4` access needs its address 16-byte aligned. The CUDA emitter turns a ve
 `scf.for %v = 0 to 4` whose body copies one f32 element (`memref.load` then `memref.store`
 of the loaded value, indices computed by index arithmetic) into
 `*(float4*)(dst + d) = *(const float4*)(src + s)` only when both linear offsets are
-provably `base + v` with `base` a multiple of 4: the buffers themselves start 16-byte
+provably `base + v` with `base` a multiple of 4. When only the load's offset is (a copy that
+transposes, e.g. a row of A into a k-major shared tile), the load is one float4 and the store
+four scalar stores of its lanes (from distinct buffers, so that the loads may all go first;
+kernel parameters are `__restrict__`). The buffers themselves start 16-byte
 aligned (cudaMalloc gives 256 bytes; `__shared__`/local arrays are declared
 `__align__(16)`; device arrays passed by the caller are checked at the call).
 
@@ -21,8 +24,8 @@ import math
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, gpu, memref, scf
-from xdsl.dialects.builtin import Float32Type, IntegerAttr, MemRefType
-from xdsl.ir import Block, BlockArgument, SSAValue
+from xdsl.dialects.builtin import Float32Type, IntegerAttr, MemRefType, StringAttr
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from xtir.dialects.layout import static_strides, strides_of
 from xtir.lowering.loops import LOOP_KIND, VECTORIZED, constant_int
@@ -41,11 +44,20 @@ class Lane:
 
 @dataclass(frozen=True)
 class Float4Copy:
-    """A vectorized loop that is one aligned float4 copy."""
+    """A vectorized loop that is one aligned float4 load and one aligned float4 store, or
+    (`scattered`) four scalar stores of the loaded lanes."""
 
     loop: scf.ForOp
     load: memref.LoadOp
     store: memref.StoreOp
+    scattered: bool = False
+    guard: scf.IfOp | None = None
+    """An if around the copy whose condition is the same on the 4 lanes."""
+
+    @property
+    def float4_buffers(self) -> list[SSAValue]:
+        """The buffers accessed as float4."""
+        return [self.load.memref] if self.scattered else [self.load.memref, self.store.memref]
 
 
 def _loop_of(arg: BlockArgument) -> scf.ForOp | None:
@@ -96,7 +108,9 @@ def nonnegative(value: SSAValue, depth: int = 0) -> bool:
 
 
 def _depends_on(value: SSAValue, body: Block) -> bool:
-    return not isinstance(value, BlockArgument) and value.owner.parent_block() is body
+    """Whether `value` is computed in the loop of `body` (directly or under its guard)."""
+    loop = body.parent_op()
+    return not isinstance(value, BlockArgument) and loop is not None and loop.is_ancestor(value.owner)
 
 
 def lane(value: SSAValue, v: SSAValue, body: Block) -> Lane | None:
@@ -190,15 +204,50 @@ def float4_copy(loop: scf.ForOp) -> Float4Copy | None:
         return None
     body = loop.body.block
     v = body.args[0]
-    effects = [op for op in body.ops if not isinstance(op, scf.YieldOp) and not _index_op(op)]
+    effects = _effects(body)
+    guard = effects[0] if len(effects) == 1 and isinstance(effects[0], scf.IfOp) else None
+    if guard is not None:
+        if guard.results or (guard.false_region.blocks and _effects(guard.false_region.block)):
+            return None
+        if not _uniform(guard.cond, v, body):
+            return None
+        effects = _effects(guard.true_region.block)
     if len(effects) != 2 or not isinstance(load := effects[0], memref.LoadOp):
         return None
     store = effects[1]
     if not isinstance(store, memref.StoreOp) or store.value is not load.res or load.res.uses.get_length() != 1:
         return None
-    if not (_aligned(load, v, body) and _aligned(store, v, body)):
+    if not _aligned(load, v, body):
         return None
-    return Float4Copy(loop, load, store)
+    if _aligned(store, v, body):
+        return Float4Copy(loop, load, store, guard=guard)
+    if store.memref is load.memref or _memory_space(load.memref) == "local":
+        return None  # a per-thread array lives in registers: no wider load to gain
+    return Float4Copy(loop, load, store, scattered=True, guard=guard)
+
+
+def _effects(block: Block) -> list[Operation]:
+    """The ops of `block` but index arithmetic, the comparisons of a guard and the yield."""
+    return [op for op in block.ops if not isinstance(op, scf.YieldOp | arith.CmpiOp | arith.AndIOp) and not _index_op(op)]
+
+
+def _memory_space(buffer: SSAValue) -> str | None:
+    space = buffer.type.memory_space if isinstance(buffer.type, MemRefType) else None
+    return space.data if isinstance(space, StringAttr) else None
+
+
+def _uniform(cond: SSAValue, v: SSAValue, body: Block) -> bool:
+    """Whether the guard `cond` (`x < n` and ...) is the same on the 4 lanes: x does not depend on
+    the lane, or is `base + v` with base and n multiples of 4 (x < n just when base < n)."""
+    op = cond.owner
+    if isinstance(op, arith.AndIOp):
+        return _uniform(op.lhs, v, body) and _uniform(op.rhs, v, body)
+    if not isinstance(op, arith.CmpiOp) or op.predicate.value.data != 2:  # slt
+        return False
+    x, n = lane(op.lhs, v, body), lane(op.rhs, v, body)
+    if x is None or n is None or n.coef:
+        return False
+    return x.coef == 0 or (x.coef == 1 and x.div % WIDTH == 0 and (c := constant_int(op.rhs)) is not None and c % WIDTH == 0)
 
 
 def _index_op(op: object) -> bool:

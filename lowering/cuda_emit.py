@@ -50,14 +50,14 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
 )
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from xtir.dialects.layout import reach, strides_of
 from xtir.errors import XtirError
 from xtir.interpreters.integer import width
 from xtir.lowering import cuda_c as c
 from xtir.lowering.arith_guards import ArithSite, needs_guard, site_of
-from xtir.lowering.cuda_align import float4_copy, nonnegative
+from xtir.lowering.cuda_align import Float4Copy, float4_copy, nonnegative
 from xtir.lowering.cuda_c import Expr
 from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, UNROLLED, VECTORIZED, constant_int, loop_name, trip_count
 
@@ -400,7 +400,7 @@ class _KernelEmitter:
     @property
     def _float4_buffers(self) -> set[SSAValue]:
         return {v for op in self.kernel.walk() if isinstance(op, scf.ForOp) and (copy := float4_copy(op))
-                for v in (copy.load.memref, copy.store.memref)}
+                for v in copy.float4_buffers}
 
     def line(self, text: str) -> None:
         self.lines.append("  " * self.depth + text)
@@ -701,7 +701,7 @@ class _KernelEmitter:
         kind = op.attributes.get(LOOP_KIND)
         kind = kind.data if isinstance(kind, StringAttr) else "serial"
         if (copy := float4_copy(op)) is not None:
-            self.float4(copy.load, copy.store, op)
+            self.float4_copy(copy)
             return
         iv = op.body.block.args[0]
         lower, upper = self.expr(op.lb), self.expr(op.ub)
@@ -720,18 +720,53 @@ class _KernelEmitter:
         self.nested(op.body.block.ops)
         self.line("}")
 
-    def float4(self, load: memref.LoadOp, store: memref.StoreOp, loop: scf.ForOp) -> None:
-        label = _loop_name(loop) or "vectorized loop"
-        lane = loop.body.block.args[0]
-        self.fixed[lane] = 0
-        for op in loop.body.block.ops:  # lane 0's index values used twice (floordiv and rem of one offset)
-            if op.results and op.results[0].uses.get_length() > 1 and not isinstance(op, arith.ConstantOp):
-                self.line(f"const {self.index_type} {self.declare(op.results[0], op.results[0].name_hint, 'v')} = "
-                          f"{self.render(op).text};")
-        dst = f"{self.buffer(store.memref)} + {self.offset(store).at(c.ADD + 1)}"
-        src = f"{self.buffer(load.memref)} + {self.offset(load).at(c.ADD + 1)}"
+    def float4_copy(self, copy: Float4Copy) -> None:
+        """The copy at lane 0, under its guard (the same on every lane) if it has one."""
+        lane = copy.loop.body.block.args[0]
+        self.lane_values(copy.loop.body.block, lane, 0)
+        if copy.guard is None:
+            (self.scattered_float4 if copy.scattered else self.float4)(copy)
+        else:
+            self.line(f"if ({self.expr(copy.guard.cond).text}) {{")
+            self.depth += 1
+            self.lane_values(copy.guard.true_region.block, lane, 0)
+            (self.scattered_float4 if copy.scattered else self.float4)(copy)
+            self.depth -= 1
+            self.line("}")
         del self.fixed[lane]
+
+    def float4(self, copy: Float4Copy) -> None:
+        label = _loop_name(copy.loop) or "vectorized loop"
+        dst = f"{self.buffer(copy.store.memref)} + {self.offset(copy.store).at(c.ADD + 1)}"
+        src = f"{self.buffer(copy.load.memref)} + {self.offset(copy.load).at(c.ADD + 1)}"
         self.line(f"*(float4*)({dst}) = *(const float4*)({src});  // {label}: 4 floats")
+
+    def scattered_float4(self, copy: Float4Copy) -> None:
+        """One float4 load, then a scalar store of each lane (`.x` to `.w`) at its own offset."""
+        label = _loop_name(copy.loop) or "vectorized loop"
+        lane = copy.loop.body.block.args[0]
+        lanes = self.unique(f"{self.buffer(copy.load.memref)}4")
+        src = f"{self.buffer(copy.load.memref)} + {self.offset(copy.load).at(c.ADD + 1)}"
+        self.line(f"const float4 {lanes} = *(const float4*)({src});  // {label}: 4 floats, stored one by one")
+        self.line(f"{self.access(copy.store)} = {lanes}.x;")
+        for value in [v for v in self.names if not isinstance(v, BlockArgument) and copy.loop.is_ancestor(v.owner)]:
+            del self.names[value]  # lane 0's locals: the other lanes' offsets are printed whole
+        for k, field_name in enumerate("yzw", start=1):
+            self.fixed[lane] = k
+            self.line(f"{self.access(copy.store)} = {lanes}.{field_name};")
+
+    def lane_values(self, block: Block, lane: SSAValue, k: int) -> None:
+        """Print the index values of a vectorized loop's `block` at lane `k` that are used twice
+        (the floordiv and rem of one offset) as locals, but a value that is a name already (`x + 0`);
+        the others are printed where used."""
+        self.fixed[lane] = k
+        for op in block.ops:
+            if op.results and op.results[0].uses.get_length() > 1 and not isinstance(op, arith.ConstantOp | arith.CmpiOp):
+                text = self.render(op).text
+                if text.isidentifier():
+                    self.names[op.results[0]] = text
+                else:
+                    self.line(f"const {self.index_type} {self.declare(op.results[0], op.results[0].name_hint, 'v')} = {text};")
 
     def branch(self, op: scf.IfOp) -> None:
         if op.results:

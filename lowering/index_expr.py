@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
@@ -257,9 +257,10 @@ _DECODE_BINARY = {
 
 def decode(value: SSAValue) -> Expr | None:
     """The Expr an IndexEmitter-style arith computation of `value` stands for, over the
-    values it starts from (loop variables); None for anything else it could be."""
+    values it starts from (loop variables, and GPU thread and block ids); None for anything else
+    it could be."""
     op = value.owner
-    if not isinstance(op, Operation):
+    if not isinstance(op, Operation) or isinstance(op, gpu.ThreadIdOp | gpu.BlockIdOp):
         return Expr.var(value)
     if isinstance(op, arith.SelectOp):
         return _decode_floor_mod(op)

@@ -57,6 +57,7 @@ def lower_to_gpu(module: ModuleOp) -> ModuleOp:
         _run(result, "lower-blocks")
     if not uses_dialect(result, "gpu"):
         _run(result, "lower-to-gpu")
+        _run(result, "version-edge-blocks")
     return result
 
 

@@ -55,6 +55,7 @@ XTIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "check-bounds": _lowering("bounds_check", "CheckBoundsPass"),
     "blocks-to-scf": _lowering("blocks_to_scf", "BlocksToScfPass"),
     "lower-to-gpu": _lowering("to_gpu", "LowerToGPUPass"),
+    "version-edge-blocks": _lowering("edge_blocks", "VersionEdgeBlocksPass"),
     "guard-arith": _lowering("arith_guards", "GuardArithPass"),
     "check-llvm-target": _lowering("llvm_target", "CheckLLVMTargetPass"),
     "mangle-symbols": _lowering("llvm_target", "MangleSymbolsPass"),
