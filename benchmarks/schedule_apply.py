@@ -2,6 +2,11 @@
 `default_space` and `gpu_space` on the 1024³ matmuls of benchmarks/tune_matmul.py, the same
 seeds each run. A sample the space refuses counts with the time it took to refuse.
 
+Then the tuner's other draw: a mutation (one decision of a sample changed, xtir.tune.sampling.mutate),
+applied from scratch ("mutation") and with the samples' states cached by trace prefix, as the
+tuner applies it ("mutation, cached": it resumes after the primitives it shares with its parent;
+xtir/tune/state_cache.py). A base without the cache measures only the samples.
+
 Run: python benchmarks/schedule_apply.py [--samples N] [--base DIR] [--rounds R]
 
 With --base DIR (a checkout of another commit, e.g. `git archive BASE | tar -x -C DIR`), the
@@ -14,11 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {"xtir": "xtir", "xtir.dialects": "dialects", "xtir.lowering": "lowering", "xtir.passes": "passes"}
@@ -31,25 +38,44 @@ def measure(samples: int) -> dict[str, list[float]]:
     from tune_matmul import matmul_text
 
     import xtir
-    from xtir.errors import XtirError
-    from xtir.schedule import Schedule
+    from xtir.tune.sampling import mutate
     from xtir.tune.spaces import default_space
     from xtir.tune.spaces_gpu import gpu_space
+
+    try:
+        from xtir.tune.state_cache import StateCache
+    except ImportError:  # a base from before the cache
+        StateCache = None
 
     spaces = {"default_space": default_space, "gpu_space": gpu_space}
     result = {}
     for space, workload in SPACES:
         mod = xtir.parse(matmul_text(1024, workload == "abt"))
-        seconds = []
-        for seed in range(samples):
-            start = time.perf_counter()
-            try:
-                spaces[space](Schedule(mod, seed=seed))
-            except XtirError:
-                pass
-            seconds.append(time.perf_counter() - start)
-        result[f"{space} {workload}"] = seconds
+        cache = StateCache() if StateCache else None
+        applied = [_timed(mod, spaces[space], seed, cache=cache) for seed in range(samples)]
+        result[f"{space} {workload}"] = [seconds for seconds, _ in applied]
+        if cache is None:
+            continue
+        rng = random.Random(0)
+        mutations = [mutate(sch.decision_trace(), rng) for _, sch in applied]
+        result[f"{space} {workload}, mutation"] = [_timed(mod, spaces[space], k, m)[0] for k, m in enumerate(mutations)]
+        result[f"{space} {workload}, mutation, cached"] = [_timed(mod, spaces[space], k, m, cache)[0]
+                                                           for k, m in enumerate(mutations)]
     return result
+
+
+def _timed(mod, space, seed: int, decisions=None, cache=None) -> tuple[float, Any]:
+    """Seconds to apply `space` (refused or not), and the schedule."""
+    from xtir.errors import XtirError
+    from xtir.schedule import Schedule
+
+    start = time.perf_counter()
+    sch = Schedule(mod, seed=seed, decisions=decisions, **({"cache": cache} if cache is not None else {}))
+    try:
+        space(sch)
+    except XtirError:
+        pass
+    return time.perf_counter() - start, sch
 
 
 def _child(source: Path, samples: int) -> dict[str, list[float]]:
@@ -86,10 +112,13 @@ def main() -> None:
                 runs[label].setdefault(key, []).extend(seconds)
     print("| space, workload | base s/sample (mean, max) | this s/sample (mean, max) | base / this |")
     print("|---|---|---|---|")
-    for key in runs["this"]:
-        base, this = runs["base"][key], runs["this"][key]
+    for key, this in runs["this"].items():
+        base = runs["base"].get(key)
+        if base is None:  # a mutation row, which a base without the cache does not measure
+            print(f"| {key} | | {statistics.mean(this):.3f}, {max(this):.2f} | |")
+            continue
         print(f"| {key} | {statistics.mean(base):.3f}, {max(base):.2f} | {statistics.mean(this):.3f}, "
-              f"{max(this):.2f} | {statistics.mean(base) / statistics.mean(this):.1f}x |")
+              f"{max(this):.2f} | {statistics.mean(base) / statistics.mean(this):.2f}x |")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ cooperative fetch that TVM's GPU schedules make.)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -56,20 +57,20 @@ def check_independent(loop: ForOp) -> None:
 def check_no_carried_dependence(loop: ForOp) -> None:
     """Refuse `loop` when two of its iterations share an element that one writes, as the build
     would see it with `loop` parallel: blocks inlined, scratch buffers compacted."""
-    (copy,) = _as_built(function_of(loop), [loop], made_parallel=loop)
+    (copy,) = _as_built(function_of(loop), [loop], made_parallel=[loop])
     conflict = carried_conflict(copy)
     if conflict is not None:
         raise ScheduleError(loop, f"{describe(conflict, loop)}; its iterations are not independent")
 
 
-def _as_built(f: Operation, loops: list[ForOp], made_parallel: ForOp | None = None) -> list[ForOp]:
+def _as_built(f: Operation, loops: list[ForOp], made_parallel: Sequence[ForOp] = ()) -> list[ForOp]:
     """The copies of `loops` in a copy of `f` lowered as the build lowers it (blocks inlined,
-    scratch buffers compacted), with `made_parallel` marked parallel first."""
+    scratch buffers compacted), with the `made_parallel` loops marked parallel first."""
     index = {id(lp): k for k, lp in enumerate(all_loops(f))}
     lowered = f.clone()
     copies = all_loops(lowered)
-    if made_parallel is not None:
-        set_kind(copies[index[id(made_parallel)]], PARALLEL)
+    for loop in made_parallel:
+        set_kind(copies[index[id(loop)]], PARALLEL)
     inline_blocks(lowered.regions[0])
     for alloc in [op for op in lowered.walk() if isinstance(op, AllocOp)]:
         compact(alloc, lowered)  # type: ignore[arg-type]
@@ -81,13 +82,33 @@ def check_marked_loops(f: Operation) -> None:
     vectorized one whose iterations are no longer independent (vectorize's check)."""
     loops = all_loops(f)
     parallel = [lp for lp in loops if lp.kind == PARALLEL]
-    for loop, copy in zip(parallel, _as_built(f, parallel) if parallel else []):
+    vectorized = [lp for lp in loops if lp.kind == VECTORIZED]
+    for loop, copy in zip([*parallel, *vectorized], _as_checked(f, parallel, vectorized)):
         if (conflict := carried_conflict(copy)) is not None:
             raise _race(loop, conflict)
-    for loop in (lp for lp in loops if lp.kind == VECTORIZED):
-        (copy,) = _as_built(f, [loop], made_parallel=loop)
-        if (conflict := carried_conflict(copy)) is not None:
-            raise _race(loop, conflict)
+
+
+def _as_checked(f: Operation, parallel: list[ForOp], vectorized: list[ForOp]) -> list[ForOp]:
+    """The copy of each `parallel` loop in `f` lowered as built, then of each `vectorized` loop
+    in `f` lowered with it marked parallel (what vectorize checks). One lowered copy serves the
+    parallel loops and the vectorized loops that are not nested in another vectorized loop, nor
+    enclose one or a parallel loop, all marked at once; each other vectorized loop gets its own.
+
+    Marking a loop parallel changes the lowering only where compact-buffers moves a buffer it
+    cannot shrink into the outermost parallel loop enclosing all its uses (compact_buffers.py).
+    A buffer moved so into a vectorized loop V of the shared copy, instead of into the loop L
+    checked or staying where it was, has all its uses in V, and V is outside every parallel loop
+    enclosing them; L is neither inside V nor encloses V, so the buffer is outside L either way.
+    """
+    def apart(loop: ForOp) -> bool:
+        return not any(loop is not other and (loop.is_ancestor(other) or other.is_ancestor(loop)) for other in vectorized) \
+            and not any(loop.is_ancestor(p) for p in parallel)
+
+    shared = [lp for lp in vectorized if apart(lp)]
+    together = [*parallel, *shared]
+    copies = dict(zip(map(id, together), _as_built(f, together, made_parallel=shared) if together else []))
+    return [copies[id(lp)] if id(lp) in copies else _as_built(f, [lp], made_parallel=[lp])[0]
+            for lp in [*parallel, *vectorized]]
 
 
 def _race(loop: ForOp, conflict: Conflict) -> XtirPassError:

@@ -31,7 +31,7 @@ from typing import Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from xtir.context import make_context
 from xtir.dialects.block import BlockOp, ForOp, buffer_name, enclosing_block
@@ -51,6 +51,7 @@ from xtir.passes.analysis.regions import BufferRegion, read_regions, write_regio
 from xtir.pipeline import build_pass, run_passes, spec_text
 from xtir.support.locations import carry_source, clone_module
 from xtir.tune.sampling import Decision, Sampler, dumps
+from xtir.tune.state_cache import CachedState, StateCache, positions
 from xtir.verify_numerics import NumericsChecker
 
 
@@ -126,10 +127,14 @@ class Schedule:
     With `verify_numerics`, every primitive is also checked to keep the function's
     results on random inputs (xtir.verify_numerics); one that changes them raises
     XtirNumericsError naming it, and the schedule stays as it was.
+
+    With a `cache` (xtir/tune/state_cache.py, shared by the schedules of one module), a primitive
+    that some schedule applied after the same primitives adopts the state it made then (not with
+    `verify_numerics`, whose checks must run).
     """
 
     def __init__(self, module: ModuleOp, func_name: str | None = None, verify_numerics: bool = False,
-                 seed: int | None = None, decisions: Sequence[Any] | None = None):
+                 seed: int | None = None, decisions: Sequence[Any] | None = None, cache: StateCache | None = None):
         module = expect_module(module, "xtir.Schedule", XtirPassError)
         function = _function_of(module, func_name)
         self._mod = IRModule.of(module)
@@ -145,12 +150,18 @@ class Schedule:
         self._consumed: dict[int, str] = {}
         self._numerics = NumericsChecker(self._mod, function.sym_name.data) if verify_numerics else None
         self._sampler = Sampler(seed, decisions)
+        self._cache = None if verify_numerics else cache
+        self._origin = cache.origin(self._mod) if self._cache is not None else ""
+        # The cached state self._mod is (shared: never modified, copied before it is handed out), or None.
+        self._state: CachedState | None = None
 
     # state -------------------------------------------------------------------------------
     @property
     def mod(self) -> IRModule:
         """The current module (with TVM's `sch.mod.show()`). Do not modify it; the schedule's
-        next step starts from it."""
+        next step starts from it (and, as its holder might modify it, stores nothing in a cache)."""
+        self._own()
+        self._cache = None
         return self._mod
 
     @property
@@ -167,6 +178,7 @@ class Schedule:
         other = copy.copy(self)
         other._mod = clone_module(self._mod)
         other._ops = _carried(self._ops, self._mod, other._mod)
+        other._state = None
         other._consumed = dict(self._consumed)
         other._steps = list(self._steps)
         other._renamed = dict(self._renamed)
@@ -356,26 +368,62 @@ class Schedule:
         """The name of the function this schedule schedules."""
         return self._function().sym_name.data
 
+    def block_names(self) -> list[str]:
+        """The names of the scheduled function's blocks, in program order."""
+        return [b.label for b in all_blocks(self._function())]
+
     def get(self, rv: BlockRV | LoopRV) -> BlockOp | ForOp:
-        """The block's or loop's op in the current state (read it, do not modify it)."""
+        """The block's or loop's op in the current state (read it, do not modify it: with a cache,
+        the state may be shared by other schedules)."""
         return self._block(rv) if isinstance(rv, BlockRV) else self._loop(rv)
 
     # internals -----------------------------------------------------------------------------
     def _apply(self, pass_name: str, options: dict[str, Any]) -> Any:
-        """Run one primitive on a copy; adopt the copy only if the pass succeeds and it verifies.
-        Return what the primitive made (in the new state)."""
+        """Run one primitive on a copy; adopt the copy only if the pass succeeds and it verifies
+        (or adopt the state the cache holds for it). Return what the primitive made (in the new state)."""
         primitive = build_pass(pass_name, {**options, "func": self._func_name})
+        text = spec_text(primitive)
+        key = (self._origin, *self._steps, text)
+        if self._cache is not None and (state := self._cache.get(key)) is not None:
+            return self._resume(state, text)
+        before = list(self._mod.walk())
         module = clone_module(self._mod)
-        handles = _carried(self._ops, self._mod, module)
-        anchors = {h: _anchors(op) for h, op in handles.items()}
         existing = list(module.walk())  # held, so that no op made by the pass reuses an id of these
         (result,) = run_passes(module, [primitive], ctx=self._ctx, numerics=self._numerics,
                                where="primitive {k} of the schedule", first=len(self._steps) + 1)
-        self._mod = module
-        self._steps.append(spec_text(primitive))
-        step = f"{self._steps[-1]} (primitive {len(self._steps)} of the schedule)"
-        self._carry_over(handles, anchors, {id(op) for op in existing}, step)
-        return result
+        # where the handles' ops went; with a cache, every loop's and block's (any may be a handle later)
+        wanted = range(len(existing)) if self._cache is not None else self._positions().values()
+        marked = {k: existing[k] for k in wanted if isinstance(existing[k], ForOp | BlockOp)}
+        state = CachedState(module, result, _successors(marked, before, {id(op) for op in existing}, module))
+        if self._cache is None:
+            return self._resume(state, text, shared=False)
+        self._cache.put(key, state)
+        return self._resume(state, text)
+
+    def _positions(self) -> dict[int, int]:
+        """Where each handle's op is in the current module (its position in walk order)."""
+        where = self._state.positions() if self._state is not None else positions(self._mod)
+        return {h: where[id(op)] for h, op in self._ops.items()}
+
+    def _resume(self, state: CachedState, step: str, shared: bool = True) -> Any:
+        """Adopt `state`, the state after primitive `step` from the current one: each handle then
+        denotes its op's successor, or is consumed by `step`."""
+        self._steps.append(step)
+        consumer = f"{step} (primitive {len(self._steps)} of the schedule)"
+        ops = {}
+        for h, k in self._positions().items():
+            if (new := state.successors.get(k)) is not None:
+                ops[h] = new
+            else:
+                self._consumed[h] = consumer
+        self._mod, self._ops, self._state = state.module, ops, state if shared else None
+        return state.result
+
+    def _own(self) -> None:
+        """Make the current state this schedule's own copy, if it is a cached one (before handing it out)."""
+        if self._state is not None:
+            module = clone_module(self._mod)
+            self._mod, self._ops, self._state = module, _carried(self._ops, self._mod, module), None
 
     def _buffer_of(self, block: BlockRV, kind: str, index: int) -> str:
         regions = {"read": read_regions, "write": write_regions}.get(kind)
@@ -386,25 +434,6 @@ class Schedule:
             raise XtirPassError(f'transform_layout: block "{block.name}" has {len(found)} {kind} buffers; '
                                 f"index {index} is out of range")
         return buffer_name(found[index].buffer)
-
-    def _carry_over(self, handles: dict[int, ForOp | BlockOp], anchors: dict[int, frozenset[str]],
-                    existing: set[int], step: str) -> None:
-        """Point each handle at what its op is after a primitive: the op itself when the primitive
-        kept it, else the one op the primitive made in its place (same kind and name, and for a
-        loop, above a block that the old loop was above); else the handle is consumed by `step`."""
-        present = {id(op) for op in self._mod.walk()}
-        made = [op for op in self._mod.walk() if id(op) not in existing and isinstance(op, ForOp | BlockOp)]
-        self._ops = {}
-        for h, op in handles.items():
-            if id(op) in present:
-                self._ops[h] = op
-                continue
-            successors = [new for new in made if type(new) is type(op) and new.label == op.label
-                          and (isinstance(op, BlockOp) or anchors[h] & _anchors(new))]
-            if len(successors) == 1:
-                self._ops[h] = successors[0]
-            else:
-                self._consumed[h] = step
 
     def _block_rv(self, block: BlockOp) -> BlockRV:
         h = next(self._ids)
@@ -528,7 +557,30 @@ def _carried(ops: dict[int, ForOp | BlockOp], source: ModuleOp, copy: ModuleOp) 
 
 
 def _anchors(op: ForOp | BlockOp) -> frozenset[str]:
+    """The names of the blocks under a loop (none for a block): what tells a loop's successor
+    among the loops a primitive made of the same name."""
     return frozenset(b.label for b in blocks_under(op)) if isinstance(op, ForOp) else frozenset()
+
+
+def _successors(ops: dict[int, ForOp | BlockOp], before: list[Operation], existing: set[int],
+                module: ModuleOp) -> dict[int, ForOp | BlockOp]:
+    """Where each of `ops` (by position in walk order) is after a primitive changed `module`, a
+    copy of the module whose ops are `before` (the copy's ops had the ids `existing`): the op
+    itself when the primitive kept it, else the one op the primitive made in its place (same
+    kind and name, and for a loop, above a block that the old loop was above); absent when none."""
+    present = {id(op) for op in module.walk()}
+    made = [op for op in module.walk() if id(op) not in existing and isinstance(op, ForOp | BlockOp)]
+    found: dict[int, ForOp | BlockOp] = {}
+    for k, op in ops.items():
+        if id(op) in present:
+            found[k] = op
+            continue
+        anchors = _anchors(before[k])  # of the op as it was, in the module the copy was made from
+        successors = [new for new in made if type(new) is type(op) and new.label == op.label
+                      and (isinstance(op, BlockOp) or anchors & _anchors(new))]
+        if len(successors) == 1:
+            found[k] = successors[0]
+    return found
 
 
 def _loop_text(loop: ForOp, function: func.FuncOp) -> str:

@@ -50,7 +50,6 @@ from xdsl.ir import SSAValue
 from xtir.dialects.block import REDUCE, SERIAL, Access, AccessOp, BlockOp, ForOp
 from xtir.dialects.expr import Expr
 from xtir.errors import XtirPassError
-from xtir.passes.analysis.navigation import all_blocks, select_function
 from xtir.passes.analysis.regions import read_regions
 from xtir.schedule import BlockRV, LoopRV, Schedule
 from xtir.tune.sampling import divisors, perfect_tilings
@@ -332,7 +331,7 @@ def _accumulator_permutation(op: BlockOp, vec: int) -> list[int] | None:
 
 
 def _block_names(sch: Schedule) -> list[str]:
-    return [b.label for b in all_blocks(select_function(sch.mod, sch.func_name))]
+    return sch.block_names()
 
 
 def _fresh_nest(sch: Schedule, block: BlockRV) -> bool:

@@ -4,9 +4,11 @@ The first candidates are random samples of the space (after the best ones of the
 when it knows the workload); then each candidate is, mostly, a mutation of one of the best
 measured so far (one decision changed to another of its options, the others kept) and
 sometimes a fresh sample. A mutation tried before is skipped before the space is applied (the
-space's schedule primitives cost far more than the search). A candidate the space cannot
-schedule, that does not build, or whose results differ from the unscheduled program's
-(computed once, on random inputs) is counted as failed and skipped. A pipeline measured
+space's schedule primitives cost far more than the search). Candidates share schedule states
+through a StateCache: a mutation resumes after the primitives it has in common with one
+applied before, mostly its parent. A candidate the space cannot schedule, that does not
+build, or whose results differ from the unscheduled program's (computed once, on random
+inputs) is counted as failed and skipped. A pipeline measured
 before (in this run, or in the database) is not measured again. When EXHAUSTED trials in a
 row draw nothing new (a small space, all of it measured), the search stops early
 (`TuneResult.exhausted`) rather than count those trials as failures.
@@ -52,6 +54,7 @@ from xtir.tune.features import function_features
 from xtir.tune.sampling import loads, mutate
 from xtir.tune.spaces import default_space
 from xtir.tune.spaces_gpu import gpu_space
+from xtir.tune.state_cache import StateCache
 from xtir.verify_numerics import compare, random_inputs
 
 Space = Callable[[Schedule], None]
@@ -131,7 +134,7 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
     pool = earlier  # the measured candidates, fastest first
     ranked = _RankedPool(model, name) if model else None
     if model:
-        _warm_start(model, mod, func_name, space, pool[:WARM_START], measurer.flops)
+        _warm_start(model, mod, func_name, space, pool[:WARM_START], measurer.flops, drawer.cache)
     measured: list[Record] = []
     bar = _Progress(trials, progress)
     stale = 0  # trials in a row that drew nothing new
@@ -174,7 +177,8 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
         result.history.append(_gflops(result.flops, pool[0].latency) if pool else 0.0)
         bar.update(result.history[-1], result.failures)
     bar.close()
-    rechecked = _recheck(mod, func_name, space, measurer, sorted(measured, key=lambda r: r.latency)[:RECHECK])
+    rechecked = _recheck(mod, func_name, space, measurer, sorted(measured, key=lambda r: r.latency)[:RECHECK],
+                         drawer.cache)
     for record, _ in rechecked:
         if db:
             db.add(workload, target, record)
@@ -183,7 +187,7 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
     if eligible:
         best = min(eligible, key=lambda r: r.latency)
         schedules = {r.pipeline: sch for r, sch in rechecked}
-        result.best = schedules.get(best.pipeline) or _replay(mod, func_name, space, best)
+        result.best = schedules.get(best.pipeline) or _replay(mod, func_name, space, best, drawer.cache)
         result.best_latency = best.latency
     if db:
         db.close()
@@ -191,11 +195,11 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
 
 
 def _recheck(mod: ModuleOp, func_name: str | None, space: Space, measurer: _Measurer,
-             records: list[Record]) -> list[tuple[Record, Schedule]]:
+             records: list[Record], cache: StateCache) -> list[tuple[Record, Schedule]]:
     """`records` (two or more) timed again in turns, with their schedules; none when fewer (or
     one the space no longer makes)."""
     try:
-        schedules = [_replay(mod, func_name, space, r) for r in records] if len(records) > 1 else []
+        schedules = [_replay(mod, func_name, space, r, cache) for r in records] if len(records) > 1 else []
     except XtirError:
         return []
     latencies = measurer.retime([sch.mod for sch in schedules])
@@ -210,6 +214,8 @@ class _Drawer:
         self._mod, self._func_name, self._space, self._rng = mod, func_name, space, rng
         self._tried = {_key(loads(r.decisions)) for r in records}
         self._seconds: list[float] = []
+        self.cache = StateCache()
+        """The schedule states of the candidates drawn, shared with every replay of this search."""
         self.failures = 0
         """Draws the space failed on."""
 
@@ -243,7 +249,8 @@ class _Drawer:
 
     def _apply(self, decisions: list[Any] | None) -> Schedule | None:
         start = time.perf_counter()
-        sch = Schedule(self._mod, self._func_name, seed=self._rng.randrange(1 << 31), decisions=decisions)
+        sch = Schedule(self._mod, self._func_name, seed=self._rng.randrange(1 << 31), decisions=decisions,
+                       cache=self.cache)
         try:
             self._space(sch)
         except XtirError:
@@ -288,12 +295,12 @@ class _RankedPool:
 
 
 def _warm_start(model: CostModel, mod: ModuleOp, func_name: str | None, space: Space, records: list[Record],
-                flops: int) -> None:
+                flops: int, cache: StateCache) -> None:
     """Teach the model the database's records (replayed for their features; one the space no longer makes is left out)."""
     features, gflops = [], []
     for record in records:
         try:
-            sch = _replay(mod, func_name, space, record)
+            sch = _replay(mod, func_name, space, record, cache)
         except XtirError:
             continue
         features.append(function_features(sch.mod, sch.func_name))
@@ -302,8 +309,8 @@ def _warm_start(model: CostModel, mod: ModuleOp, func_name: str | None, space: S
         model.update(features, gflops)
 
 
-def _replay(mod: ModuleOp, name: str | None, space: Space, record: Record) -> Schedule:
-    sch = Schedule(mod, name, decisions=loads(record.decisions))
+def _replay(mod: ModuleOp, name: str | None, space: Space, record: Record, cache: StateCache) -> Schedule:
+    sch = Schedule(mod, name, decisions=loads(record.decisions), cache=cache)
     space(sch)
     return sch
 

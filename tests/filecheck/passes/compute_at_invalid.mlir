@@ -434,3 +434,48 @@ func.func @rotated_init(%A: memref<4x6xf32>, %D: memref<4xf32>) {
   }
   func.return
 }
+
+// -----
+
+// As @recomputed_under_parallel with j vectorized: after the change the copy loop ax1 is vectorized inside j, and a
+// loop d elsewhere is vectorized too; each vectorized loop is still checked (the nested ones
+// each on its own lowered copy, the others on one: passes/loop_kind.py).
+func.func @recomputed_under_vectorized(%A: memref<8x8xf32>, %B: memref<8x8xf32>, %C: memref<8x8xf32>, %D: memref<8xf32>) {
+  %B_shared = block.alloc : memref<8x8xf32, "shared">
+  block.block "B"(%v0_o = spatial(1, 0), %v1_o = spatial(1, 0)) {
+    block.for %ax0 = 0 to 8 "ax0" {
+      block.for %ax1 = 0 to 8 "ax1" vectorized {
+        block.block "B_shared"(%v0_i = spatial(8, %ax0), %v1_i = spatial(8, %ax1)) {
+          %0 = block.load %B[%v0_i, %v1_i] : memref<8x8xf32>
+          block.store %0, %B_shared[%v0_i, %v1_i] : memref<8x8xf32, "shared">
+        }
+      }
+    }
+  }
+  block.for %r = 0 to 8 "r" {
+    // expected-error @+1 {{'block.for' op compute-at: after the change, vectorized loop "j" would race: block "B_shared" writes an element of B_shared in iteration 7 of loop "j" that block "matmul" reads in iteration 0; its iterations must stay independent}}
+    block.for %j = 0 to 8 "j" vectorized {
+      block.for %i = 0 to 8 "i" {
+        block.block "matmul"(%vi = spatial(8, %r), %vj = spatial(8, %j), %vk = reduce(8, %i)) {
+          block.init {
+            %zero = arith.constant 0.000000e+00 : f32
+            block.store %zero, %C[%vi, %vj] : memref<8x8xf32>
+          }
+          %c = block.load %C[%vi, %vj] : memref<8x8xf32>
+          %a = block.load %A[%vi, %vk] : memref<8x8xf32>
+          %b = block.load %B_shared[%vj, %vk] : memref<8x8xf32, "shared">
+          %ab = arith.mulf %a, %b : f32
+          %sum = arith.addf %c, %ab : f32
+          block.store %sum, %C[%vi, %vj] : memref<8x8xf32>
+        }
+      }
+    }
+  }
+  block.for %d = 0 to 8 "d" vectorized {
+    block.block "D"(%vd = spatial(8, %d)) {
+      %one = arith.constant 1.000000e+00 : f32
+      block.store %one, %D[%vd] : memref<8xf32>
+    }
+  }
+  func.return
+}
