@@ -133,12 +133,15 @@ def _phase_threads(nbytes: int) -> int:
 def _vector(op: memref.LoadOp | memref.StoreOp, threads: list[tuple[int, int, int]],
             element: int) -> tuple[scf.ForOp, int] | None:
     """The loop whose consecutive iterations make one wider access of `op`, and how many
-    iterations: a float4 copy (the emitter's own), or an unrolled loop, 0 to a multiple of
-    the width in steps of 1, along which every thread's address advances one element from a
+    iterations: a float4 copy (the emitter's own; a scattered copy's store is 4 scalar ones), or
+    an unrolled loop, 0 to a multiple of the width in steps of 1, along which every thread's address advances one element from a
     multiple of the width (what nvcc merges into `ld.shared.v4` / `.v2`)."""
     loop = op.parent_op()
-    if isinstance(loop, scf.ForOp) and (copy := float4_copy(loop)) is not None and op in (copy.load, copy.store):
-        return loop, 4
+    if isinstance(loop, scf.ForOp) and (copy := float4_copy(loop)) is not None:
+        # A scattered copy's stores stay scalar: one float4 load, then a store per lane.
+        if op is copy.load or (op is copy.store and not copy.scattered):
+            return loop, 4
+        return None
     for loop in (p for p in ancestors(op) if isinstance(p, scf.ForOp)):
         if loop_kind(loop) != UNROLLED or (constant_int(loop.lb), constant_int(loop.step)) != (0, 1):
             continue
