@@ -102,3 +102,16 @@ def test_racecheck_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None
 def test_racecheck_is_for_the_emulation_only(target: str) -> None:
     with pytest.raises(XtirError, match=f"racecheck=True is for target 'cuda-cpu'.*target '{target}' has no race detector"):
         xtir.build(_seed("vector_add"), target=target, racecheck=True)
+
+
+def test_xtir_run_racecheck(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from xtir.run import main
+
+    good, racy = tmp_path / "window_sum.mlir", tmp_path / "window_sum_racy.mlir"
+    good.write_text(str(_seed("window_sum")))
+    racy.write_text(str(_without_barrier("window_sum", 0)))
+    assert main([str(good), "--target", "cuda-cpu", "--racecheck", "--check"]) == 0
+    assert main([str(racy), "--target", "cuda-cpu", "--racecheck"]) == 1
+    assert "cuda-cpu racecheck: kernel 'main_kernel', __shared__ 'A_shared'" in capsys.readouterr().err
+    assert main([str(good), "--target", "llvm", "--racecheck"]) == 1
+    assert "racecheck=True is for target 'cuda-cpu'" in capsys.readouterr().err
