@@ -61,3 +61,10 @@ def test_minimize_drops_steps_and_shrinks_sizes_while_the_failure_stays(monkeypa
     smaller, outcome = gpu_fuzz.minimize(case, Outcome("wrong"))
     assert outcome.kind == "wrong"
     assert smaller.steps == ("unroll{loop=k}",) and smaller.program.sizes == (16,)
+
+
+def test_gpu_space_leaves_a_one_element_tile_in_global_memory() -> None:
+    """matmul 32x56x31, gpu_space seed 1055 (fuzz seed 1055): one row of A per thread block, k tiles
+    of 1, so A's tile is one element; _cooperative_fetch found no loop to split (IndexError)."""
+    outcome = run_case(Case(Program("matmul", (32, 56, 31)), 1055, space=True))
+    assert outcome.kind == "ok", outcome.detail
