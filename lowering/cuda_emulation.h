@@ -9,8 +9,9 @@
 // time: a missing barrier makes results wrong deterministically instead of now and then.
 // __shared__ arrays are function statics: one copy for the block that is running.
 //
-// The race detector (source emitted with racecheck=True, lowering/cuda_emit.py): each __shared__
-// access goes through XTIR_SHARED, which keeps, per element, who wrote and who read it in the
+// The race detector (compiled where XTIR_RACECHECK is defined, for a source emitted with
+// racecheck=True, lowering/cuda_emit.py: the default build compiles and runs as without it): each
+// __shared__ access goes through XTIR_SHARED, which keeps, per element, who wrote and who read it in the
 // current barrier interval (the generation) of the current block. Threads take turns, so the
 // check needs no lock and sees every access whatever the order: a write and another thread's
 // read or write of the same element between two barriers is a race (as compute-sanitizer's
@@ -24,15 +25,15 @@
 #include <semaphore.h>
 #include <string.h>
 
-#include <stdio.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <mutex>
-#include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
+#ifdef XTIR_RACECHECK
+#include <string>
+#include <unordered_map>
+#endif
 
 struct uint3 { unsigned x, y, z; };
 struct alignas(16) float4 { float x, y, z, w; };
@@ -62,10 +63,6 @@ struct Launch {
 };
 
 inline Launch* running = nullptr;
-inline unsigned launches = 0;  // launches so far: the race detector's records of earlier ones are stale
-// The race detector's first report of the running launch: of a race, else of an unwritten read
-// (a race found later explains such a read better: a missing barrier lets the reader go first).
-inline std::string race_report, unwritten_report;
 inline std::mutex one_launch_at_a_time;  // __shared__ statics are per kernel, not per launch
 inline thread_local unsigned thread_rank = 0;
 inline thread_local uint3 thread_idx{}, block_idx{};
@@ -123,69 +120,7 @@ inline void* worker(void* arg) {
   return nullptr;
 }
 
-template <typename F>
-void trampoline(void* f) { (*static_cast<F*>(f))(); }
-
-template <typename... P, size_t... I>
-void call(void (*kernel)(P...), void** args, std::index_sequence<I...>) {
-  kernel(static_cast<P>(args[I])...);
-}
-
-// Runs kernel<<<grid, block>>>(args...); 0 on success, else the number of threads started.
-template <typename... P>
-int launch(void (*kernel)(P...), void** args, const unsigned* dims) {
-  std::lock_guard<std::mutex> lock(one_launch_at_a_time);
-  Launch L;
-  L.grid = uint3{dims[0], dims[1], dims[2]};
-  L.block = uint3{dims[3], dims[4], dims[5]};
-  L.blocks = dims[0] * dims[1] * dims[2];
-  L.threads = dims[3] * dims[4] * dims[5];
-  L.turn.resize(L.threads);
-  L.state.assign(L.threads, RUNNING);
-  for (auto& s : L.turn) sem_init(&s, 0, 0);
-  sem_init(&L.done, 0, 0);
-  auto body = [&] { call(kernel, args, std::index_sequence_for<P...>{}); };
-  L.body = trampoline<decltype(body)>;
-  L.context = &body;
-  for (unsigned t = 0; t < L.threads; ++t) L.order.push_back(t);
-  arrange(L.order, 0);
-  running = &L;
-  ++launches;
-  race_report.clear();
-  unwritten_report.clear();
-  std::vector<pthread_t> threads(L.threads);
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, 1 << 20);
-  unsigned started = 0;
-  for (; started < L.threads; ++started)
-    if (pthread_create(&threads[started], &attr, worker, reinterpret_cast<void*>(size_t{started})) != 0) break;
-  pthread_attr_destroy(&attr);
-  int status = 0;
-  if (started < L.threads) {
-    status = static_cast<int>(started) + 1;
-    for (unsigned t = 0; t < started; ++t) pthread_cancel(threads[t]);
-  } else {
-    sem_post(&L.turn[L.order[0]]);
-    sem_wait(&L.done);
-  }
-  for (unsigned t = 0; t < started; ++t) pthread_join(threads[t], nullptr);
-  for (auto& s : L.turn) sem_destroy(&s);
-  sem_destroy(&L.done);
-  running = nullptr;
-  return status;
-}
-
-}  // namespace xtir_emu
-
-#define threadIdx (xtir_emu::thread_idx)
-#define blockIdx (xtir_emu::block_idx)
-#define blockDim (xtir_emu::running->block)
-#define gridDim (xtir_emu::running->grid)
-#define __syncthreads() xtir_emu::syncthreads()
-
-namespace xtir_emu {
-
+#ifdef XTIR_RACECHECK
 // What a thread did last to an element in the current barrier interval.
 struct Touch {
   int thread = -1;
@@ -200,6 +135,16 @@ struct Shadow {
 };
 
 inline std::unordered_map<const void*, Shadow> shadows;
+inline unsigned launches = 0;  // launches so far: the records of earlier ones are stale
+// The first report of the running launch: of a race, else of an unwritten read (a race found
+// later explains such a read better: a missing barrier lets the reader go first).
+inline std::string race_report, unwritten_report;
+
+inline void forget_earlier_launches() {
+  ++launches;
+  race_report.clear();
+  unwritten_report.clear();
+}
 
 inline const std::string& first_report() { return race_report.empty() ? unwritten_report : race_report; }
 
@@ -275,10 +220,70 @@ T& shared_access(T* base, long offset, int count, bool write, const char* buffer
   return base[offset];
 }
 
-}  // namespace xtir_emu
-
 #define XTIR_SHARED(buffer, offset, count, write) \
   (xtir_emu::shared_access(buffer, (offset), count, write, #buffer, __func__, __LINE__))
+#endif  // XTIR_RACECHECK
+
+template <typename F>
+void trampoline(void* f) { (*static_cast<F*>(f))(); }
+
+template <typename... P, size_t... I>
+void call(void (*kernel)(P...), void** args, std::index_sequence<I...>) {
+  kernel(static_cast<P>(args[I])...);
+}
+
+// Runs kernel<<<grid, block>>>(args...); 0 on success, else the number of threads started.
+template <typename... P>
+int launch(void (*kernel)(P...), void** args, const unsigned* dims) {
+  std::lock_guard<std::mutex> lock(one_launch_at_a_time);
+  Launch L;
+  L.grid = uint3{dims[0], dims[1], dims[2]};
+  L.block = uint3{dims[3], dims[4], dims[5]};
+  L.blocks = dims[0] * dims[1] * dims[2];
+  L.threads = dims[3] * dims[4] * dims[5];
+  L.turn.resize(L.threads);
+  L.state.assign(L.threads, RUNNING);
+  for (auto& s : L.turn) sem_init(&s, 0, 0);
+  sem_init(&L.done, 0, 0);
+  auto body = [&] { call(kernel, args, std::index_sequence_for<P...>{}); };
+  L.body = trampoline<decltype(body)>;
+  L.context = &body;
+  for (unsigned t = 0; t < L.threads; ++t) L.order.push_back(t);
+  arrange(L.order, 0);
+  running = &L;
+#ifdef XTIR_RACECHECK
+  forget_earlier_launches();
+#endif
+  std::vector<pthread_t> threads(L.threads);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 1 << 20);
+  unsigned started = 0;
+  for (; started < L.threads; ++started)
+    if (pthread_create(&threads[started], &attr, worker, reinterpret_cast<void*>(size_t{started})) != 0) break;
+  pthread_attr_destroy(&attr);
+  int status = 0;
+  if (started < L.threads) {
+    status = static_cast<int>(started) + 1;
+    for (unsigned t = 0; t < started; ++t) pthread_cancel(threads[t]);
+  } else {
+    sem_post(&L.turn[L.order[0]]);
+    sem_wait(&L.done);
+  }
+  for (unsigned t = 0; t < started; ++t) pthread_join(threads[t], nullptr);
+  for (auto& s : L.turn) sem_destroy(&s);
+  sem_destroy(&L.done);
+  running = nullptr;
+  return status;
+}
+
+}  // namespace xtir_emu
+
+#define threadIdx (xtir_emu::thread_idx)
+#define blockIdx (xtir_emu::block_idx)
+#define blockDim (xtir_emu::running->block)
+#define gridDim (xtir_emu::running->grid)
+#define __syncthreads() xtir_emu::syncthreads()
 
 namespace xtir_emu {
 template <typename To, typename From>

@@ -197,7 +197,8 @@ def emulated_module(program: CudaProgram) -> EmulatedModule:
 
 def launcher_source(program: CudaProgram) -> str:
     kernels = dict.fromkeys(launch.kernel for launch in program.launches)
-    lines = ['#include "cuda_emulation.h"', '#include "kernel.cu"', ""]
+    lines = ["#define XTIR_RACECHECK"] if program.racecheck else []
+    lines += ['#include "cuda_emulation.h"', '#include "kernel.cu"', ""]
     for name in kernels:
         lines.append(f'extern "C" int xtir_launch_{name}(void** args, const unsigned* dims) '
                      f"{{ return xtir_emu::launch({name}, args, dims); }}")
