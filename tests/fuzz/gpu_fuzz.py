@@ -12,7 +12,8 @@ row sums, window sums) and a schedule, either
 Outcomes: `ok` (numbers match), `refused` (a primitive or the build says XtirError: a legal
 outcome), or a failure: `wrong` (numbers differ or an output element is left unwritten),
 `race` (the race detector's report), `crash` (any other exception: a traceback), `invalid-ir`
-(a build refused by the verifier: a pass made IR that does not verify).
+(a build refused by the verifier: a pass made IR that does not verify), `compile` (the host
+compiler rejected the emitted CUDA C).
 `minimize` drops pipeline steps and shrinks sizes while the failure stays of the same kind.
 
 tests/fuzz/test_fuzz_gpu.py runs a few cases; tests/fuzz/run_gpu_long.py runs them for minutes.
@@ -36,6 +37,8 @@ from xtir.tune import gpu_space
 RTOL = ATOL = 1e-4
 INVALID_IR = ("is used before it is defined", "does not dominate", "verification failed")
 """Words of a refusal that is the verifier's, of IR a pass made: a compiler bug, not a diagnostic."""
+REJECTED = "the host C++ compiler rejected"
+"""Words of a refusal that is g++'s, of the CUDA C xtir emitted: an emitter bug."""
 
 
 # Programs ----------------------------------------------------------------------------------------
@@ -330,7 +333,7 @@ def random_case(seed: int) -> Case:
 @dataclass(frozen=True)
 class Outcome:
     kind: str
-    """ok, refused, wrong, race, crash, invalid-ir."""
+    """ok, refused, wrong, race, crash, invalid-ir, compile."""
     detail: str = ""
 
     @property
@@ -350,6 +353,19 @@ def scheduled(case: Case) -> tuple[xtir.ModuleOp, str]:
     return sch.mod, sch.trace
 
 
+def _build_refusal(message: str) -> Outcome:
+    first = message.splitlines()[0]
+    if REJECTED in first:
+        return Outcome("compile", f"build: {message[:3000]}")
+    return Outcome("invalid-ir" if any(w in first for w in INVALID_IR) else "refused", f"build: {first}")
+
+
+def refusal_key(outcome: Outcome) -> str:
+    """What a refusal says, numbers and names aside (to count refusals by kind)."""
+    text = outcome.detail.split("error: ")[-1]
+    return re.sub(r'"[^"]*"|\d+', "_", text)[:100]
+
+
 def run_case(case: Case) -> Outcome:
     try:
         module, _ = scheduled(case)
@@ -360,8 +376,7 @@ def run_case(case: Case) -> Outcome:
     try:
         compiled = xtir.build(module, target="cuda-cpu", racecheck=True)
     except XtirError as e:
-        first = str(e).splitlines()[0]
-        return Outcome("invalid-ir" if any(w in first for w in INVALID_IR) else "refused", f"build: {first}")
+        return _build_refusal(str(e))
     except Exception:  # noqa: BLE001
         return Outcome("crash", "build: " + traceback.format_exc(limit=-3))
     arrays, expected = case.program.arrays(np.random.default_rng(case.seed))
@@ -398,7 +413,10 @@ def minimize(case: Case, outcome: Outcome) -> tuple[Case, Outcome]:
     """A smaller case failing the same way: its schedule as a pipeline, steps dropped one at a time,
     sizes shrunk."""
     if case.steps is None:
-        replayed = replace(case, steps=steps_of(scheduled(case)[1]))
+        try:
+            replayed = replace(case, steps=steps_of(scheduled(case)[1]))
+        except Exception:  # noqa: BLE001 - a schedule that does not finish has no trace to replay
+            return case, outcome
         if run_case(replayed).kind != outcome.kind:
             return case, outcome
         case = replayed

@@ -22,7 +22,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.fuzz.gpu_fuzz import Case, Outcome, minimize, random_case, reproducer, run_case  # noqa: E402
+from tests.fuzz.gpu_fuzz import (  # noqa: E402
+    Case,
+    Outcome,
+    minimize,
+    random_case,
+    refusal_key,
+    reproducer,
+    run_case,
+)
 
 
 def run_isolated(pool: ProcessPoolExecutor, case: Case, seconds: float) -> tuple[Outcome, ProcessPoolExecutor]:
@@ -60,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         outcomes[outcome.kind] += 1
         by_program[case.program.name, "space" if case.space else "drawn", outcome.kind] += 1
         if outcome.kind == "refused":
-            refusals[" ".join(outcome.detail.split(":")[-1].split()[:7])] += 1
+            refusals[refusal_key(outcome)] += 1
         if outcome.failed:
             print(f"seed {seed}: {outcome.kind}: {case.describe()}\n  {outcome.detail[:2000]}", flush=True)
             failures.append((case, outcome))
@@ -75,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     for words, n in refusals.most_common(12):
         print(f"  {n:5d}  {words}")
     for case, outcome in failures:
-        if not args.no_minimize and outcome.kind in ("wrong", "race", "crash", "invalid-ir"):
+        if not args.no_minimize and outcome.kind in ("wrong", "race", "crash", "invalid-ir", "compile"):
             case, outcome = minimize(case, outcome)
         print(f"\nFAILURE {outcome.kind}: {case.describe()}\n  {outcome.detail[:3000]}\n  {reproducer(case)}")
     return 1 if failures else 0

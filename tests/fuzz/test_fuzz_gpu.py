@@ -68,3 +68,9 @@ def test_gpu_space_leaves_a_one_element_tile_in_global_memory() -> None:
     of 1, so A's tile is one element; _cooperative_fetch found no loop to split (IndexError)."""
     outcome = run_case(Case(Program("matmul", (32, 56, 31)), 1055, space=True))
     assert outcome.kind == "ok", outcome.detail
+
+
+def test_emitted_code_the_host_compiler_rejects_is_a_failure_not_a_refusal() -> None:
+    outcome = gpu_fuzz._build_refusal("the host C++ compiler rejected the emulated CUDA C of 'main':\nkernel.cu:3: error")
+    assert outcome.kind == "compile" and outcome.failed
+    assert gpu_fuzz._build_refusal("error: 'op' lower-to-gpu: too many threads").kind == "refused"
