@@ -8,6 +8,16 @@
 // writes without a barrier in between reads a stale value in one of the two orders, every
 // time: a missing barrier makes results wrong deterministically instead of now and then.
 // __shared__ arrays are function statics: one copy for the block that is running.
+//
+// The race detector (compiled where XTIR_RACECHECK is defined, for a source emitted with
+// racecheck=True, lowering/cuda_emit.py: the default build compiles and runs as without it): each
+// __shared__ access goes through XTIR_SHARED, which keeps, per element, who wrote and who read it in the
+// current barrier interval (the generation) of the current block. Threads take turns, so the
+// check needs no lock and sees every access whatever the order: a write and another thread's
+// read or write of the same element between two barriers is a race (as compute-sanitizer's
+// racecheck says), and so is a read of an element no thread of the block has written (on a GPU
+// it is undefined; here it would be an earlier block's value). The first report is kept and
+// the launch runs to its end; the launcher's xtir_race_report() gives it.
 #pragma once
 
 #include <math.h>
@@ -20,6 +30,10 @@
 #include <mutex>
 #include <utility>
 #include <vector>
+#ifdef XTIR_RACECHECK
+#include <string>
+#include <unordered_map>
+#endif
 
 struct uint3 { unsigned x, y, z; };
 struct alignas(16) float4 { float x, y, z, w; };
@@ -106,6 +120,110 @@ inline void* worker(void* arg) {
   return nullptr;
 }
 
+#ifdef XTIR_RACECHECK
+// What a thread did last to an element in the current barrier interval.
+struct Touch {
+  int thread = -1;
+  int line = 0;
+};
+
+struct Shadow {
+  unsigned launch = 0, block = 0, generation = 0;
+  bool written = false;        // by some thread of this block, in any interval
+  Touch writer, reader;        // in this interval (reader: any one reader other than the writer)
+  bool other_readers = false;  // more than one thread has read it in this interval
+};
+
+inline std::unordered_map<const void*, Shadow> shadows;
+inline unsigned launches = 0;  // launches so far: the records of earlier ones are stale
+// The first report of the running launch: of a race, else of an unwritten read (a race found
+// later explains such a read better: a missing barrier lets the reader go first).
+inline std::string race_report, unwritten_report;
+
+inline void forget_earlier_launches() {
+  ++launches;
+  race_report.clear();
+  unwritten_report.clear();
+}
+
+inline const std::string& first_report() { return race_report.empty() ? unwritten_report : race_report; }
+
+inline std::string thread_name(int rank) {
+  uint3 t = unflatten(static_cast<unsigned>(rank), running->block);
+  return "thread (" + std::to_string(t.x) + ", " + std::to_string(t.y) + ", " + std::to_string(t.z) + ")";
+}
+
+inline void report(std::string& first, const char* kernel, const char* buffer, long element, const std::string& what) {
+  if (!first.empty()) return;
+  uint3 b = unflatten(running->current_block, running->grid);
+  first = std::string("kernel '") + kernel + "', __shared__ '" + buffer + "' element " + std::to_string(element) +
+                ", block (" + std::to_string(b.x) + ", " + std::to_string(b.y) + ", " + std::to_string(b.z) + "): " + what;
+}
+
+// The record of `address` for the current interval of the running block.
+inline Shadow& shadow_of(const void* address) {
+  Launch& L = *running;
+  Shadow& s = shadows[address];
+  if (s.launch != launches || s.block != L.current_block) s = Shadow{launches, L.current_block, L.generation};
+  if (s.generation != L.generation) {
+    s.generation = L.generation;
+    s.writer = s.reader = Touch{};
+    s.other_readers = false;
+  }
+  return s;
+}
+
+inline void check_read(Shadow& s, const char* kernel, const char* buffer, long element, int line) {
+  int me = static_cast<int>(thread_rank);
+  if (!s.written) {
+    report(unwritten_report, kernel, buffer, element, thread_name(me) + " reads it (line " + std::to_string(line) +
+           ") before any thread of the block has written it (undefined on a GPU: no earlier write and barrier)");
+  } else if (s.writer.thread >= 0 && s.writer.thread != me) {
+    report(race_report, kernel, buffer, element, thread_name(me) + " reads it (line " + std::to_string(line) + ") after " +
+                thread_name(s.writer.thread) + " wrote it (line " + std::to_string(s.writer.line) +
+                ") with no __syncthreads() in between (read after write)");
+  }
+  if (s.reader.thread < 0 || s.reader.thread == me) {
+    s.reader = Touch{me, line};
+  } else {
+    s.other_readers = true;
+  }
+}
+
+inline void check_write(Shadow& s, const char* kernel, const char* buffer, long element, int line) {
+  int me = static_cast<int>(thread_rank);
+  std::string at = thread_name(me) + " writes it (line " + std::to_string(line) + ") after ";
+  if (s.writer.thread >= 0 && s.writer.thread != me) {
+    report(race_report, kernel, buffer, element, at + thread_name(s.writer.thread) + " wrote it (line " +
+                std::to_string(s.writer.line) + ") with no __syncthreads() in between (write after write)");
+  } else if (s.reader.thread >= 0 && (s.reader.thread != me || s.other_readers)) {
+    Touch other = s.reader.thread != me ? s.reader : Touch{-1, 0};
+    report(race_report, kernel, buffer, element, at + (other.thread >= 0 ? thread_name(other.thread) + " read it (line " +
+                std::to_string(other.line) + ")" : std::string("another thread read it")) +
+                " with no __syncthreads() in between (write after read)");
+  }
+  s.written = true;
+  s.writer = Touch{me, line};
+}
+
+// `base[offset]`, after checking the access of `count` elements from there.
+template <typename T>
+T& shared_access(T* base, long offset, int count, bool write, const char* buffer, const char* kernel, int line) {
+  for (int k = 0; k < count; ++k) {
+    Shadow& s = shadow_of(base + offset + k);
+    if (write) {
+      check_write(s, kernel, buffer, offset + k, line);
+    } else {
+      check_read(s, kernel, buffer, offset + k, line);
+    }
+  }
+  return base[offset];
+}
+
+#define XTIR_SHARED(buffer, offset, count, write) \
+  (xtir_emu::shared_access(buffer, (offset), count, write, #buffer, __func__, __LINE__))
+#endif  // XTIR_RACECHECK
+
 template <typename F>
 void trampoline(void* f) { (*static_cast<F*>(f))(); }
 
@@ -133,6 +251,9 @@ int launch(void (*kernel)(P...), void** args, const unsigned* dims) {
   for (unsigned t = 0; t < L.threads; ++t) L.order.push_back(t);
   arrange(L.order, 0);
   running = &L;
+#ifdef XTIR_RACECHECK
+  forget_earlier_launches();
+#endif
   std::vector<pthread_t> threads(L.threads);
   pthread_attr_t attr;
   pthread_attr_init(&attr);

@@ -30,6 +30,7 @@ import functools
 import hashlib
 import math
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -44,6 +45,8 @@ from xtir.lowering.cuda_emit import ERROR_FLAG, ERROR_OPERANDS, CudaProgram
 HEADER = Path(__file__).with_name("cuda_emulation.h")
 FLAGS = ("-std=c++17", "-O2", "-shared", "-fPIC", "-pthread", "-fno-strict-aliasing", "-w")
 LIBRARY = "kernels.so"
+RACE_REPORT = "xtir_race_report"
+"""The launcher's function giving the race detector's report of the last launch ("" for none)."""
 DEFAULT_CACHE_MB = 256
 STALE_BUILD_SECONDS = 3600
 """A build folder this old belongs to a build that was killed (one takes seconds)."""
@@ -194,10 +197,13 @@ def emulated_module(program: CudaProgram) -> EmulatedModule:
 
 def launcher_source(program: CudaProgram) -> str:
     kernels = dict.fromkeys(launch.kernel for launch in program.launches)
-    lines = ['#include "cuda_emulation.h"', '#include "kernel.cu"', ""]
+    lines = ["#define XTIR_RACECHECK"] if program.racecheck else []
+    lines += ['#include "cuda_emulation.h"', '#include "kernel.cu"', ""]
     for name in kernels:
         lines.append(f'extern "C" int xtir_launch_{name}(void** args, const unsigned* dims) '
                      f"{{ return xtir_emu::launch({name}, args, dims); }}")
+    if program.racecheck:
+        lines.append(f'extern "C" const char* {RACE_REPORT}() {{ return xtir_emu::first_report().c_str(); }}')
     return "\n".join(lines) + "\n"
 
 
@@ -212,6 +218,7 @@ class EmulatedModule:
             compile_library(files, Path(self._dir.name), program.function)
             library = Path(self._dir.name) / LIBRARY
         self._lib = ctypes.CDLL(str(library))
+        self.program = program
         self._entries = {}
         for launch in program.launches:
             entry = getattr(self._lib, f"xtir_launch_{launch.kernel}")
@@ -226,6 +233,16 @@ class EmulatedModule:
         if status:
             raise XtirError(f"cuda-cpu: could start only {status - 1} of the {block[0] * block[1] * block[2]} threads "
                             f"of a block of '{kernel}' (a per-process thread limit?)")
+        if self.program.racecheck:
+            self._raise_race()
+
+    def _raise_race(self) -> None:
+        """The race detector's report of the launch, as an XtirError quoting the lines it names."""
+        entry = getattr(self._lib, RACE_REPORT)
+        entry.restype = ctypes.c_char_p
+        report = entry().decode()
+        if report:
+            raise XtirError(f"cuda-cpu racecheck: {report}\n" + quote_lines(self.program.source, report))
 
     def take_error(self) -> tuple[int, int, int]:
         """The error channel's report (site code, operands), 0 for none, and the channel cleared;
@@ -235,3 +252,10 @@ class EmulatedModule:
         report = (flag.value, operands[0], operands[1])
         flag.value = 0
         return report
+
+
+def quote_lines(source: str, report: str) -> str:
+    """The lines of `source` that `report` names ("line N"), each once, as `kernel.cu:N: text`."""
+    lines = source.splitlines()
+    numbers = dict.fromkeys(int(n) for n in re.findall(r"\(line (\d+)\)", report))
+    return "\n".join(f"  kernel.cu:{n}: {lines[n - 1].strip()}" for n in numbers if 0 < n <= len(lines))

@@ -19,7 +19,6 @@ only exist once memrefs become pointers:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 from xdsl.builder import Builder
@@ -74,6 +73,19 @@ def _transpose(b: Builder, rows: list[SSAValue]) -> list[SSAValue]:
     return rows
 
 
+def constants(b: Builder) -> Constants:
+    """`const(value, type=i64)` inserting through `b`: one llvm.constant per (value, type),
+    however the call spells them (`const(0)` and `const(0, i64)` are one constant)."""
+    made: dict[tuple[int, Attribute], SSAValue] = {}
+
+    def const(value: int, t: Attribute = i64) -> SSAValue:
+        if (value, t) not in made:
+            made[value, t] = b.insert(llvm.ConstantOp(IntegerAttr(value, t), t)).result
+        return made[value, t]
+
+    return const
+
+
 def tmm16_kernel() -> llvm.FuncOp:
     """`void xtir_tmm16(float *C, float *A, float *B, i64 ldc, i64 lda, i64 ldb)`."""
     block = Block(arg_types=[PTR, PTR, PTR, i64, i64, i64])
@@ -81,7 +93,7 @@ def tmm16_kernel() -> llvm.FuncOp:
     for arg, name in zip(block.args, ["C", "A", "B", "ldc", "lda", "ldb"]):
         arg.name_hint = name
     b = Builder(InsertPoint.at_end(block))
-    const: Constants = functools.cache(lambda value, t=i64: b.insert(llvm.ConstantOp(IntegerAttr(value, t), t)).result)
+    const = constants(b)
 
     def load(pointer: SSAValue, t: Attribute) -> SSAValue:
         return b.insert(llvm.LoadOp(pointer, t, alignment=4)).dereferenced_value

@@ -623,9 +623,19 @@ def _inject_double_buffers(kernel: Kernel, f: func.FuncOp) -> bool:
             pipeline = pipelines.setdefault(loop, Pipeline(loop))
             pipeline.buffers.append(alloca)
             pipeline.fetches.extend(fetches)
-    for pipeline in pipelines.values():
+    # inner loops first: an outer pipeline copies the inner loop into its prologue and epilogue,
+    # which must be copies of the pipelined loop, not of one whose buffers are doubled under them
+    for pipeline in sorted(pipelines.values(), key=lambda p: -_depth(p.loop)):
         _pipeline(pipeline)
     return bool(pipelines)
+
+
+def _depth(op: Operation) -> int:
+    """How many ops enclose `op`."""
+    depth = 0
+    while (op := op.parent_op()) is not None:
+        depth += 1
+    return depth
 
 
 def _pipeline(p: Pipeline) -> None:

@@ -51,3 +51,27 @@ def test_lower_blocks_leaves_a_kernel_call_only_when_asked() -> None:
     text = str(kernel)
     assert 'func.call @xtir_tmm16_0(' in text and 'xtir.microkernel = "tmm16"' in text
     assert "func.func private @xtir_tmm16_0(" in text
+
+
+def test_kernel_constants_are_keyed_on_value_and_type() -> None:
+    from xdsl.builder import Builder
+    from xdsl.dialects.builtin import i32, i64
+    from xdsl.ir import Block
+    from xdsl.rewriter import InsertPoint
+
+    from xtir.lowering.microkernels import constants
+
+    block = Block()
+    const = constants(Builder(InsertPoint.at_end(block)))
+    assert const(0) is const(0, i64)
+    assert const(0, i32) is not const(0)
+    assert len(list(block.ops)) == 2
+
+
+def test_tmm16_kernel_makes_each_constant_once() -> None:
+    from xdsl.dialects import llvm
+
+    from xtir.lowering.microkernels import tmm16_kernel
+
+    made = [(op.value, op.result.type) for op in tmm16_kernel().walk() if isinstance(op, llvm.ConstantOp)]
+    assert len(made) == len(set(made))

@@ -11,6 +11,7 @@ the hash of the module's text, the target and the entry. Safe to call from sever
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 
 TARGETS = ("llvm", "cuda", "cuda-cpu")
 GPU_TARGETS = ("cuda", "cuda-cpu")
+RACECHECK_ENV = "XTIR_CUDA_RACECHECK"
+"""Set (not "" or "0"), it makes racecheck the default of target "cuda-cpu"."""
 _CACHE: dict[str, CompiledFunction] = {}
 
 
@@ -61,16 +64,27 @@ def lower_to_gpu(module: ModuleOp) -> ModuleOp:
     return result
 
 
-def cuda_program(module: ModuleOp, entry: str | None = None) -> CudaProgram:
-    """The CUDA C of `entry`'s kernels and their launch plan (no GPU needed)."""
+def cuda_program(module: ModuleOp, entry: str | None = None, racecheck: bool = False) -> CudaProgram:
+    """The CUDA C of `entry`'s kernels and their launch plan (no GPU needed); with `racecheck`,
+    for the race detector of target "cuda-cpu"."""
     from xtir.lowering.cuda_emit import emit_cuda
 
     lowered = lower_to_gpu(module)
-    return emit_cuda(lowered, entry_function(lowered, entry))
+    return emit_cuda(lowered, entry_function(lowered, entry), racecheck)
+
+
+def _racecheck(target: str, racecheck: bool | None) -> bool:
+    """Whether to build with the race detector: as asked, else as $XTIR_CUDA_RACECHECK says (cuda-cpu only)."""
+    if racecheck is None:
+        return target == "cuda-cpu" and os.environ.get(RACECHECK_ENV, "") not in ("", "0")
+    if racecheck and target != "cuda-cpu":
+        raise XtirError(f"racecheck=True is for target 'cuda-cpu' (its emulation records every __shared__ access); "
+                        f"target '{target}' has no race detector")
+    return racecheck
 
 
 def _build_gpu(module: ModuleOp, target: str, entry: str | None, bounds_check: bool,
-               runtime: str | None) -> CompiledFunction:
+               runtime: str | None, racecheck: bool) -> CompiledFunction:
     from xtir.lowering.cuda_function import EmulatedFunction, gpu_function
 
     if bounds_check:
@@ -79,7 +93,7 @@ def _build_gpu(module: ModuleOp, target: str, entry: str | None, bounds_check: b
     kind = gpu_function(runtime) if target == "cuda" else EmulatedFunction  # says there is no GPU before any work
     start = time.perf_counter()
     signature = _signature(entry_function(module, entry))
-    program = cuda_program(module, signature.sym_name.data)
+    program = cuda_program(module, signature.sym_name.data, racecheck)
     compiled = kind(signature, program)
     compiled.compile_seconds = time.perf_counter() - start
     return compiled  # type: ignore[return-value]
@@ -117,7 +131,7 @@ def _signature(f: func.FuncOp) -> func.FuncOp:
 
 def build(
     module: ModuleOp, target: str = "llvm", entry: str | None = None, bounds_check: bool = False,
-    runtime: str | None = None,
+    runtime: str | None = None, racecheck: bool | None = None,
 ) -> CompiledFunction:
     """Compile `module` for `target`; return a callable `f(*arrays)` for its entry function.
 
@@ -132,7 +146,10 @@ def build(
 
     Target "cuda" runs the thread-bound loop nests as CUDA kernels on a GPU (XtirError without
     one), launched through `runtime` "cupy" or "cuda-python" (default: CuPy where installed);
-    "cuda-cpu" runs the same CUDA C on the CPU (lowering/cuda_emulation.py).
+    "cuda-cpu" runs the same CUDA C on the CPU (lowering/cuda_emulation.py); with `racecheck=True`
+    (default: $XTIR_CUDA_RACECHECK set) it also checks every `__shared__` access and raises an
+    XtirError naming the kernel, buffer, element, threads and lines of the first race (two threads
+    touching an element between barriers, one writing) or read of an element the block never wrote.
     Their callables have `cuda_source` and `launches` instead of `llvm_ir`.
     """
     expect_module(module, "xtir.build")
@@ -140,12 +157,13 @@ def build(
         raise XtirError(f"unknown target '{target}'; targets: {', '.join(TARGETS)}")
     if runtime is not None and target != "cuda":
         raise XtirError(f"runtime= chooses how target 'cuda' launches kernels; target '{target}' has none")
+    racecheck = _racecheck(target, racecheck)
     start = time.perf_counter()
-    key = hashlib.sha256(f"{target}\0{entry}\0{bounds_check}\0{runtime}\0{module}".encode()).hexdigest()
+    key = hashlib.sha256(f"{target}\0{entry}\0{bounds_check}\0{runtime}\0{racecheck}\0{module}".encode()).hexdigest()
     if (cached := _CACHE.get(key)) is not None:
         return cached
     if target in GPU_TARGETS:
-        _CACHE[key] = _build_gpu(module, target, entry, bounds_check, runtime)
+        _CACHE[key] = _build_gpu(module, target, entry, bounds_check, runtime, racecheck)
         return _CACHE[key]
     from xtir.lowering.jit import CompiledFunction, compile_llvm, start_worker
     from xtir.lowering.runtime_errors import Checked, sites_called

@@ -14,7 +14,9 @@ values of another shape or kind than the buffer's is an error at the line (file:
 operations the unscheduled program performs (e.g. 2·n³ for a matmul).
 
 --target cuda runs the thread-bound loop nests on a GPU (xtir.build(..., target="cuda"));
---target cuda-cpu runs the same CUDA C on the CPU, in the emulation that checks barriers.
+--target cuda-cpu runs the same CUDA C on the CPU, in the emulation that checks barriers;
+--racecheck adds its race detector (xtir.build(..., racecheck=True)): a race on `__shared__`
+memory is reported (exit 1).
 The reference of --check is computed on the CPU either way.
 
 --bounds-check builds with `xtir.build(..., bounds_check=True)`: an access the compiler
@@ -183,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="llvm (the CPU, default), cuda (a GPU) or cuda-cpu (the CUDA C emulated on the CPU)")
     parser.add_argument("--bounds-check", action="store_true",
                         help="check every access at run time instead of refusing those not shown in bounds")
+    parser.add_argument("--racecheck", action="store_true",
+                        help="with --target cuda-cpu: report races on __shared__ memory (the emulation's race detector)")
     parser.add_argument("--intrinsics", action="append", default=[], metavar="FILE",
                         help="register the tensor intrinsics of an IR file")
     args = parser.parse_args(argv)
@@ -208,7 +212,8 @@ def _run(args: argparse.Namespace) -> int:
     scheduled = xtir.transform(original, args.pipeline) if args.pipeline else original
     f = entry_function(scheduled, args.entry)
     name = f.sym_name.data
-    compiled = xtir.build(scheduled, target=args.target, entry=name, bounds_check=args.bounds_check)
+    compiled = xtir.build(scheduled, target=args.target, entry=name, bounds_check=args.bounds_check,
+                          racecheck=args.racecheck or None)
     print(f"compiled @{name} in {compiled.compile_seconds:.2f} s")
     arrays = random_arguments(f, seed=0)
     inputs = [a.copy() for a in arrays]

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xtir.lowering import runtime_errors
+
 # Index expressions -----------------------------------------------------------------------------
 
 
@@ -514,7 +516,9 @@ def run_reference(f: Function, arrays: Sequence[np.ndarray], track: bool = False
 # Generation --------------------------------------------------------------------------------------
 
 RUNTIME_NAMES = ("free", "malloc", "aligned_alloc", "GOMP_parallel", "omp_get_thread_num", "omp_get_num_threads",
-                 "memcpy", "memset", "xtir_tmm16", "main_i_parallel", "abort", "printf")
+                 "memcpy", "memset", "xtir_tmm16", "main_i_parallel", "abort", "printf", runtime_errors.SYMBOL)
+"""Names the compiled code or its runtime uses; a generated function named so must work or be refused
+(runtime_errors.SYMBOL is refused: the run-time error channel calls it)."""
 NON_ASCII_NAMES = ("fé", "λ", "関数", "naïve", "ß")
 ODD_CHARACTER_NAMES = ("a b", "a/b", "{", "}", "a,b", "x=1", "i\tj", "\"q\"", "back\\slash", "k-1", "é")
 

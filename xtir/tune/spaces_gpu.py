@@ -16,7 +16,7 @@ divides evenly), and the k1 and local loops are unrolled or not (another decisio
 
 The limits of lower-to-gpu hold by construction: at most MAX_THREADS threads a block (the
 thread factors of d spatial loops are each at most the d-th root), and an operand whose tile
-would take the shared memory over SHARED_BYTES stays in global memory (for a matmul, with k1 at
+would take the shared memory over SHARED_BYTES, or is one element, stays in global memory (for a matmul, with k1 at
 most REDUCE_TILE_MAX, two tiles take at most 2 * 32 * 8 * 16 * 4 bytes = 32 KiB).
 """
 
@@ -74,7 +74,8 @@ def gpu_tiling(sch: Schedule, block: BlockRV) -> None:
     shared = 0
     for buffer in [buffer_name(r.buffer) for r in read_regions(_block(sch, block))]:
         tile = _tile_bytes(sch, block, buffer, [thread, *k1, *local])
-        if sch.sample_categorical([True, False]) and shared + tile <= SHARED_BYTES:
+        one_element = tile == _tile_bytes(sch, block, buffer, [])  # no loop to share out among the threads
+        if sch.sample_categorical([True, False]) and not one_element and shared + tile <= SHARED_BYTES:
             _cooperative_fetch(sch, block, buffer, k0[-1], _extent(sch, thread))
             shared += tile
     if sch.sample_categorical([True, False]):
