@@ -30,8 +30,9 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
 from xtir.dialects.accel import TILE, TMM16Op
-from xtir.dialects.layout import row_stride
+from xtir.dialects.layout import row_stride, static_strides
 from xtir.lowering.to_llvm import entry_constant
+from xtir.support.errors import LoweringError
 
 KERNEL_ATTR = "xtir.microkernel"
 TMM16 = "xtir_tmm16"
@@ -164,6 +165,10 @@ class MicrokernelCallLowering(RewritePattern):
             ops += made
             pointers.append(pointer)
             assert isinstance(buffer.type, MemRefType)
+            layout = static_strides(buffer.type)
+            if layout is None or layout[0][-1] != 1:
+                raise LoweringError(op, f"the {TMM16} kernel takes tiles of contiguous rows; {buffer.type} has "
+                                    "no unit stride in its last dimension")
             strides.append(entry_constant(rewriter, op, row_stride(buffer.type)))
         module = op.get_toplevel_object()
         assert isinstance(module, ModuleOp)

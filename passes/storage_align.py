@@ -20,7 +20,9 @@ A negative axis counts from the last dimension (axis in [-ndim, ndim), as in TVM
 same buffer and axis replaces the alignment. Refused, at the block: the index is not one of
 B's written buffers; the factor is not positive; the offset is not in [0, factor) (TVM takes
 any offset and pads to `offset mod factor`; one that no stride can equal is a mistake here);
-the axis is out of range; the buffer is a function argument (its layout belongs to the caller).
+the axis is out of range; the buffer is a function argument (its layout belongs to the caller);
+the last dimension's stride would leave 1 on a buffer an accel op (tmm16, its DMA) tiles, whose
+tiles are rows of contiguous elements.
 """
 
 from __future__ import annotations
@@ -31,10 +33,12 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType
 
 from xtir.dialects.block import BUFFER_DIM_ALIGN, AllocOp, BlockOp, buffer_name, dim_aligns, dim_aligns_attr
+from xtir.dialects.layout import aligned_strides
 from xtir.passes.analysis.cache import select_buffer
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.analysis.regions import write_regions
 from xtir.passes.schedule_pass import SchedulePass
+from xtir.passes.transform_layout import refuse_tile_users
 from xtir.support.errors import ScheduleError
 
 
@@ -81,4 +85,7 @@ class StorageAlignPass(SchedulePass):
         assert isinstance(buffer.type, MemRefType)
         axis = _axis(block, buffer_name(buffer), len(buffer.type.get_shape()), self.axis)
         alloc = _allocation(block, buffer)
-        alloc.attributes[BUFFER_DIM_ALIGN] = dim_aligns_attr(dim_aligns(alloc) | {axis: (self.factor, self.offset)})
+        aligns = dim_aligns(alloc) | {axis: (self.factor, self.offset)}
+        if aligned_strides(buffer.type.get_shape(), aligns)[-1] != 1:
+            refuse_tile_users(buffer, "align a dimension but the last (the stride of the last one must stay 1)")
+        alloc.attributes[BUFFER_DIM_ALIGN] = dim_aligns_attr(aligns)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.accel import RegionOp
@@ -36,6 +37,14 @@ def _find_alloc(f, name: str) -> AllocOp:
     return matches[0]
 
 
+def refuse_tile_users(buffer: SSAValue, advice: str) -> None:
+    """Refuse at an accel op reading or writing `buffer`: its tiles are rows of contiguous elements."""
+    for use in buffer.uses:
+        if isinstance(use.operation, RegionOp):
+            raise ScheduleError(use.operation, f"{buffer_name(buffer)} is accessed by {use.operation.name}, whose "
+                                f"tiles are row-major; {advice}")
+
+
 def transform_layout(alloc: AllocOp, permutation: tuple[int, ...]) -> AllocOp:
     buffer = alloc.buffer
     assert isinstance(buffer.type, MemRefType)
@@ -44,10 +53,7 @@ def transform_layout(alloc: AllocOp, permutation: tuple[int, ...]) -> AllocOp:
         raise ScheduleError(alloc, f"permutation {','.join(map(str, permutation))} is not a permutation of the "
                    f"{len(shape)} dimensions of {buffer_name(buffer)}")
     users = {id(u.operation): u.operation for u in buffer.uses}.values()
-    for user in users:
-        if isinstance(user, RegionOp):
-            raise ScheduleError(user, f"{buffer_name(buffer)} is accessed by {user.name}, whose tiles are "
-                       "row-major; transform the layout before tensorize")
+    refuse_tile_users(buffer, "transform the layout before tensorize")
     new = AllocOp(row_major(buffer.type.element_type, [shape[p] for p in permutation], buffer.type.memory_space),
                   buffer_name(buffer))
     new.location = alloc.location

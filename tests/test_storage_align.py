@@ -232,3 +232,29 @@ def test_unrolled_loads_merge_only_where_aligned() -> None:
 def test_pad_a_needs_the_k_major_tile() -> None:
     with pytest.raises(ValueError, match="goes with transpose_a"):
         seed_gpu.hand_gemm(transpose_a=False, pad_a=True)
+
+
+def _seed_tensorized(n: int, alignment: str, before_tensorize: bool) -> xtir.ModuleOp:
+    """Seed 001's tensorized matmul at n with `alignment` on A's register tile, before or after tensorize."""
+    from tests.test_microkernels import SEED, matmul
+
+    at = SEED.find(",tensorize") if before_tensorize else len(SEED)
+    return xtir.transform(matmul(n), SEED[:at] + "," + alignment + SEED[at:])
+
+
+A_REG = 'storage-align{block="A_global.A_reg" index=0 axis=%d factor=%d offset=%d}'
+
+
+def test_tmm16_tiles_keep_contiguous_rows() -> None:
+    """accel.tmm16 reads rows of contiguous elements: padding the last dimension of a tile it
+    reads is refused at storage-align, and, aligned before tensorize, at the kernel call; padding
+    the rows keeps numpy's product (seed 001 computes A·Bᵀ)."""
+    with pytest.raises(xtir.XtirError, match="by accel.tmm16, whose tiles are row-major; align a dimension but the last"):
+        _seed_tensorized(32, A_REG % (1, 2, 0), before_tensorize=False)
+    with pytest.raises(xtir.XtirError, match="takes tiles of contiguous rows.*no unit stride in its last dimension"):
+        xtir.build(_seed_tensorized(32, A_REG % (1, 2, 0), before_tensorize=True))
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((32, 32), dtype=np.float32), rng.standard_normal((32, 32), dtype=np.float32)
+    c = np.zeros((32, 32), np.float32)
+    xtir.build(_seed_tensorized(32, A_REG % (0, 32, 1), before_tensorize=False))(a, b, c)
+    np.testing.assert_allclose(c, a @ b.T, rtol=1e-5, atol=1e-4)
