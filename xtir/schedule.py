@@ -160,9 +160,14 @@ class Schedule:
     def mod(self) -> IRModule:
         """The current module (with TVM's `sch.mod.show()`). Do not modify it; the schedule's
         next step starts from it (and, as its holder might modify it, stores nothing in a cache)."""
+        self.detach()
+        return self._mod
+
+    def detach(self) -> None:
+        """Leave the state cache: the current state becomes this schedule's own, and later steps
+        store nothing in the cache (nor keep its states alive)."""
         self._own()
         self._cache = None
-        return self._mod
 
     @property
     def trace(self) -> Trace:

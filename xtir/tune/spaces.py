@@ -86,16 +86,16 @@ def default_space(sch: Schedule) -> None:
 def schedule_blocks(sch: Schedule, reduction: Rule, other: Rule) -> None:
     """Inline the elementwise producers, then give each block in a fresh loop nest `reduction`
     or `other` (the frame of every space; spaces_gpu.py's too)."""
-    names = _block_names(sch)
+    names = sch.block_names()
     for name in names:
         auto_inline(sch, BlockRV(name))
-    fresh = [BlockRV(n) for n in _block_names(sch) if _fresh_nest(sch, BlockRV(n))]
+    fresh = [BlockRV(n) for n in sch.block_names() if _fresh_nest(sch, BlockRV(n))]
     reductions = [b for b in fresh if REDUCE in _block(sch, b).kinds]
     # the elementwise blocks last: each later primitive re-checks their parallel loops
     for block in reductions:
         reduction(sch, block)
     for block in fresh:
-        if block not in reductions and block.name in _block_names(sch):  # not inlined into a write-back
+        if block not in reductions and block.name in sch.block_names():  # not inlined into a write-back
             other(sch, block)
 
 
@@ -328,10 +328,6 @@ def _accumulator_permutation(op: BlockOp, vec: int) -> list[int] | None:
     dims = _dims_along(indices, op.iter_vars[vec])
     rank = len(indices[0])
     return _vectors_last(rank, dims) if dims and dims != [rank - 1] else None
-
-
-def _block_names(sch: Schedule) -> list[str]:
-    return sch.block_names()
 
 
 def _fresh_nest(sch: Schedule, block: BlockRV) -> bool:

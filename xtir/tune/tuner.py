@@ -188,6 +188,7 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
         best = min(eligible, key=lambda r: r.latency)
         schedules = {r.pipeline: sch for r, sch in rechecked}
         result.best = schedules.get(best.pipeline) or _replay(mod, func_name, space, best, drawer.cache)
+        result.best.detach()  # the search's cache ends with it
         result.best_latency = best.latency
     if db:
         db.close()
