@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, gpu, memref, scf
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, ModuleOp, UnitAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -121,7 +121,7 @@ def _inside(leaf: SSAValue, ranges: _Ranges) -> Inside | None:
 def _edge_guards(kernel: gpu.FuncOp, ranges: _Ranges) -> dict[SSAValue, Inside]:
     guards: dict[SSAValue, Inside] = {}
     for op in kernel.walk():
-        if isinstance(op, scf.IfOp):
+        if isinstance(op, scf.IfOp) and not op.results:  # an if with results is a select, not a guard
             for leaf in _conjuncts(op.cond):
                 if leaf not in guards and (inside := _inside(leaf, ranges)) is not None:
                     guards[leaf] = inside
@@ -130,10 +130,11 @@ def _edge_guards(kernel: gpu.FuncOp, ranges: _Ranges) -> dict[SSAValue, Inside]:
 
 def _stays_outside(op: Operation, outside: set[SSAValue]) -> bool:
     """Whether a top-level op of the kernel stays before the versions: buffers, ids, constants,
-    and index values computed from those alone."""
+    and index values computed from those alone (not conditions: each copy folds its own)."""
     if isinstance(op, memref.AllocaOp | gpu.ThreadIdOp | gpu.BlockIdOp | arith.ConstantOp):
         return True
-    return op.name.startswith("arith.") and not op.regions and all(v in outside for v in op.operands)
+    return (op.name.startswith("arith.") and not op.regions and all(v in outside for v in op.operands)
+            and all(isinstance(r.type, IndexType) for r in op.results))  # a guard's i1 is folded in each copy
 
 
 def _split_statements(body: Block) -> list[Operation]:
@@ -195,9 +196,9 @@ def _version(body: Block, edges: dict[SSAValue, Inside], true: SSAValue) -> None
     without those guards; else the original."""
     end = body.last_op
     assert end is not None
+    statements = _split_statements(body)  # before the condition's ops join the body
     emitter = IndexEmitter(end)
     cond = emitter.all_of([emitter.cmp(emitter.expr(i.block), "slt", i.limit) for i in dict.fromkeys(edges.values())])
-    statements = _split_statements(body)
     mapping: dict[SSAValue, SSAValue] = {}
     fast = Block([op.clone(value_mapper=mapping) for op in statements])
     for op in statements:

@@ -14,16 +14,15 @@
 // CHECK-NEXT: const int i_1 = (int)threadIdx.x;
 // CHECK-NEXT: const int v = i_0 * 8;
 // CHECK-NEXT: const int v_1 = v + i_1;
-// CHECK-NEXT: const bool v_2 = v_1 < 60;
 // CHECK-NEXT: if (v < 53) {
 // CHECK-NEXT: for (int ax0 = 0; ax0 < 8; ++ax0) {
 // CHECK-NEXT: A_shared[ax0 * 8 + i_1] = A[(v + ax0) * 64 + i_1];
 // CHECK-NEXT: }
 // CHECK-NEXT: for (int k_0 = 0; k_0 < 7; ++k_0) {
 // CHECK-NEXT: __syncthreads();
-// CHECK-NEXT: const int v_3 = k_0 + 1;
+// CHECK-NEXT: const int v_2 = k_0 + 1;
 // CHECK-NEXT: for (int ax0_1 = 0; ax0_1 < 8; ++ax0_1) {
-// CHECK-NEXT: A_shared_next[ax0_1] = A[(v + ax0_1) * 64 + v_3 * 8 + i_1];
+// CHECK-NEXT: A_shared_next[ax0_1] = A[(v + ax0_1) * 64 + v_2 * 8 + i_1];
 // CHECK-NEXT: }
 // CHECK-NEXT: for (int k_1 = 0; k_1 < 8; ++k_1) {
 // CHECK-NEXT: if (k_0 * 8 + k_1 == 0) {
@@ -32,7 +31,7 @@
 // CHECK-NEXT: S[v_1] = S[v_1] + A_shared[k_0 % 2 * 64 + i_1 * 8 + k_1];
 // CHECK-NEXT: }
 // CHECK-NEXT: for (int ax0_2 = 0; ax0_2 < 8; ++ax0_2) {
-// CHECK-NEXT: A_shared[v_3 % 2 * 64 + ax0_2 * 8 + i_1] = A_shared_next[ax0_2];
+// CHECK-NEXT: A_shared[v_2 % 2 * 64 + ax0_2 * 8 + i_1] = A_shared_next[ax0_2];
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: __syncthreads();
@@ -43,6 +42,7 @@
 // CHECK-NEXT: S[v_1] = S[v_1] + A_shared[64 + i_1 * 8 + k_1_1];
 // CHECK-NEXT: }
 // CHECK-NEXT: } else {
+// CHECK-NEXT: const bool v_3 = v_1 < 60;
 // CHECK-NEXT: for (int ax0_3 = 0; ax0_3 < 8; ++ax0_3) {
 // CHECK-NEXT: const int v_4 = v + ax0_3;
 // CHECK-NEXT: if (v_4 < 60) {
@@ -59,7 +59,7 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: for (int k_1_2 = 0; k_1_2 < 8; ++k_1_2) {
-// CHECK-NEXT: if (v_2) {
+// CHECK-NEXT: if (v_3) {
 // CHECK-NEXT: if (k_0_1 * 8 + k_1_2 == 0) {
 // CHECK-NEXT: S[v_1] = 0.0f;
 // CHECK-NEXT: }
@@ -74,7 +74,7 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: __syncthreads();
 // CHECK-NEXT: for (int k_1_3 = 0; k_1_3 < 8; ++k_1_3) {
-// CHECK-NEXT: if (v_2) {
+// CHECK-NEXT: if (v_3) {
 // CHECK-NEXT: if (7 * 8 + k_1_3 == 0) {
 // CHECK-NEXT: S[v_1] = 0.0f;
 // CHECK-NEXT: }

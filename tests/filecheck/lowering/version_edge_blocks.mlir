@@ -8,7 +8,6 @@
 // which the whole block reaches or not (the condition is on the block id alone).
 
 // CHECK:      %[[ROW:.*]] = arith.addi %[[I0:.*]], %i_1 : index
-// CHECK-NEXT: %[[INSIDE:.*]] = arith.cmpi slt, %[[ROW]], %c60 : index
 // CHECK-NEXT: %[[LIMIT:.*]] = arith.constant 53 : index
 // CHECK-NEXT: %[[FAST:.*]] = arith.cmpi slt, %[[I0]], %[[LIMIT]] : index
 // CHECK-NEXT: scf.if %[[FAST]] {
@@ -31,6 +30,7 @@
 // CHECK-NEXT:     } {xtir.loop_name = "k_1"}
 // CHECK-NEXT:   } {xtir.loop_name = "k_0"}
 // CHECK-NEXT: } else {
+// CHECK-NEXT:   %[[INSIDE:.*]] = arith.cmpi slt, %[[ROW]], %c60 : index
 // CHECK-NEXT:   scf.for %k0_1 = %c0 to %c8 step %c1 {
 // CHECK-NEXT:     "gpu.barrier"() : () -> ()
 // CHECK-NEXT:     scf.for %ax0_1 = %c0 to %c8 step %c1 {
