@@ -246,7 +246,10 @@ def _why_no_gpu() -> str | None:
     return None
 
 
-@pytest.mark.skipif(_why_no_gpu() is not None, reason=f"no GPU through CuPy: {_why_no_gpu()}")
+NO_GPU = _why_no_gpu()
+
+
+@pytest.mark.skipif(NO_GPU is not None, reason=f"no GPU through CuPy: {NO_GPU}")
 def test_tuning_a_gemm_on_the_gpu() -> None:
     cupy = cuda_function.import_cupy()
     result = search(gemm(64), target="cuda", trials=4, seed=0, cost_model="none")
