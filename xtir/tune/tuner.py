@@ -14,10 +14,12 @@ row draw nothing new (a small space, all of it measured), the search stops early
 (`TuneResult.exhausted`) rather than count those trials as failures.
 
 Measuring builds a candidate once, checks its results, and times it; one SLOW times slower
-than the best so far is timed once, not repeated. At the end the RECHECK best candidates are
-timed again, in turns, and the fastest of that second look is the result: the best of many
-noisy timings is most often one timed on a quiet moment. The result is the fastest of those
-and of the database's records (timed again in their own run).
+than the best so far is timed once, not repeated. On target "cuda" its arguments are copied to
+the device once, and back once for the check: the timings are of its launches, by CUDA events.
+At the end the RECHECK best candidates are timed again, in turns, and the fastest of that
+second look is the result: the best of many noisy timings is most often one timed on a quiet
+moment. The result is the fastest of those and of the database's records (timed again in
+their own run).
 
 With a cost model (`cost_model="xgb"`, the default where XGBoost is installed) the evolution
 measures only what the model ranks best: each trial draws more candidates into a pool of
@@ -29,13 +31,14 @@ model learns from every candidate measured in this run (features.py: loop-nest f
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -326,18 +329,16 @@ class _Measurer:
 
     def __init__(self, mod: ModuleOp, name: str, target: str, repeats: int = 5):
         self._name, self._target, self._repeats = name, target, repeats
-        if target == "cuda":
-            from xtir.lowering.cuda_function import import_cupy  # as xtir.build: the GPU runtime loads only for "cuda"
-
-            import_cupy()  # no GPU: XtirError now, not every candidate failing
+        self._clock = _GpuClock() if target == "cuda" else _HostClock()
         function = select_function(mod, name)
         self.flops = _flop_count(mod, name)
         self._inputs = random_inputs(function, np.random.default_rng(0))
-        self._expected = self._run(build(mod, "llvm", name))
+        self._expected = self._called(build(mod, "llvm", name), _HostClock())
         self._seconds: list[float] = []
 
-    def _run(self, f: Callable[..., Any]) -> list[np.ndarray]:
-        arrays = [a.copy() for a in self._inputs]
+    def _called(self, f: Callable[..., Any], clock: _HostClock | _GpuClock) -> list[Any]:
+        """Fresh arguments for `f` (where `clock` times it), after one call of `f` on them."""
+        arrays = clock.arguments(self._inputs)
         f(*arrays)
         return arrays
 
@@ -346,15 +347,15 @@ class _Measurer:
         is SLOW times `best`; XtirError when it is wrong."""
         start = time.perf_counter()
         f = build(mod, self._target, self._name)
-        got = self._run(f)
-        for k, (g, e) in enumerate(zip(got, self._expected)):
+        arrays = self._called(f, self._clock)
+        for k, (g, e) in enumerate(zip(self._clock.results(arrays), self._expected)):
             ok, err = compare(g, e)
             if not ok:
                 raise XtirError(f"candidate computes parameter {k} wrong (largest error {err:g})")
-        latency = once = _seconds(f, got, 1)
+        latency = once = self._clock.seconds(f, arrays, 1)
         if once <= SLOW * best:
             number = _batch(once)
-            latency = statistics.median(_seconds(f, got, number) for _ in range(self._repeats)) / number
+            latency = statistics.median(self._clock.seconds(f, arrays, number) for _ in range(self._repeats)) / number
         self._seconds.append(time.perf_counter() - start)
         return latency
 
@@ -366,13 +367,67 @@ class _Measurer:
         """The median seconds of one call of each (checked before), timed in turns, so that the
         machine's load weighs on each alike."""
         functions = [build(mod, self._target, self._name) for mod in mods]
-        arrays = [self._run(f) for f in functions]
-        numbers = [_batch(_seconds(f, a, 1)) for f, a in zip(functions, arrays)]
+        arrays = [self._called(f, self._clock) for f in functions]
+        numbers = [_batch(self._clock.seconds(f, a, 1)) for f, a in zip(functions, arrays)]
         times: list[list[float]] = [[] for _ in functions]
         for _ in range(2 * self._repeats):
             for f, a, number, t in zip(functions, arrays, numbers, times):
-                t.append(_seconds(f, a, number) / number)
+                t.append(self._clock.seconds(f, a, number) / number)
         return [statistics.median(t) for t in times]
+
+
+class _HostClock:
+    """Targets "llvm" and "cuda-cpu": calls on numpy arrays, timed by the host's clock."""
+
+    def arguments(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        return [a.copy() for a in inputs]
+
+    def results(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        return arrays
+
+    def seconds(self, f: Callable[..., Any], arrays: list[np.ndarray], number: int) -> float:
+        return _seconds(f, arrays, number)
+
+
+class _GpuClock:
+    """Target "cuda": the arguments are CuPy arrays, copied to the device once per candidate
+    (a call on numpy arrays would copy them there and back each time, and the copies would
+    outweigh most kernels), and a timing is what CUDA events read around the launches."""
+
+    def __init__(self) -> None:
+        from xtir.lowering.cuda_function import import_cupy  # as xtir.build: the GPU runtime loads only for "cuda"
+
+        self._cupy = import_cupy()  # no GPU: XtirError now, not every candidate failing
+
+    def arguments(self, inputs: list[np.ndarray]) -> list[Any]:
+        return [self._cupy.asarray(a) for a in inputs]
+
+    def results(self, arrays: list[Any]) -> list[np.ndarray]:
+        """The arguments copied back to the host, for the check."""
+        with self._kernel_faults():
+            return [a.get() for a in arrays]
+
+    def seconds(self, f: Callable[..., Any], arrays: list[Any], number: int) -> float:
+        """Seconds from an event before the first of `number` calls to one after the last, on
+        CuPy's current stream (a call on CuPy arrays runs there, and returns once queued: the
+        host queues the next launch while the GPU runs one)."""
+        start, stop = self._cupy.cuda.Event(), self._cupy.cuda.Event()
+        start.record()
+        for _ in range(number):
+            f(*arrays)
+        stop.record()
+        with self._kernel_faults():
+            stop.synchronize()
+        return self._cupy.cuda.get_elapsed_time(start, stop) / 1e3
+
+    @contextlib.contextmanager
+    def _kernel_faults(self) -> Iterator[None]:
+        """A fault of the kernels waited for (CuPy's error, raised where the host waits) as the
+        candidate's XtirError, as a call on numpy arrays raises it."""
+        try:
+            yield
+        except (self._cupy.cuda.driver.CUDADriverError, self._cupy.cuda.runtime.CUDARuntimeError) as e:
+            raise XtirError(f"candidate failed on the GPU: {e}") from None
 
 
 def _batch(once: float) -> int:
