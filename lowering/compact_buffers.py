@@ -92,7 +92,9 @@ def _guard_loops(guard: scf.IfOp) -> set[SSAValue]:
 def _write_predicate(use: _Use, top: Operation) -> set[tuple[Expr, int]] | None:
     """The conjuncts `e < bound` under which the write runs in an iteration of `top`, from its
     predicate guards; init guards on loops inside `top` add none (the reduction then runs within
-    one iteration, and its init writes before its first read). None for any other guard."""
+    one iteration, and its init writes before its first read), and a conjunct on the loops such an
+    init guard sets to 0 that holds at 0 (a reduction tail) adds none either: it holds wherever the
+    init writes. None for any other guard."""
     inside = _loops_between(use.op, top)
     conjuncts: set[tuple[Expr, int]] = set()
     zero: set[SSAValue] = set()

@@ -623,19 +623,12 @@ def _inject_double_buffers(kernel: Kernel, f: func.FuncOp) -> bool:
             pipeline = pipelines.setdefault(loop, Pipeline(loop))
             pipeline.buffers.append(alloca)
             pipeline.fetches.extend(fetches)
-    # inner loops first: an outer pipeline copies the inner loop into its prologue and epilogue,
-    # which must be copies of the pipelined loop, not of one whose buffers are doubled under them
-    for pipeline in sorted(pipelines.values(), key=lambda p: -_depth(p.loop)):
+    # inner loops first: an outer pipeline copies the inner loop into its epilogue, which must be a
+    # copy of the already pipelined loop (doubling an inner buffer afterwards would index that copy
+    # with the original loop's half)
+    for pipeline in sorted(pipelines.values(), key=lambda p: -sum(1 for _ in ancestors(p.loop))):
         _pipeline(pipeline)
     return bool(pipelines)
-
-
-def _depth(op: Operation) -> int:
-    """How many ops enclose `op`."""
-    depth = 0
-    while (op := op.parent_op()) is not None:
-        depth += 1
-    return depth
 
 
 def _pipeline(p: Pipeline) -> None:

@@ -162,11 +162,12 @@ def init_predicate(block: BlockOp, loop: ForOp, below: list[ForOp], kept: list[F
         first = at_first(conjunct, (lp.var for lp in tested))
         if first is None or (first[0].is_const and first[0].const >= first[1]):
             names = ", ".join(f'"{lp.label}"' for lp in tested)
+            why = ("which no step of the reduction meets: the block never runs" if first is not None else
+                   "but not as a tail that the first step of each instance meets (a bound with positive strides on "
+                   "them); the init block cannot tell which instances the reduction runs")
             raise ScheduleError(loop, f'cannot decompose block "{block.label}" at loop "{loop.label}": its predicate '
                                 f"{format_expr(conjunct[0])} < {conjunct[1]} tests {names}, which the init block "
-                                "leaves, but not as a tail that the first step of each instance meets (a bound with "
-                                "positive strides on them); the init block cannot tell which instances the reduction "
-                                "runs", [(block, f'block "{block.label}" is here')])
+                                f"leaves, {why}", [(block, f'block "{block.label}" is here')])
         if not first[0].is_const:
             conjuncts.append(first)
     return conjuncts

@@ -339,3 +339,27 @@ func.func @predicate_not_a_tail(%A: memref<4x4xf32>, %C: memref<4xf32>) {
   }
   func.return
 }
+
+// -----
+
+// `%k < 0` is a tail bound, but one that no step meets: the block never runs, and decomposing
+// it would leave an init that zeroes C for nothing; the refusal says so.
+func.func @predicate_never_met(%A: memref<4x4xf32>, %C: memref<4xf32>) {
+  block.for %i = 0 to 4 "i" {
+    // expected-error @+1 {{'block.for' op decompose-reduction: cannot decompose block "matmul" at loop "k": its predicate k < 0 tests "k", which the init block leaves, which no step of the reduction meets: the block never runs}}
+    block.for %k = 0 to 4 "k" {
+      // expected-note @+1 {{block "matmul" is here}}
+      block.block "matmul"(%vi = spatial(4, %i), %vk = reduce(4, %k)) where(%k < 0) {
+        block.init {
+          %zero = arith.constant 0.000000e+00 : f32
+          block.store %zero, %C[%vi] : memref<4xf32>
+        }
+        %c = block.load %C[%vi] : memref<4xf32>
+        %a = block.load %A[%vi, %vk] : memref<4x4xf32>
+        %s = arith.addf %c, %a : f32
+        block.store %s, %C[%vi] : memref<4xf32>
+      }
+    }
+  }
+  func.return
+}
