@@ -300,7 +300,7 @@ class DeviceFunction(_GpuFunction):
         except XtirError as e:
             kernels = ", ".join(dict.fromkeys(launch.kernel for launch in self.launches))
             raise XtirError(f"function '{self.name}' failed on the GPU, in kernel(s) {kernels} or the copies around "
-                            f"them: {e}") from None
+                            f"them, or in earlier work queued on the stream without waiting: {e}") from None
 
     def _check_host(self, k: int, array: np.ndarray) -> None:
         if not array.flags.c_contiguous or not array.flags.writeable:
@@ -407,8 +407,8 @@ class CupyFunction(DeviceFunction):
         start = time.perf_counter()
         image = nvrtc_compile(self.program.source, f"sm_{cupy.cuda.Device().compute_capability}", f"{self.name}.cu")
         self.nvrtc_seconds = time.perf_counter() - start
-        with tempfile.TemporaryDirectory() as folder:  # RawModule loads a binary from a file only
-            path = Path(folder) / f"{self.name}.cubin"
+        with tempfile.TemporaryDirectory() as folder, self._errors("loading the kernels"):
+            path = Path(folder) / f"{self.name}.cubin"  # RawModule loads a binary from a file only
             path.write_bytes(image)
             module = cupy.RawModule(path=str(path))
             for launch in self.launches:
@@ -416,6 +416,17 @@ class CupyFunction(DeviceFunction):
             if self.program.error_sites:
                 self._error = (cupy.ndarray((1,), cupy.uint32, module.get_global(ERROR_FLAG)),
                                cupy.ndarray((2,), cupy.int64, module.get_global(ERROR_OPERANDS)))
+
+    @contextlib.contextmanager
+    def _errors(self, doing: str) -> Iterator[None]:
+        """CuPy's CUDA errors (a binary for another GPU, out of memory, a fault) as an XtirError."""
+        cuda = self._cupy.cuda
+        named = (("driver", "CUDADriverError"), ("runtime", "CUDARuntimeError"), ("memory", "OutOfMemoryError"))
+        errors = tuple(e for module, name in named if (e := getattr(getattr(cuda, module, None), name, None)))
+        try:
+            yield
+        except errors as e:
+            raise XtirError(f"target 'cuda' (CuPy): function '{self.name}': {doing} failed: {e}") from None
 
     @contextlib.contextmanager
     def on_stream(self, stream: int) -> Iterator[Any]:
@@ -426,18 +437,18 @@ class CupyFunction(DeviceFunction):
             yield external
 
     def upload(self, array: np.ndarray, stream: Any) -> DeviceArray:
-        copy = self._cupy.asarray(array)
+        with self._errors(f"copying a {array.shape} {array.dtype} argument to the GPU"):
+            copy = self._cupy.asarray(array)
         return DeviceArray(copy.data.ptr, copy.shape, copy.dtype, True, owner=copy)
 
     def launch(self, launch: KernelLaunch, args: list[DeviceArray], stream: Any) -> None:
-        try:  # a numpy scalar is passed by value: the 8 bytes of the pointer
+        # a numpy scalar is passed by value: the 8 bytes of the pointer
+        with self._errors(f"launching {launch.kernel} (grid {launch.grid}, block {launch.block})"):
             self._kernels[launch.kernel](launch.grid, launch.block, tuple(np.uint64(a.pointer) for a in args))
-        except (self._cupy.cuda.driver.CUDADriverError, self._cupy.cuda.runtime.CUDARuntimeError) as e:
-            raise XtirError(f"target 'cuda' (CuPy): launching {launch.kernel} (grid {launch.grid}, block "
-                            f"{launch.block}) failed: {e}") from None
 
     def download(self, array: DeviceArray, into: np.ndarray, stream: Any) -> None:
-        array.owner.get(out=into, stream=stream)
+        with self._errors("copying a result from the GPU"):
+            array.owner.get(out=into, stream=stream)
 
     def wait(self, producer: int, consumer: Any) -> None:
         event = self._cupy.cuda.Event(disable_timing=True)
@@ -445,10 +456,8 @@ class CupyFunction(DeviceFunction):
         consumer.wait_event(event)
 
     def synchronize(self, stream: Any) -> None:
-        try:
+        with self._errors("waiting for the GPU"):
             stream.synchronize()
-        except (self._cupy.cuda.driver.CUDADriverError, self._cupy.cuda.runtime.CUDARuntimeError) as e:
-            raise XtirError(f"target 'cuda' (CuPy): {e}") from None
 
     def clear_error(self, stream: Any) -> None:
         if self._error is not None:

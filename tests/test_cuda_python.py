@@ -139,6 +139,45 @@ def test_the_cupy_runtime_loads_the_cubin_cuda_python_makes(monkeypatch: pytest.
     assert f._error == ("global xtir_error", "global xtir_error_operands")
 
 
+class _CupyFailing(_CupyLoading):
+    """CuPy whose module load fails (a binary for another GPU) or whose copies run out of memory."""
+
+    class CUDADriverError(RuntimeError):  # noqa: N818 (CuPy's names)
+        pass
+
+    class OutOfMemoryError(MemoryError):  # noqa: N818
+        pass
+
+    def __init__(self, load_fails: bool) -> None:
+        super().__init__()
+        self.load_fails = load_fails
+        self.cuda.driver = types.SimpleNamespace(CUDADriverError=self.CUDADriverError)
+        self.cuda.runtime = types.SimpleNamespace(CUDARuntimeError=self.CUDADriverError)
+        self.cuda.memory = types.SimpleNamespace(OutOfMemoryError=self.OutOfMemoryError)
+
+    def RawModule(self, *, path: str) -> Any:  # noqa: N802 (CuPy's name)
+        if self.load_fails:
+            raise self.CUDADriverError("CUDA_ERROR_NO_BINARY_FOR_GPU: no kernel image is available")
+        return super().RawModule(path=path)
+
+    def asarray(self, array: np.ndarray) -> Any:
+        raise self.OutOfMemoryError("Out of memory allocating 4,000,000,000 bytes")
+
+
+@needs_nvrtc
+def test_cupy_errors_are_xtir_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module CuPy cannot load and a copy that runs out of memory raise XtirError saying what
+    failed, not CuPy's exceptions."""
+    emulated = xtir.build(xtir.transform(xtir.parse(CEILDIV), THREADS), target="cuda-cpu")
+    monkeypatch.setattr(cuda_function, "import_cupy", lambda: _CupyFailing(load_fails=True))
+    with pytest.raises(XtirError, match=r"\(CuPy\): function 'main': loading the kernels failed: CUDA_ERROR_NO_BINARY"):
+        cuda_function.CupyFunction(emulated.signature, emulated.program)
+    monkeypatch.setattr(cuda_function, "import_cupy", lambda: _CupyFailing(load_fails=False))
+    f = cuda_function.CupyFunction(emulated.signature, emulated.program)
+    with pytest.raises(XtirError, match=r"copying a \(4,\) float32 argument to the GPU failed: Out of memory"):
+        f.upload(np.zeros(4, np.float32), None)
+
+
 @needs_nvrtc
 def test_cuda_bindings_results_are_read_status_first() -> None:
     """cuda.bindings returns (status, values...) and raises nothing itself: `_checked` reads
@@ -348,7 +387,8 @@ def test_a_failure_on_the_gpu_names_the_kernels() -> None:
 
     f.synchronize = failed  # type: ignore[method-assign]
     with pytest.raises(XtirError, match="function 'main' failed on the GPU, in kernel\\(s\\) main_kernel or the copies "
-                                        "around them: .*CUDA_ERROR_ILLEGAL_ADDRESS"):
+                                        "around them, or in earlier work queued on the stream without waiting: "
+                                        ".*CUDA_ERROR_ILLEGAL_ADDRESS"):
         f(*_operands())
 
 
