@@ -57,6 +57,8 @@ SCHEDULES = {
     "hand, A's tile row-major in shared": seed_gpu.hand_gemm(transpose_a=False),
     "hand, k in 16s, A's tile row-major": seed_gpu.hand_gemm(16, transpose_a=False),
     "hand, A's k-major rows padded to 132 (storage-align)": seed_gpu.hand_gemm(pad_a=True),
+    "hand, 2x4 thread tiles per quarter warp (B's fragment conflict-free)": seed_gpu.hand_gemm(phase_grid=True),
+    "hand, 2x4 tiles per quarter warp, A's rows padded to 132": seed_gpu.hand_gemm(pad_a=True, phase_grid=True),
 }
 NOT_RUN = "gpu_matmul: not run"
 CONTEXT_LOST = 75

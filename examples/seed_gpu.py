@@ -52,16 +52,32 @@ def _fetch(index: int, buffer: str, threads: int) -> str:
     )
 
 
-def blocking_with_shared(tile_block: int, tile_thread: int, tile_k: int, decompose: bool = False) -> str:
-    """Seed 002's `blocking_with_shared`: (i_1, j_1) fused onto threadIdx.x, A and B tiles in shared memory."""
+def _thread_grid(tile_block: int, tile_thread: int, tile_k: int, phase: tuple[int, int] | None) -> str:
+    """C split into blocks of tile_block x tile_block threads, each with a tile_thread-square tile;
+    the thread loops fused into one (bound by the caller), the tile's loops innermost (i_2, j_2).
+    With `phase` = (p, q), consecutive threads form p x q grids of tiles (q fastest) instead of
+    rows of tile_block tiles; the fused loop is then i_1_j_1_i_2_j_2_fused, the tile's i_3, j_3."""
+    if phase is None:
+        return (f"split{{loop=i factors=-1,{tile_block},{tile_thread}}},"
+                f"split{{loop=j factors=-1,{tile_block},{tile_thread}}},split{{loop=k factors=-1,{tile_k}}},"
+                "reorder{loops=i_0,j_0,i_1,j_1,k_0,k_1,i_2,j_2},fuse{loops=i_1,j_1}")
+    p, q = phase
+    return (f"split{{loop=i factors=-1,{tile_block // p},{p},{tile_thread}}},"
+            f"split{{loop=j factors=-1,{tile_block // q},{q},{tile_thread}}},split{{loop=k factors=-1,{tile_k}}},"
+            "reorder{loops=i_0,j_0,i_1,j_1,i_2,j_2,k_0,k_1,i_3,j_3},fuse{loops=i_1,j_1,i_2,j_2}")
+
+
+def blocking_with_shared(tile_block: int, tile_thread: int, tile_k: int, decompose: bool = False,
+                         phase: tuple[int, int] | None = None) -> str:
+    """Seed 002's `blocking_with_shared`: the thread loops fused onto threadIdx.x, A and B tiles in
+    shared memory (`phase`: see _thread_grid)."""
     threads = tile_block * tile_block
+    fused = "i_1_j_1_fused" if phase is None else "i_1_j_1_i_2_j_2_fused"
     pipeline = (
-        f'cache-write{{block=C index=0 scope="local"}},split{{loop=i factors=-1,{tile_block},{tile_thread}}},'
-        f"split{{loop=j factors=-1,{tile_block},{tile_thread}}},split{{loop=k factors=-1,{tile_k}}},"
-        "reorder{loops=i_0,j_0,i_1,j_1,k_0,k_1,i_2,j_2},fuse{loops=i_1,j_1},"
-        "reverse-compute-at{block=C_local loop=i_1_j_1_fused},"
+        'cache-write{block=C index=0 scope="local"},' + _thread_grid(tile_block, tile_thread, tile_k, phase) + ","
+        f"reverse-compute-at{{block=C_local loop={fused}}},"
         'bind{loop=i_0 thread="blockIdx.x"},bind{loop=j_0 thread="blockIdx.y"},'
-        'bind{loop=i_1_j_1_fused thread="threadIdx.x"},'
+        f'bind{{loop={fused} thread="threadIdx.x"}},'
         + _fetch(0, "A_shared", threads) + "," + _fetch(1, "B_shared", threads)
     )
     return pipeline + (",decompose-reduction{block=C loop=k_0}" if decompose else "")
@@ -75,7 +91,8 @@ rows of 8: 4 wavefronts, per lowering/bank_conflicts.py), with rows of 9 eight b
 the fetch's float4 stores become scalar (rows of 9 are not 16-byte aligned)."""
 
 
-def hand_gemm(tile_k: int = 8, double_buffer: bool = True, transpose_a: bool = True, pad_a: bool = False) -> str:
+def hand_gemm(tile_k: int = 8, double_buffer: bool = True, transpose_a: bool = True, pad_a: bool = False,
+              phase_grid: bool = False) -> str:
     """The best hand schedule: a 128x128 tile of C per thread block, 8x8 per thread in registers
     (16 x 16 = 256 threads), k in steps of `tile_k`, the A and B tiles double-buffered in shared
     memory (the next tile fetched with float4 while this one is computed on), A's tile stored
@@ -85,15 +102,26 @@ def hand_gemm(tile_k: int = 8, double_buffer: bool = True, transpose_a: bool = T
     `pad_a` (with transpose_a) pads the k-major A tile's rows from 128 to 132 floats
     (storage-align factor 32 offset 4): the fetch's transposed scalar stores, two threads per
     column 4 rows apart, then fall in different banks (2 wavefronts a warp become 1, per
-    lowering/bank_conflicts.py) and the rows stay 16-byte aligned for float4 reads."""
+    lowering/bank_conflicts.py) and the rows stay 16-byte aligned for float4 reads.
+
+    `phase_grid` numbers the threads so that each quarter warp (8 threads, one phase of a float4
+    shared load) holds a 2 x 4 grid of thread tiles instead of 8 tiles side by side in a row: its
+    fragment reads of B then fall at 4 column offsets 8 floats apart (128 bytes, every bank once;
+    a row of 8 tiles spans 256 bytes, two threads per bank: 8 wavefronts a warp become 4), and A's
+    at 2 row offsets (still 4). A warp still covers 2 rows x 16 columns of tiles, so C's
+    write-back and the fetches are unchanged. (The classic fix, two groups of 4 columns 64 apart
+    per thread, cannot be scheduled yet: C_local's write-back under the thread loop would cover
+    a region that is not a box, which reverse-compute-at refuses; TVM binds the 2 to a vthread,
+    which lower-to-gpu refuses.)"""
     layout = ",transform-layout{buffer=A_shared permutation=1,0}" if transpose_a else ""
     if pad_a and not transpose_a:
         raise ValueError("pad_a pads the rows of the k-major A tile: it goes with transpose_a")
     if pad_a:
         layout += ",storage-align{block=A_shared index=0 axis=0 factor=32 offset=4}"
     double = ",double-buffer{block=A_shared},double-buffer{block=B_shared}" if double_buffer else ""
-    return (blocking_with_shared(16, 8, tile_k, decompose=True) + layout + double
-            + ",unroll{loop=k_1},unroll{loop=i_2},unroll{loop=j_2}")
+    rows, cols = ("i_3", "j_3") if phase_grid else ("i_2", "j_2")
+    return (blocking_with_shared(16, 8, tile_k, decompose=True, phase=(2, 4) if phase_grid else None)
+            + layout + double + f",unroll{{loop=k_1}},unroll{{loop={rows}}},unroll{{loop={cols}}}")
 
 
 GEMM_HAND = hand_gemm()

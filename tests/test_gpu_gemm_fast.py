@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -120,3 +121,30 @@ def test_interior_main_loop_is_the_whole_tile_loop() -> None:
 def test_no_versions_without_edges() -> None:
     """A size the tiles divide has no edge guard, so no second copy."""
     assert not _versions(lower_to_gpu(_module(128, 128, 64)))
+
+
+@pytest.mark.parametrize("size", [(128, 128, 64), (200, 136, 64), (72, 1000, 24)])
+def test_phase_grid_numbers(size: tuple[int, int, int]) -> None:
+    """hand_gemm(phase_grid=True): threads renumbered into 2 x 4 tile grids, edges included."""
+    error, untouched = _run_padded(seed_gpu.scheduled_gemm(seed_gpu.hand_gemm(phase_grid=True), *size), *size)
+    assert error < 1e-3 and untouched
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH: no PTX to count")
+def test_phase_grid_main_loop(tmp_path: Path) -> None:
+    """The renumbered threads compile -Werror clean, within 128 registers, no spill; the main loop
+    keeps the whole-tile loop's global float4 loads and one branch. nvcc's load vectorizer leaves
+    the first fragment pair of one k step in three pieces each (f32, f32, v2: 2 of 32 float4
+    loads an iteration), as it does for any thread index written as a sum of two terms."""
+    gemm_ptx = _gemm_ptx()
+    source = gemm_ptx.hand_gemm_source(1024, phase_grid=True)
+    path = tmp_path / "grid.cu"
+    path.write_text(source)
+    done = subprocess.run(["nvcc", "-arch=sm_90", "-Werror", "all-warnings", "-c", str(path), "-o", f"{path}.o"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and not done.stderr.strip(), done.stderr
+    ptx, usage = gemm_ptx.compile_ptx(source, "sm_90")
+    assert usage.endswith("0 B spill stores, 0 B spill loads") and int(usage.split()[0]) <= 128
+    (loop,) = gemm_ptx.main_loops(ptx)
+    assert (loop["fma"], loop["ld.global.v4"], loop["ld.global"], loop["bra"]) == (512, 2, 0, 1)
+    assert (loop["ld.shared.v4"], loop["ld.shared"]) in {(32, 0), (30, 6)}  # ld.shared: the f32 and v2 pieces

@@ -103,6 +103,7 @@ def _gemm_error(pipeline: str, n: int) -> float:
     (seed_gpu.hand_gemm(pad_a=True), 136),  # partial tiles at the edges
     (seed_gpu.hand_gemm() + ",storage-align{block=B_shared index=0 axis=0 factor=32 offset=1}", 128),
     (seed_gpu.hand_gemm(double_buffer=False, pad_a=True), 128),
+    (seed_gpu.hand_gemm(pad_a=True, phase_grid=True), 136),
     (seed_gpu.GEMM_SHARED_PADDED, 128),
     (seed_gpu.GEMM_SHARED_PADDED, 136),
 ])
@@ -201,6 +202,10 @@ def test_bank_count_of_the_hand_gemm() -> None:
                       ("memref.load", "A_shared", 16, 4, k_0 * 8 * 2), ("memref.load", "B_shared", 16, 8, k_0 * 8 * 2)]
     assert accesses(seed_gpu.hand_gemm()) == fetch_and_body
     assert accesses(seed_gpu.hand_gemm(pad_a=True)) == [("memref.store", "A_shared", 4, 1, 4), *fetch_and_body[1:]]
+    # 2 x 4 thread tiles per phase: B's reads at 4 offsets 8 floats apart, every bank once (4)
+    grid = [*fetch_and_body[:3], ("memref.load", "B_shared", 16, 4, k_0 * 8 * 2)]
+    assert accesses(seed_gpu.hand_gemm(phase_grid=True)) == grid
+    assert accesses(seed_gpu.hand_gemm(pad_a=True, phase_grid=True)) == [("memref.store", "A_shared", 4, 1, 4), *grid[1:]]
 
 
 def test_bank_count_of_the_seed_shared_gemm() -> None:
