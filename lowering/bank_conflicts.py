@@ -11,13 +11,18 @@ conflict-free float4 access takes 4 (one per phase of 8 threads).
 For each `memref.load` / `memref.store` of a shared buffer in a gpu.func, the address every
 thread of the first warp (threads 0..31 by linear id, x fastest) reaches is computed by
 interpreting the index arithmetic, with the block indices 0 and every enclosing loop at its
-first iteration; a float4 copy (lowering/cuda_align.py) is one 16-byte access at its lane 0.
+first iteration; a float4 copy (lowering/cuda_align.py) is one 16-byte access at its lane 0
+(a scattered one's stores, a scalar store per lane, stay 4-byte accesses).
 Every thread of the warp is assumed to take the access (guards of partial tiles are not
 evaluated). An index that is not plain integer arithmetic of those values is reported as
 unknown, not guessed.
 
-The counts are of the accesses the CUDA emitter writes; nvcc may merge the scalar accesses of
-unrolled loops into wider ones (`ld.shared.v4` in the PTX), which this does not model.
+The counts are of the accesses the CUDA emitter writes, but where nvcc merges the scalar
+accesses of an unrolled loop into a wider one (`ld.shared.v4` in the PTX): an unrolled loop from
+0 in steps of 1 along which every thread's address advances one element from a multiple of the
+width counts as that vector access, and an access the loop repeats unchanged counts once. That
+model is checked against the PTX of the hand GEMM only. A kernel without gpu.known_block_size
+is taken as one warp of 32 threads along x.
 """
 
 from __future__ import annotations
@@ -76,7 +81,7 @@ class SharedAccess:
 
     def describe(self) -> str:
         what = f"{'store' if isinstance(self.op, memref.StoreOp) else 'load'} {self.buffer}"
-        width = ("float4" if self.bytes == 16 else f"{self.bytes}-byte") + (", unrolled loads merged" if self.merged else "")
+        width = ("float4" if self.bytes == 16 else f"{self.bytes}-byte") + (", unrolled accesses merged" if self.merged else "")
         where = "/".join(self.loops) or "kernel"
         if self.wavefronts is None:
             return f"{what} ({width}) in {where}: unknown address"
