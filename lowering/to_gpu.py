@@ -64,6 +64,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, memref, scf
 from xdsl.dialects.builtin import (
@@ -268,10 +269,12 @@ def _check_writes(kernel: Kernel, uses: list[Use]) -> None:
             raise fail(_NAME, use.op, _write_race(kernel, use, over, shared))
 
 
-def _enumerate(over: dict[SSAValue, int], exprs: list[Expr]) -> tuple[int, int] | None:
-    """(distinct values of `exprs` over the box `over`, number of contexts): the other variables
-    that a floordiv or mod mixes in are enumerated too, each context kept apart. None past
-    ENUMERATION_LIMIT points or for a context variable of unknown range."""
+def _enumerate(over: dict[SSAValue, int], exprs: list[Expr],
+               guards: Sequence[tuple[Expr, int]] = ()) -> tuple[int, int] | None:
+    """(distinct values of `exprs` over the points of the box `over` that pass `guards` (`e < bound`),
+    number of contexts): the other variables that a floordiv or mod mixes in are enumerated too,
+    each context kept apart. None past ENUMERATION_LIMIT points or for a context variable of
+    unknown range."""
     context: dict[SSAValue, int] = {}
     for e in exprs:
         for atom, _ in e.terms:
@@ -282,11 +285,16 @@ def _enumerate(over: dict[SSAValue, int], exprs: list[Expr]) -> tuple[int, int] 
                         return None
                     if v not in over:
                         context[v] = known[1] + 1
-    found = points([*over.items(), *context.items()], [*exprs, *map(Expr.var, context)])
+    keys = [*exprs, *map(Expr.var, context)]
+    found = points([*over.items(), *context.items()], [*keys, *(e for e, _ in guards)])
+    if found is None:
+        return None
+    bounds = np.array([bound for _, bound in guards], dtype=np.int64).reshape(-1, 1)
+    passed = np.all(found[len(keys):] < bounds, axis=0)
     contexts = 1
     for n in context.values():
         contexts *= n
-    return None if found is None else (distinct(found), contexts)
+    return distinct(found[: len(keys), passed]), contexts
 
 
 def _injective(over: dict[SSAValue, int], exprs: list[Expr]) -> bool:
@@ -380,7 +388,9 @@ def _split(index: Expr, relaxed: set[SSAValue]) -> tuple[Expr, Expr]:
 
 
 def _range(index: Expr, relaxed: set[SSAValue], guards: Sequence[tuple[Expr, int]], bounds) -> Range | None:
-    """The values `index` takes with `relaxed` free, cut by a guard on exactly its free part."""
+    """The values `index` takes with `relaxed` free, cut by a guard on its free part (`f < 480` for
+    `f floordiv 60`: a cooperative fetch's guard), or on the whole index where the rest of it is one
+    value (the variables of one-iteration loops)."""
     r = relax(index, relaxed, bounds)
     if r is None:
         return None
@@ -388,9 +398,12 @@ def _range(index: Expr, relaxed: set[SSAValue], guards: Sequence[tuple[Expr, int
     lo = r.start - fixed
     assert lo.is_const
     hi = lo.const + r.extent - 1
+    rest = _shift(Expr(), fixed - fixed.const, bounds)
     for e, bound in guards:
-        if e == free:
-            hi = min(hi, bound - 1)
+        if (cut := _index_bound(free, e, bound)) is not None:
+            hi = min(hi, cut - 1)
+        elif rest is not None and (cut := _index_bound(index, e, bound)) is not None:
+            hi = min(hi, cut - rest - index.const - 1)
     return Range(r.start, max(hi - lo.const + 1, 0))
 
 
@@ -399,20 +412,22 @@ def _guards_used(use: Use, relaxed: set[SSAValue]) -> bool:
     whole index (the edge of a non-dividing split: `i_0 * 64 + tx floordiv 8 < 1000`)."""
     assert use.indices is not None and use.guards is not None
     frees = [_split(i, relaxed)[1] for i in use.indices]  # the cuts _range makes
-    return all(e in frees or any(_index_bound(i, e, bound) is not None for i in use.indices)  # those _cuts finds
+    return all(any(_index_bound(i, e, bound) is not None for i in [*frees, *use.indices])  # and those _cuts finds
                for e, bound in use.guards)
 
 
 def _index_bound(index: Expr, e: Expr, bound: int) -> int | None:
-    """The c of `index < c` that a guard `e < bound` gives: e is the index but its constant, or
-    the index is `e floordiv d` (`x floordiv 8 < 72` arrives simplified to `x < 576`)."""
+    """The c of `index < c` that a guard `e < bound` means: e is the index but its constant, or
+    the index is `e floordiv d` (`x floordiv 8 < 72` arrives simplified to `x < 576`) and the
+    guard stops at a multiple of d (else it cuts a row short, no bound on the index alone)."""
     rest = index - index.const
     if e == rest:
         return bound + index.const
     if len(rest.terms) == 1:
         atom, coef = rest.terms[0]
         if coef == 1 and isinstance(atom, Div) and atom.expr - atom.expr.const == e:
-            return -(-(bound + atom.expr.const) // atom.divisor) + index.const
+            end = bound + atom.expr.const
+            return end // atom.divisor + index.const if end % atom.divisor == 0 else None
     return None
 
 
@@ -475,14 +490,17 @@ def _within(inner: tuple[Range, ...], outer: tuple[Range, ...], bounds) -> bool:
 
 
 def _fills(use: Use, relaxed: set[SSAValue], extents: dict[SSAValue, int], bounds) -> bool:
-    """Whether the write reaches every element of its box. Its guards are left out: each bounds
-    one index (_guards_used), and a full box cut along its dimensions stays full."""
+    """Whether the write reaches every element of its box. Its guards each bound one index
+    (_guards_used), and a full box cut along its dimensions stays full: those on the relaxed
+    loops alone are counted with the box they cut (a cooperative fetch's `f < 480` cuts the
+    last, partial row of `f floordiv 60` off), the others left out."""
     assert use.indices is not None
     loops = {v: n for v, n in extents.items() if v in relaxed and any(i.uses(v) for i in use.indices)}
     if gapless(use.indices, [1] * len(use.indices), loops):
         return True
-    box = _box([replace(use, guards=())], lambda _: relaxed, bounds)
-    counted = _enumerate(loops, list(use.indices))
+    inner = [(e, bound) for e, bound in use.guards or () if all(v in loops for v in e.variables())]
+    box = _box([replace(use, guards=inner)], lambda _: relaxed, bounds)
+    counted = _enumerate(loops, list(use.indices), inner)
     if box is None or counted is None:
         return False
     volume = 1
