@@ -4,22 +4,23 @@
 // fetched per k_0 step, B_shared per k_1 step inside it. The inner pipeline (k_1) goes first, so
 // the outer one copies a pipelined k_1 into k_0's epilogue; the other order left the epilogue's
 // k_1 indexing B_shared with the half of the original k_1 ("used before it is defined").
+// Each half holds one step's tile: A's 3 rows x 4 columns of a k_0 step, B's one row of a k_1 step.
 
-// CHECK:      %A_shared = memref.alloca() : memref<2x3x8xf32, "shared">
-// CHECK-NEXT: %B_shared = memref.alloca() : memref<2x8x3xf32, "shared">
+// CHECK:      %A_shared = memref.alloca() : memref<2x3x4xf32, "shared">
+// CHECK-NEXT: %B_shared = memref.alloca() : memref<2x1x3xf32, "shared">
 // k_0 (its last iteration peeled): B's tile 0 of this k_0 step, then k_1 pipelined
 // CHECK:      scf.for %k0 = %c0 to %c1 step %c1 {
-// CHECK:        memref.store %{{.*}}, %B_shared[%c0, %{{.*}}, %{{.*}}] : memref<2x8x3xf32, "shared">
+// CHECK:        memref.store %{{.*}}, %B_shared[%c0, %{{.*}}, %{{.*}}] : memref<2x1x3xf32, "shared">
 // CHECK:        scf.for %k1 = %c0 to %c3 step %c1 {
 // CHECK:          memref.store %{{.*}}, %B_shared_next[%{{.*}}] : memref<4xf32, "local">
-// CHECK:        %b_1 = memref.load %B_shared[%c1, %{{.*}}, %{{.*}}] : memref<2x8x3xf32, "shared">
-// CHECK:        memref.store %{{.*}}, %A_shared[%{{.*}}, %ax0_ax1_fused0_2, %{{.*}}] : memref<2x3x8xf32, "shared">
+// CHECK:        %b_1 = memref.load %B_shared[%c1, %{{.*}}, %{{.*}}] : memref<2x1x3xf32, "shared">
+// CHECK:        memref.store %{{.*}}, %A_shared[%{{.*}}, %ax0_ax1_fused0_2, %{{.*}}] : memref<2x3x4xf32, "shared">
 // k_0's epilogue: its own copy of the pipelined k_1, B's tile 0 first
-// CHECK:      memref.store %{{.*}}, %B_shared[%c0, %{{.*}}, %{{.*}}] : memref<2x8x3xf32, "shared">
+// CHECK:      memref.store %{{.*}}, %B_shared[%c0, %{{.*}}, %{{.*}}] : memref<2x1x3xf32, "shared">
 // CHECK:      scf.for %k1_1 = %c0 to %c3 step %c1 {
 // CHECK:        memref.store %{{.*}}, %B_shared_next_1[%{{.*}}] : memref<4xf32, "local">
-// CHECK:        %a_2 = memref.load %A_shared[%c1, %{{.*}}, %{{.*}}] : memref<2x3x8xf32, "shared">
-// CHECK:      %b_3 = memref.load %B_shared[%c1, %{{.*}}, %{{.*}}] : memref<2x8x3xf32, "shared">
+// CHECK:        %a_2 = memref.load %A_shared[%c1, %{{.*}}, %{{.*}}] : memref<2x3x4xf32, "shared">
+// CHECK:      %b_3 = memref.load %B_shared[%c1, %{{.*}}, %{{.*}}] : memref<2x1x3xf32, "shared">
 
 builtin.module {
   func.func @main(%A: memref<3x8xf32>, %B: memref<8x3xf32>, %C: memref<3x3xf32>) {
