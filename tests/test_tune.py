@@ -117,6 +117,29 @@ def test_xtir_tune_cli_tunes_and_prints_the_best(tmp_path: Path, capsys: pytest.
     assert tune_main([str(source), "--best", "--db", str(tmp_path / "empty.db")]) == 1
 
 
+
+def test_xtir_tune_cli_mistakes_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A missing input, a database path that cannot be opened or is no database, an unwritable
+    plot: each an error line, no traceback (the tuned pipeline is printed before the plot)."""
+    source = tmp_path / "mm.mlir"
+    source.write_text(str(matmul(16)))
+    not_a_db = tmp_path / "notes.db"
+    not_a_db.write_text("not sqlite")
+    one_trial = ["--trials", "1", "--seed", "0"]
+    for argv, message in [([str(tmp_path / "missing.mlir")], "No such file"),
+                          ([str(source), "--db", str(tmp_path / "no" / "dir.db")], "tuning database"),
+                          ([str(source), "--db", str(not_a_db)], "is not a database"),
+                          ([str(source), "--plot", str(tmp_path / "no" / "p.png")], "no plot written")]:
+        assert tune_main([*argv, *one_trial]) == 1
+        captured = capsys.readouterr()
+        assert message in captured.err and "Traceback" not in captured.err
+    assert "split" in captured.out  # the plot's failure comes after the result
+    with pytest.raises(SystemExit):
+        tune_main([str(source), "--trials", "0"])
+    assert "positive number of trials" in capsys.readouterr().err
+    with pytest.raises(xtir.XtirError, match="tuning database"):
+        xtir.tune(matmul(16), trials=1, database=str(not_a_db))
+
 # The default space on the workloads of benchmarks/tune_matmul.py, small -----------------------
 
 

@@ -17,7 +17,7 @@ from xtir.tune.tuner import SPACES, search, space_for
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="xtir-tune", description=__doc__.split("\n")[0])
     parser.add_argument("file")
-    parser.add_argument("--trials", type=int, default=32)
+    parser.add_argument("--trials", type=_positive, default=32)
     parser.add_argument("--func", help="the function to tune (default: main, or the only one)")
     parser.add_argument("--db", help="the SQLite tuning database to read and extend")
     parser.add_argument("--seed", type=int)
@@ -37,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     except XtirError as e:
         print(e, file=sys.stderr)
         return 1
+    except OSError as e:  # an unreadable input file
+        print(f"xtir-tune: error: {e}", file=sys.stderr)
+        return 1
     if result.best is None:
         print(f"xtir-tune: no candidate built and computed the right results ({result.failures} failed)", file=sys.stderr)
         return 1
@@ -44,8 +47,18 @@ def main(argv: list[str] | None = None) -> int:
           f"({result.best_latency * 1e3:.3f} ms)", file=sys.stderr)
     print(result.best.trace)
     if args.plot:
-        plot(result.history, args.plot)
+        try:
+            plot(result.history, args.plot)
+        except OSError as e:  # the result is printed already: only the plot is lost
+            print(f"xtir-tune: error: no plot written: {e}", file=sys.stderr)
+            return 1
     return 0
+
+
+def _positive(text: str) -> int:
+    if not text.lstrip("-").isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of trials, got {text!r}")
+    return int(text)
 
 
 def _print_best(module, args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 
+from xtir.errors import XtirError
 from xtir.passes.analysis.navigation import select_function
 
 _SCHEMA = """
@@ -54,8 +55,11 @@ def workload_key(module: ModuleOp, func_name: str | None, space_name: str) -> st
 
 class Database:
     def __init__(self, path: str | Path):
-        self._db = sqlite3.connect(str(path))
-        self._db.executescript(_SCHEMA)
+        try:
+            self._db = sqlite3.connect(str(path))
+            self._db.executescript(_SCHEMA)
+        except sqlite3.Error as e:  # a missing directory, a file that is not a database
+            raise XtirError(f"tuning database {path}: {e}") from None
 
     def add(self, workload: str, target: str, record: Record) -> None:
         with self._db:
