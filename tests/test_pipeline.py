@@ -54,6 +54,19 @@ def test_option_errors_say_where_in_the_pipeline() -> None:
         xtir.transform(module, "spilt{loop=i}")
 
 
+@pytest.mark.parametrize("pipeline, message", [
+    ("split{loop=i factors=a,4}", "split: option 'factors' takes integers (F0,F1,...), got a,4 (pass 1 of 1"),
+    ("compute-at{block=B loop=i preserve_unit_loops=maybe}",
+     "compute-at: option 'preserve_unit_loops' takes true or false, got maybe"),
+    ("cache-read{block=B index=first scope=local}", "cache-read: option 'index' takes an integer, got first"),
+    ("bind{loop=i thread=threadIdx.x}", 'note: an option value holding a dot is quoted: thread="threadIdx.x"'),
+])
+def test_option_value_errors_name_the_option_and_say_what_it_takes(pipeline: str, message: str) -> None:
+    with pytest.raises(xtir.XtirPassError) as error:
+        xtir.transform(xtir.parse(PROGRAM), pipeline)
+    assert message in str(error.value)
+
+
 @pytest.mark.parametrize("name, options", [
     ("split", {"loop": "i", "factors": (-1, 16), "func": "main"}),
     ("annotate", {"block": "B", "key": "has space", "value": 'say "hi"\\\n'}),

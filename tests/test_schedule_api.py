@@ -389,7 +389,7 @@ def test_bad_arguments_are_pass_errors() -> None:
         sch.split(mm, [None, 16])  # type: ignore[arg-type]
     with pytest.raises(xtir.XtirPassError, match="split: factors takes integers, booleans or strings, got 1.5"):
         sch.split(i, [None, 1.5])  # type: ignore[list-item]
-    with pytest.raises(xtir.XtirPassError, match="bad options for split"):
+    with pytest.raises(xtir.XtirPassError, match=r"split: option 'factors' takes integers \(F0,F1,...\), got -1,x"):
         sch.split(i, [None, "x"])  # type: ignore[list-item]
     with pytest.raises(xtir.XtirPassError, match="annotate: value takes integers, booleans or strings, got 0.5"):
         sch.annotate(i, "ratio", 0.5)  # type: ignore[arg-type]

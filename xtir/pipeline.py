@@ -46,7 +46,7 @@ def parse_pipeline(text: str, available: PassRegistry = XTIR_PASSES) -> list[Mod
     try:
         specs = list(parse_specs(text))
     except (ArgSpecParseError, ValueError) as e:
-        raise XtirPassError(f"bad pipeline '{text}': {e}") from None
+        raise XtirPassError(f"bad pipeline '{text}': {str(e).rstrip()}{_quoting_hint(text, str(e))}") from None
     return [_from_spec(spec, available, f"pass {k} of {len(specs)} in the pipeline")
             for k, spec in enumerate(specs, start=1)]
 
@@ -79,11 +79,40 @@ def _from_spec(spec: ArgSpec, available: PassRegistry, position: str | None) -> 
     try:
         return cls.from_spec(spec)
     except ValueError as e:
-        text = spec_text_of(spec)
-        message = f"bad options for {text}{where}: {e}" if position is None else f"{e}{where}"
+        reason = _option_type_error(spec, str(e))
+        if reason is None:
+            reason = f"bad options for {spec_text_of(spec)}: {e}" if position is None else str(e)
+        message = f"{reason}{where}"
         if any(v == "None" for values in spec.parameters.values() for v in values):
             message += "; pipelines have no None: a split factor to infer is written -1 (TVM's None)"
         raise XtirPassError(message) from None
+
+
+# How xDSL prints an option's type in "Incompatible types: ... expected T", in words.
+_TYPE_WORDS = {"<class 'str'>": "a string", "<class 'int'>": "an integer", "<class 'bool'>": "true or false",
+               "str | None": "a string", "int | None": "an integer",
+               "tuple[int, ...]": "integers (F0,F1,...)", "tuple[str, ...]": "names (N0,N1,...)"}
+
+
+def _option_type_error(spec: ArgSpec, message: str) -> str | None:
+    """xDSL's "Incompatible types: given (3,), expected <class 'str'>" as "split: option 'loop'
+    takes a string, got 3", naming the option whose value it printed."""
+    match = re.fullmatch(r"Incompatible types: given (.*), expected (.*)", message)
+    if not match:
+        return None
+    for key, values in spec.parameters.items():
+        if str(tuple(values)) == match[1]:
+            expected = _TYPE_WORDS.get(match[2], match[2])
+            return f"{spec.name}: option '{key}' takes {expected}, got {','.join(map(str, values))}"
+    return None
+
+
+def _quoting_hint(text: str, message: str) -> str:
+    """A pipeline the lexer stopped at a '.' of an option value: such values are quoted."""
+    at = re.search(r"pass-pipeline:1:(\d+)", message)
+    if at and 0 < int(at[1]) <= len(text) and text[int(at[1]) - 1] == ".":
+        return '\nnote: an option value holding a dot is quoted: thread="threadIdx.x", scope="global.A_reg"'
+    return ""
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
