@@ -62,6 +62,9 @@ def _listing(names: Iterable[str]) -> str:
 
 def _handle_error(root: Operation, message: str) -> ScheduleError:
     """A bad loop/block handle, reported at `root` (the function)."""
+    if not all_blocks(root) and any(op.name.startswith("tensor.") for op in root.walk()):
+        message += ("; this is a graph function (tensor ops), which has no loops or blocks until "
+                    "legalize-tensor makes a block function of each operator")
     return ScheduleError(root, message)
 
 
