@@ -492,7 +492,8 @@ class Schedule:
     def _block_handle(self, block: BlockRV) -> str:
         """The block's current name: its own, or what decompose_reduction renamed it to."""
         if not isinstance(block, BlockRV):
-            raise XtirPassError(f"expected a block handle (BlockRV), got {block!r}")
+            hint = f" (sch.get_block({block!r}) gives one)" if isinstance(block, str) else ""
+            raise XtirPassError(f"expected a block handle (BlockRV), got {block!r}{hint}")
         if (op := self._denoted(block)) is not None:
             return op.label
         names = {b.label for b in all_blocks(self._function())}
@@ -504,7 +505,8 @@ class Schedule:
     def _loop_handle(self, loop: LoopRV) -> str:
         """The loop's name when it is unique in the function, else `BLOCK/LOOP`."""
         if not isinstance(loop, LoopRV):
-            raise XtirPassError(f"expected a loop handle (LoopRV), got {loop!r}")
+            hint = " (sch.get_loops(block) gives them)" if isinstance(loop, str) else ""
+            raise XtirPassError(f"expected a loop handle (LoopRV), got {loop!r}{hint}")
         if (op := self._denoted(loop)) is not None:
             return _loop_text(op, self._function())
         namesakes = [lp for lp in all_loops(self._function()) if lp.label == loop.name]
