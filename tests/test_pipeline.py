@@ -60,6 +60,7 @@ def test_option_errors_say_where_in_the_pipeline() -> None:
      "compute-at: option 'preserve_unit_loops' takes true or false, got maybe"),
     ("cache-read{block=B index=first scope=local}", "cache-read: option 'index' takes an integer, got first"),
     ("bind{loop=i thread=threadIdx.x}", 'note: an option value holding a dot is quoted: thread="threadIdx.x"'),
+    ("split{loop=i factors=-1,2},split{loop=i_0 factors=-1,2 loop=i_1}", "option 'loop' is given twice to pass 'split'"),
 ])
 def test_option_value_errors_name_the_option_and_say_what_it_takes(pipeline: str, message: str) -> None:
     with pytest.raises(xtir.XtirPassError) as error:

@@ -20,7 +20,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
-from xdsl.utils.arg_spec import ArgSpec
+from xdsl.utils.arg_spec import ArgSpec, PipelineLexer, SpecTokenKind
 from xdsl.utils.arg_spec import parse_pipeline as parse_specs
 from xdsl.utils.exceptions import ArgSpecParseError
 
@@ -47,6 +47,8 @@ def parse_pipeline(text: str, available: PassRegistry = XTIR_PASSES) -> list[Mod
         specs = list(parse_specs(text))
     except (ArgSpecParseError, ValueError) as e:
         raise XtirPassError(f"bad pipeline '{text}': {str(e).rstrip()}{_quoting_hint(text, str(e))}") from None
+    if repeated := _repeated_option(text):
+        raise XtirPassError(f"bad pipeline '{text}': {repeated}")
     return [_from_spec(spec, available, f"pass {k} of {len(specs)} in the pipeline")
             for k, spec in enumerate(specs, start=1)]
 
@@ -104,6 +106,23 @@ def _option_type_error(spec: ArgSpec, message: str) -> str | None:
         if str(tuple(values)) == match[1]:
             expected = _TYPE_WORDS.get(match[2], match[2])
             return f"{spec.name}: option '{key}' takes {expected}, got {','.join(map(str, values))}"
+    return None
+
+
+def _repeated_option(text: str) -> str | None:
+    """An option written twice in one pass's braces (xDSL would keep the last silently), said as
+    an error, or None. `text` parses."""
+    lexer = PipelineLexer(text)
+    keys: set[str] = set()
+    previous = pass_name = None
+    while (token := lexer.lex()).kind is not SpecTokenKind.EOF:
+        if token.kind is SpecTokenKind.L_BRACE:
+            keys, pass_name = set(), previous
+        elif token.kind is SpecTokenKind.EQUALS and previous is not None and previous.kind is SpecTokenKind.IDENT:
+            if previous.span.text in keys:
+                return f"option '{previous.span.text}' is given twice to pass '{pass_name.span.text}'"
+            keys.add(previous.span.text)
+        previous = token
     return None
 
 
