@@ -89,8 +89,9 @@ def split_pipeline(pipeline: str) -> list[str]:
     return [*parts, pipeline[start:]]
 
 
-def lit_example(name: str) -> tuple[Path, list[str], str] | None:
-    """A lit test running `name`: its path, the passes before it and its invocation (with options)."""
+def lit_example(name: str) -> tuple[Path, list[str], str, str] | None:
+    """A lit test running `name`: its path, the passes before it, its invocation (with options)
+    and the flags the command needs besides `-p` (`--split-input-file`)."""
     stem = name.replace("-", "_")
     candidates = [LIT / "passes" / f"{stem}.mlir", LIT / "lowering" / f"{stem}.mlir", *sorted(LIT.rglob("*.mlir"))]
     for path in candidates:
@@ -105,7 +106,7 @@ def lit_example(name: str) -> tuple[Path, list[str], str] | None:
             pipeline = split_pipeline(next(g for g in m.groups() if g))
             for k, invocation in enumerate(pipeline):
                 if invocation == name or invocation.startswith(name + "{"):
-                    return path, pipeline[:k], invocation
+                    return path, pipeline[:k], invocation, " --split-input-file" * ("--split-input-file" in run)
     return None
 
 
@@ -116,7 +117,7 @@ def example(name: str) -> list[str]:
     found = lit_example(name)
     if found is None:
         return ["No lit test runs this pass; see the tests under `tests/filecheck/`."]
-    path, prefix, invocation = found
+    path, prefix, invocation, flags = found
     source = path.read_text().split("// -----")[0]
     wanted = re.search(r"\bfunc=(\w+)", invocation)
     try:
@@ -133,7 +134,7 @@ def example(name: str) -> list[str]:
         f"From `{path.relative_to(ROOT)}`:",
         "",
         "```sh",
-        f"xtir-opt {path.relative_to(ROOT)} -p '{','.join([*prefix, invocation])}'",
+        f"xtir-opt {path.relative_to(ROOT)} -p '{','.join([*prefix, invocation])}'{flags}",
         "```",
         "",
         f"Before (after `{','.join(prefix)}`):" if prefix else "Before:",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +43,26 @@ def test_tutorial_command_runs(command: str) -> None:
     result = subprocess.run(command, shell=True, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "Traceback" not in result.stderr
+
+
+def pass_page_commands() -> list[str]:
+    pages = sorted((ROOT / "docs" / "passes").glob("*.md"))
+    blocks = [block for page in pages for block in re.findall(r"```sh\n(.*?)```", page.read_text(), re.S)]
+    return [line for block in blocks for line in block.splitlines() if line.startswith("xtir-opt ")]
+
+
+@pytest.mark.parametrize("command", pass_page_commands())
+def test_pass_page_command_runs(command: str) -> None:
+    """The command each pass page shows runs as printed (a lit test split into cases needs
+    --split-input-file); in this process, as the pages are many."""
+    from xtir.opt import main as xtir_opt
+
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        assert xtir_opt([*shlex.split(command)[1:], "-o", os.devnull]) == 0
+    finally:
+        os.chdir(cwd)
 
 
 def test_demo_runs_small() -> None:
