@@ -92,7 +92,7 @@ def _from_spec(spec: ArgSpec, available: PassRegistry, position: str | None) -> 
 
 # How xDSL prints an option's type in "Incompatible types: ... expected T", in words.
 _TYPE_WORDS = {"<class 'str'>": "a string", "<class 'int'>": "an integer", "<class 'bool'>": "true or false",
-               "str | None": "a string", "int | None": "an integer",
+               "str | None": "a string", "int | None": "an integer", "int | str": "an integer or a string",
                "tuple[int, ...]": "integers (F0,F1,...)", "tuple[str, ...]": "names (N0,N1,...)"}
 
 
