@@ -59,6 +59,7 @@ def test_option_errors_say_where_in_the_pipeline() -> None:
     ("compute-at{block=B loop=i preserve_unit_loops=maybe}",
      "compute-at: option 'preserve_unit_loops' takes true or false, got maybe"),
     ("cache-read{block=B index=first scope=local}", "cache-read: option 'index' takes an integer, got first"),
+    ("annotate{loop=i key=k value=1,2}", "annotate: option 'value' takes an integer or a string, got 1,2"),
     ("bind{loop=i thread=threadIdx.x}", 'note: an option value holding a dot is quoted: thread="threadIdx.x"'),
     ("split{loop=i factors=-1,2},split{loop=i_0 factors=-1,2 loop=i_1}", "option 'loop' is given twice to pass 'split'"),
 ])
