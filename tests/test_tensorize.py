@@ -369,6 +369,18 @@ def test_opt_intrinsics_file() -> None:
     assert "func.func @vadd4x4_desc" in result.stdout
 
 
+
+def test_translate_takes_intrinsics_files_as_opt_does() -> None:
+    """A schedule tensorized with a user intrinsic translates (xtir-translate --intrinsics)."""
+    pipeline = ("split{func=add loop=i factors=-1,4},split{func=add loop=j factors=-1,4},"
+                "reorder{func=add loops=i_0,j_0,i_1,j_1},tensorize{func=add loop=i_1 intrin=vadd4x4}")
+    source = ROOT / "tests" / "filecheck" / "passes" / "tensorize.mlir"
+    result = subprocess.run([str(XTIR_OPT.with_name("xtir-translate")), str(source),
+                             "--entry", "add", "--target", "llvm", f"--intrinsics={USER_INTRINSICS}", "-p", pipeline],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert 'define void @"xtir.add"' in result.stdout
+
 # Registry order and argument checks --------------------------------------------------
 
 def test_builtin_name_taken_before_builtins_load() -> None:

@@ -1,4 +1,5 @@
-"""`xtir-translate FILE [-p PIPELINE] --target llvm|cuda [--entry F] [--bank-report]`: print the code a program compiles to.
+"""`xtir-translate FILE [-p PIPELINE] --target llvm|cuda [--entry F] [--bank-report] [--intrinsics FILE]`:
+print the code a program compiles to.
 
 `--target llvm` prints the LLVM IR that `xtir.build` hands to LLVM (before LLVM's own
 optimization), after the optional schedule pipeline. `--target cuda` prints the CUDA C of
@@ -16,6 +17,7 @@ import sys
 from xdsl.dialects.builtin import ModuleOp
 
 import xtir
+from xtir import intrinsics
 from xtir.diagnostics import read_source
 from xtir.errors import XtirError
 
@@ -42,15 +44,20 @@ def translate(module: ModuleOp, target: str, entry: str | None = None, bank_repo
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="xtir-translate", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="xtir-translate", description=__doc__.split("\n\n")[0])
     parser.add_argument("file")
     parser.add_argument("-p", "--pipeline", default="", help="xtir-opt pass pipeline to apply first")
-    parser.add_argument("--target", choices=TARGETS, required=True)
+    parser.add_argument("--target", choices=TARGETS, required=True,
+                        help="llvm (the LLVM IR xtir.build compiles) or cuda (the kernels' CUDA C and their launches)")
     parser.add_argument("--entry", help="function to translate (default: the only one, or main)")
     parser.add_argument("--bank-report", action="store_true",
                         help="with --target cuda: the wavefronts a warp needs for each shared-memory access")
+    parser.add_argument("--intrinsics", action="append", default=[], metavar="FILE",
+                        help="register the tensor intrinsics of an IR file (as xtir-opt and xtir-run do)")
     args = parser.parse_args(argv)
     try:
+        for path in args.intrinsics:
+            intrinsics.register_file(path, override=True)
         module = xtir.parse(read_source(args.file), args.file)
         if args.pipeline:
             module = xtir.transform(module, args.pipeline)
