@@ -92,10 +92,21 @@ def strides_of(t: MemRefType) -> list[int]:
     return layout[0]
 
 
-def reach(t: MemRefType) -> int:
-    """Elements an allocation of `t` holds: up to the last one its layout addresses (a padded row
-    stride makes it more than the shape's product)."""
+def extent(t: MemRefType) -> tuple[int, int]:
+    """The element offsets from the buffer's start that the static layout of `t` addresses:
+    (lowest, highest + 1), the layout's offset included (a negative stride reaches below it);
+    (0, 0) for an empty buffer."""
+    layout = static_strides(t)
+    assert layout is not None, f"{t} has no static layout"
+    strides, offset = layout
     shape = t.get_shape()
     if math.prod(shape) == 0:
-        return 0
-    return 1 + sum((n - 1) * s for n, s in zip(shape, strides_of(t)))
+        return (0, 0)
+    spans = [(n - 1) * s for n, s in zip(shape, strides)]
+    return offset + sum(min(0, span) for span in spans), offset + sum(max(0, span) for span in spans) + 1
+
+
+def reach(t: MemRefType) -> int:
+    """Elements an allocation of `t` holds: up to the last one its layout addresses (a padded row
+    stride or an offset makes it more than the shape's product)."""
+    return extent(t)[1]

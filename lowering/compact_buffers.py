@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import arith, func, scf
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -40,7 +40,7 @@ from xtir.dialects.expr import Expr, Var
 from xtir.dialects.layout import row_major
 from xtir.dialects.walk import ancestors
 from xtir.errors import LoweringError
-from xtir.lowering.index_expr import decode, decode_bounds
+from xtir.lowering.index_expr import decode_bounds
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT, distinct, gapless, points_in_context
 from xtir.passes.analysis.regions import Range, loop_bounds, relax, union_ranges
 from xtir.passes.transforms.rewrite import reindex, reregion
@@ -112,15 +112,9 @@ def _write_predicate(use: _Use, top: Operation) -> set[tuple[Expr, int]] | None:
 
 def _zeroed(cond: SSAValue) -> set[SSAValue]:
     """The loop variables an init guard's condition (`b0 == 0 and ...`) holds at 0: those of a
-    reduce binding that is a sum of loops with positive strides (loops count up from 0)."""
-    op = cond.owner
-    if isinstance(op, arith.AndIOp):
-        return _zeroed(op.lhs) | _zeroed(op.rhs)
-    if isinstance(op, arith.CmpiOp) and op.predicate.value.data == 0:  # eq
-        e, rhs = decode(op.lhs), decode(op.rhs)
-        if e is not None and rhs == Expr() and e.const == 0 and all(isinstance(a, Var) and c > 0 for a, c in e.terms):
-            return set(e.variables())
-    return set()
+    conjunct `e < 1` whose `e` is a sum of loops with positive strides (loops count up from 0)."""
+    return {v for e, bound in decode_bounds(cond, equalities=True) or []
+            if bound <= 1 and all(isinstance(a, Var) and c > 0 for a, c in e.terms) for v in e.variables()}
 
 
 def _read_predicate_at(read: _Use, write: _Use, top: Operation) -> set[tuple[Expr, int]]:

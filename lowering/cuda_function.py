@@ -10,7 +10,7 @@ llvm target does.
   lowering/cuda_emulation.py on them in place.
 - "cuda" compiles with cuda-python's NVRTC to a cubin for the device's architecture and
   launches through one of two runtimes (the optional extra `xtir[cuda]` installs both): CuPy
-  (`CupyFunction`: RawModule) or cuda-python's driver API (`CudaPythonFunction`:
+  (`CupyFunction`: cupy.cuda.Module) or cuda-python's driver API (`CudaPythonFunction`:
   cuModuleLoadData, cuLaunchKernel). Both take numpy arrays (copied to the device, and the buffers the kernels
   write copied back) or device arrays used in place without copies: CuPy arrays, anything
   with `__cuda_array_interface__` (torch, Numba) or `__dlpack__` (JAX).
@@ -35,12 +35,10 @@ import ctypes
 import functools
 import math
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -389,33 +387,70 @@ class DeviceFunction(_GpuFunction):
         return f"<xtir.{type(self).__name__} @{self.name} (cuda, {self.compile_seconds:.2f} s to compile)>"
 
 
+@dataclass(frozen=True)
+class _CupyKernels:
+    """The kernels of a CupyFunction loaded on one GPU."""
+
+    module: Any
+    """The loaded module (cupy.cuda.Module): it unloads the kernels when collected."""
+    kernels: dict[str, Any]
+    error: tuple[Any, Any] | None
+    """The error channel's flag and operands as device arrays, when the source has one."""
+
+
 @dataclass
 class CupyFunction(DeviceFunction):
     """Target "cuda" through CuPy: the cubin cuda-python's NVRTC makes (`nvrtc_compile`, as the
-    other runtime) loaded by RawModule, numpy arguments staged as CuPy arrays, device arguments
-    read as cuda-python's are (CuPy arrays through their array interface). Not CuPy's own
-    compile: it adds -ftz=true, which flushes float denormals to zero where numpy, the llvm
-    target and cuda-python keep them."""
+    other runtime) loaded from memory by cupy.cuda.Module, numpy arguments staged as CuPy arrays,
+    device arguments read as cuda-python's are (CuPy arrays through their array interface). Not
+    CuPy's own compile: it adds -ftz=true, which flushes float denormals to zero where numpy, the
+    llvm target and cuda-python keep them. A call runs on CuPy's current device, as a RawKernel
+    does: the kernels are loaded on each GPU at its first call (on the build's GPU when built)."""
 
     _cupy: Any = field(default=None, repr=False)
-    _kernels: dict[str, Any] = field(default_factory=dict, repr=False)
-    _error: tuple[Any, Any] | None = field(default=None, repr=False)
-    """The error channel's flag and operands as device arrays, when the source has one."""
+    _images: dict[str, bytes] = field(default_factory=dict, repr=False)
+    """The cubin for each architecture (`sm_90`) of the GPUs the kernels were loaded on."""
+    _devices: dict[int, _CupyKernels] = field(default_factory=dict, repr=False)
+    _loading: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
-        self._cupy = cupy = import_cupy()
-        start = time.perf_counter()
-        image = nvrtc_compile(self.program.source, f"sm_{cupy.cuda.Device().compute_capability}", f"{self.name}.cu")
-        self.nvrtc_seconds = time.perf_counter() - start
-        with tempfile.TemporaryDirectory() as folder, self._errors("loading the kernels"):
-            path = Path(folder) / f"{self.name}.cubin"  # RawModule loads a binary from a file only
-            path.write_bytes(image)
-            module = cupy.RawModule(path=str(path))
-            for launch in self.launches:
-                self._kernels[launch.kernel] = module.get_function(launch.kernel)
+        self._cupy = import_cupy()
+        self._loaded()
+
+    def _loaded(self) -> _CupyKernels:
+        """The kernels on CuPy's current device, loaded there on first use."""
+        device = self._cupy.cuda.runtime.getDevice()
+        with self._loading:
+            if device not in self._devices:
+                self._devices[device] = self._load(device)
+        return self._devices[device]
+
+    def _load(self, device: int) -> _CupyKernels:
+        # from memory: CuPy's RawModule(path=) reads its file again on each further device
+        cupy = self._cupy
+        image = self._image(f"sm_{cupy.cuda.Device(device).compute_capability}")
+        with self._errors(f"loading the kernels on GPU {device}"):
+            module = cupy.cuda.Module()
+            module.load(image)
+            kernels = {launch.kernel: module.get_function(launch.kernel) for launch in self.launches}
+            error = None
             if self.program.error_sites:
-                self._error = (cupy.ndarray((1,), cupy.uint32, module.get_global(ERROR_FLAG)),
-                               cupy.ndarray((2,), cupy.int64, module.get_global(ERROR_OPERANDS)))
+                error = (self._global(module, device, ERROR_FLAG, 1, cupy.uint32),
+                         self._global(module, device, ERROR_OPERANDS, 2, cupy.int64))
+        return _CupyKernels(module, kernels, error)
+
+    def _image(self, arch: str) -> bytes:
+        if arch not in self._images:
+            start = time.perf_counter()
+            self._images[arch] = nvrtc_compile(self.program.source, arch, f"{self.name}.cu")
+            self.nvrtc_seconds += time.perf_counter() - start
+        return self._images[arch]
+
+    def _global(self, module: Any, device: int, name: str, size: int, dtype: Any) -> Any:
+        """The module's global array `name` as a CuPy array (which keeps the module alive)."""
+        cuda = self._cupy.cuda
+        memory = cuda.UnownedMemory(module.get_global_var(name), size * np.dtype(dtype).itemsize, module, device)
+        return self._cupy.ndarray((size,), dtype, cuda.MemoryPointer(memory, 0))
 
     @contextlib.contextmanager
     def _errors(self, doing: str) -> Iterator[None]:
@@ -444,7 +479,7 @@ class CupyFunction(DeviceFunction):
     def launch(self, launch: KernelLaunch, args: list[DeviceArray], stream: Any) -> None:
         # a numpy scalar is passed by value: the 8 bytes of the pointer
         with self._errors(f"launching {launch.kernel} (grid {launch.grid}, block {launch.block})"):
-            self._kernels[launch.kernel](launch.grid, launch.block, tuple(np.uint64(a.pointer) for a in args))
+            self._loaded().kernels[launch.kernel](launch.grid, launch.block, tuple(np.uint64(a.pointer) for a in args))
 
     def download(self, array: DeviceArray, into: np.ndarray, stream: Any) -> None:
         with self._errors("copying a result from the GPU"):
@@ -460,13 +495,15 @@ class CupyFunction(DeviceFunction):
             stream.synchronize()
 
     def clear_error(self, stream: Any) -> None:
-        if self._error is not None:
-            self._error[0].fill(0)
+        error = self._loaded().error
+        if error is not None:
+            error[0].fill(0)
 
     def read_error(self) -> tuple[int, int, int]:
-        if self._error is None:
+        error = self._loaded().error
+        if error is None:
             return (0, 0, 0)
-        flag, operands = self._error
+        flag, operands = error
         x, y = (int(v) for v in operands.get())
         return (int(flag.get()[0]), x, y)
 

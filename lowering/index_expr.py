@@ -304,16 +304,22 @@ def _decode_floor_mod(op: arith.SelectOp) -> Expr | None:
     return inner.mod(divisor.const) if inner is not None else None
 
 
-def decode_bounds(cond: SSAValue) -> list[tuple[Expr, int]] | None:
+def decode_bounds(cond: SSAValue, equalities: bool = False) -> list[tuple[Expr, int]] | None:
     """A condition `e0 < b0 and e1 < b1 ...` (what a block predicate lowers to) as its
-    conjuncts, each with the constant moved into the bound; None for other conditions."""
+    conjuncts, each with the constant moved into the bound; with `equalities`, also `e == f`
+    conjuncts (the init guard's `b == 0`), each as `e - f < 1` and `f - e < 1`. None for other
+    conditions."""
     op = cond.owner
     if isinstance(op, arith.AndIOp):
-        lhs, rhs = decode_bounds(op.lhs), decode_bounds(op.rhs)
+        lhs, rhs = decode_bounds(op.lhs, equalities), decode_bounds(op.rhs, equalities)
         return None if lhs is None or rhs is None else lhs + rhs
-    if isinstance(op, arith.CmpiOp) and op.predicate.value.data == 2:  # slt
-        e, bound = decode(op.lhs), decode(op.rhs)
-        if e is None or bound is None or not bound.is_const:
-            return None
-        return [(e - e.const, bound.const - e.const)]
-    return None
+    if not isinstance(op, arith.CmpiOp) or op.predicate.value.data not in ((0, 2) if equalities else (2,)):
+        return None  # 0: eq, 2: slt
+    lhs, rhs = decode(op.lhs), decode(op.rhs)
+    if lhs is None or rhs is None:
+        return None
+    if op.predicate.value.data == 0:
+        return [(d - d.const, 1 - d.const) for d in (lhs - rhs, rhs - lhs)]
+    if not rhs.is_const:
+        return None
+    return [(lhs - lhs.const, rhs.const - lhs.const)]

@@ -25,7 +25,6 @@ users; reconcile-unrealized-casts removes them once the types agree.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -47,7 +46,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
-from xtir.dialects.layout import static_strides
+from xtir.dialects.layout import extent, static_strides
 from xtir.errors import LoweringError
 from xtir.lowering import runtime_errors
 from xtir.lowering.index_expr import constant
@@ -143,17 +142,11 @@ def _buffer(op: Operation, t: Attribute) -> tuple[int, Attribute, int]:
     as many elements as its layout reaches (`strided<[2]>` spreads them out)."""
     if not isinstance(t, MemRefType) or any(d < 0 for d in t.get_shape()):
         raise LoweringError(op, f"only buffers of static shape are supported, got {t}")
-    shape, layout = t.get_shape(), static_strides(t)
-    if layout is None:
+    if static_strides(t) is None:
         raise LoweringError(op, f"only buffers of static strides are supported, got {t}")
-    strides, offset = layout
-    if math.prod(shape) == 0:
-        count = 0
-    else:
-        spans = [(d - 1) * s for d, s in zip(shape, strides)]
-        if offset + sum(min(0, span) for span in spans) < 0:
-            raise LoweringError(op, f"the layout of {t} reaches before the start of the buffer")
-        count = offset + sum(max(0, span) for span in spans) + 1
+    lowest, count = extent(t)
+    if lowest < 0:
+        raise LoweringError(op, f"the layout of {t} reaches before the start of the buffer")
     size = count * ((bits(t.element_type) + 7) // 8)
     return count, t.element_type, -(-size // ALIGNMENT) * ALIGNMENT
 

@@ -603,24 +603,48 @@ class Pipeline:
 
 def _pipeline_of(kernel: Kernel, alloca: memref.AllocaOp) -> tuple[scf.ForOp, list[Operation]]:
     """The loop whose iterations fetch and read `alloca`'s tiles, and its fetch statements."""
-    name = _buffer_name(alloca.memref)
     users = [u.operation for u in alloca.memref.uses]
+    loop = _tile_loop(kernel, alloca, users)
+    fetches = _fetches_before_reads(loop, alloca, users)
+    _check_counts_tiles(loop, alloca)
+    _check_fetches_can_move(kernel, alloca, fetches)
+    return loop, fetches
+
+
+def _tile_loop(kernel: Kernel, alloca: memref.AllocaOp, users: list[Operation]) -> scf.ForOp:
+    """The innermost serial loop around every use of `alloca`."""
     common = _serial_loops(users[0], kernel.root)
     for user in users[1:]:
         common = [lp for lp in common if lp.is_ancestor(user)]
     if not common:
-        raise fail(_NAME, alloca, f"double-buffered {name} is not fetched and read in one serial loop")
-    loop = common[0]
+        raise fail(_NAME, alloca, f"double-buffered {_buffer_name(alloca.memref)} is not fetched and read in one "
+                   "serial loop")
+    return common[0]
+
+
+def _fetches_before_reads(loop: scf.ForOp, alloca: memref.AllocaOp, users: list[Operation]) -> list[Operation]:
+    """The statements of `loop` that store into `alloca`: all of them before any that loads from it."""
     body = loop.body.block
     fetches = list(dict.fromkeys(body.find_ancestor_op_in_block(u) for u in users if isinstance(u, memref.StoreOp)))
     reads = list(dict.fromkeys(body.find_ancestor_op_in_block(u) for u in users if isinstance(u, memref.LoadOp)))
     position = body.get_operation_index
     if not fetches or not reads or set(fetches) & set(reads) or max(map(position, fetches)) > min(map(position, reads)):
-        raise fail(_NAME, alloca, f'double-buffered {name}: loop "{loop_name(loop)}" must first fetch the whole tile, '
-                   "then read it")
+        raise fail(_NAME, alloca, f'double-buffered {_buffer_name(alloca.memref)}: loop "{loop_name(loop)}" must first '
+                   "fetch the whole tile, then read it")
+    return fetches
+
+
+def _check_counts_tiles(loop: scf.ForOp, alloca: memref.AllocaOp) -> None:
+    """Tile k lives in half k % 2, and the loop is peeled: it counts 0, 1, ... at least to 1."""
     if constant_int(loop.lb) != 0 or constant_int(loop.step) != 1 or (trip_count(loop) or 0) < 2:
-        raise fail(_NAME, loop, f'double-buffered {name}: loop "{loop_name(loop)}" must run from 0 in steps of 1, at '
-                   "least twice")
+        raise fail(_NAME, loop, f'double-buffered {_buffer_name(alloca.memref)}: loop "{loop_name(loop)}" must run '
+                   "from 0 in steps of 1, at least twice")
+
+
+def _check_fetches_can_move(kernel: Kernel, alloca: memref.AllocaOp, fetches: list[Operation]) -> None:
+    """The fetches move an iteration early: they must read nothing the kernel writes, and write
+    nothing but `alloca`."""
+    name = _buffer_name(alloca.memref)
     written = {op.memref for op in kernel.root.walk() if isinstance(op, memref.StoreOp)}
     for fetch in fetches:
         for op in fetch.walk():
@@ -629,7 +653,6 @@ def _pipeline_of(kernel: Kernel, alloca: memref.AllocaOp) -> tuple[scf.ForOp, li
                            "the kernel writes: fetching it an iteration early could read it before that write")
             if isinstance(op, memref.StoreOp) and op.memref is not alloca.memref:
                 raise fail(_NAME, op, f"the fetch of double-buffered {name} also writes {_buffer_name(op.memref)}")
-    return loop, fetches
 
 
 def _inject_double_buffers(kernel: Kernel, f: func.FuncOp) -> bool:
@@ -701,29 +724,30 @@ def _stage(prefetch: Operation, body: Block, doubled: set[SSAValue]) -> None:
     if copy is None:
         return
     load, store = copy
-    loops = [v.owner.parent_op() for v in _serial_vars(prefetch, load)]  # type: ignore[union-attr]
-    if any(constant_int(lp.lb) != 0 or constant_int(lp.step) != 1 or not trip_count(lp) for lp in loops):  # type: ignore[union-attr]
+    loops: list[scf.ForOp] = [v.owner.parent_op() for v in _serial_vars(prefetch, load)]  # type: ignore[misc,union-attr]
+    if any(constant_int(lp.lb) != 0 or constant_int(lp.step) != 1 or not trip_count(lp) for lp in loops):
         return
     late = prefetch.clone()
     Rewriter.insert_op(late, InsertPoint.before(body.last_op))  # type: ignore[arg-type]
     late_load, _ = _copy(late, doubled)  # type: ignore[misc]
-    size = 1
-    for lp in loops:
-        size *= trip_count(lp)  # type: ignore[arg-type]
+    offset, size = _row_major(_serial_vars(prefetch, load), loops)
     stage = memref.AllocaOp.get(load.res.type, shape=[size], memory_space=StringAttr(LOCAL))
     stage.memref.name_hint = f"{_buffer_name(store.memref)}_next"
     Rewriter.insert_op(stage, InsertPoint.at_start(body))
-    for access, variables in ((store, _serial_vars(prefetch, load)), (late_load, _serial_vars(late, late_load))):
-        offset, stride = Expr(), 1
-        for v, lp in reversed(list(zip(variables, loops))):  # row-major, the innermost loop fastest
-            offset, stride = offset + Expr.var(v) * stride, stride * trip_count(lp)  # type: ignore[operator]
-        index = IndexEmitter(access).expr(offset)
-        if access is store:
-            Rewriter.replace_op(store, memref.StoreOp.get(load.res, stage.memref, [index]))
-        else:
-            reload = memref.LoadOp.get(stage.memref, [index])
-            reload.res.name_hint = late_load.res.name_hint
-            Rewriter.replace_op(late_load, reload)
+    Rewriter.replace_op(store, memref.StoreOp.get(load.res, stage.memref, [IndexEmitter(store).expr(offset)]))
+    late_offset, _ = _row_major(_serial_vars(late, late_load), loops)
+    reload = memref.LoadOp.get(stage.memref, [IndexEmitter(late_load).expr(late_offset)])
+    reload.res.name_hint = late_load.res.name_hint
+    Rewriter.replace_op(late_load, reload)
+
+
+def _row_major(variables: list[SSAValue], loops: list[scf.ForOp]) -> tuple[Expr, int]:
+    """The offset of the point `variables` of `loops` (counted from 0 in steps of 1) in an array
+    of their iterations, the innermost loop fastest, and the array's size."""
+    offset, size = Expr(), 1
+    for v, lp in reversed(list(zip(variables, loops))):
+        offset, size = offset + Expr.var(v) * size, size * trip_count(lp)  # type: ignore[operator]
+    return offset, size
 
 
 def _pure(op: Operation) -> bool:

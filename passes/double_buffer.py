@@ -35,6 +35,7 @@ runs fewer than 2 iterations, or a reader comes before the fetch in it; the two 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.dialects import func
@@ -42,9 +43,9 @@ from xdsl.dialects.builtin import FixedBitwidthType, MemRefType, StringAttr, Uni
 from xdsl.ir import Operation, SSAValue
 
 from xtir.dialects.block import DOUBLE_BUFFER, REDUCE, SERIAL, AllocOp, BlockOp, ForOp
-from xtir.passes.analysis.compute_location import child_index
+from xtir.passes.analysis.compute_location import child_index, required_region
 from xtir.passes.analysis.navigation import all_blocks, get_block, get_loops
-from xtir.passes.analysis.regions import hint_name, read_regions, relax, write_regions
+from xtir.passes.analysis.regions import hint_name, read_regions, write_regions
 from xtir.passes.schedule_pass import SchedulePass
 from xtir.support.errors import ScheduleError
 
@@ -105,19 +106,12 @@ def _pipeline_loop(block: BlockOp, buffer: SSAValue, readers: list[BlockOp]) -> 
     return loop
 
 
-def _tile_bytes(block: BlockOp, loop: ForOp, buffer: SSAValue) -> int | None:
-    """Bytes of one tile: the region the fetch writes in one iteration of `loop`."""
-    inner = {lp.var for lp in get_loops(block) if lp is not loop and loop.is_ancestor(lp)}
-    (region,) = [r for r in write_regions(block) if r.buffer is buffer]
-    bindings = dict(zip(block.iter_vars, block.bindings()))
-    count = 1
-    for r in region.ranges:
-        relaxed = relax(r.start.substitute(bindings), inner)
-        if relaxed is None:
-            return None
-        count *= relaxed.extent + r.extent - 1
+def _tile_bytes(block: BlockOp, loop: ForOp, buffer: SSAValue) -> int:
+    """Bytes of one tile: the region the fetch writes in one iteration of `loop` (a bound: the
+    whole buffer along a dimension the fetch's indices give no range for)."""
+    tile = required_region(loop, [block], buffer, write_regions, relax_threads=False)
     element = buffer.type.element_type  # type: ignore[attr-defined]
-    return count * (element.size if isinstance(element, FixedBitwidthType) else 8)
+    return math.prod(r.extent for r in tile) * (element.size if isinstance(element, FixedBitwidthType) else 8)
 
 
 @dataclass(frozen=True)
@@ -131,7 +125,7 @@ class DoubleBufferPass(SchedulePass):
         buffer, alloc = _fetched_buffer(block)
         loop = _pipeline_loop(block, buffer, _readers(f, buffer))
         tile = _tile_bytes(block, loop, buffer)
-        if tile is not None and 2 * tile > MAX_SHARED_BYTES:
+        if 2 * tile > MAX_SHARED_BYTES:
             raise ScheduleError(block, f"double-buffered, {hint_name(buffer)} takes 2 x {tile} = {2 * tile} bytes of "
                                 f"shared memory; a block has at most {MAX_SHARED_BYTES} (48 KiB)")
         alloc.attributes[DOUBLE_BUFFER] = UnitAttr()

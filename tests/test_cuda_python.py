@@ -110,20 +110,45 @@ def test_the_error_channel_is_found_by_its_plain_name() -> None:
 
 
 class _CupyLoading:
-    """What CupyFunction's build uses of CuPy: it records the binary RawModule loads."""
+    """What CupyFunction uses of CuPy to load its kernels, on GPUs of the given architectures:
+    `device` is CuPy's current device; each module load is recorded as (device, binary)."""
 
     uint32, int64 = np.uint32, np.int64
 
-    def __init__(self) -> None:
-        self.cuda = types.SimpleNamespace(Device=lambda: types.SimpleNamespace(compute_capability="90"))
-        self.loaded: list[bytes] = []
-
-    def RawModule(self, *, path: str) -> Any:  # noqa: N802 (CuPy's name)
-        self.loaded.append(Path(path).read_bytes())
-        return types.SimpleNamespace(get_function=lambda name: f"function {name}", get_global=lambda name: f"global {name}")
+    def __init__(self, *capabilities: str) -> None:
+        self.capabilities, self.device = capabilities or ("90",), 0
+        self.loaded: list[tuple[int, bytes]] = []
+        self.cuda = types.SimpleNamespace(
+            Device=lambda device=None: types.SimpleNamespace(
+                compute_capability=self.capabilities[self.device if device is None else device]),
+            runtime=types.SimpleNamespace(getDevice=lambda: self.device),
+            Module=lambda: _CupyModule(self),
+            UnownedMemory=lambda pointer, size, owner, device: f"{pointer} ({size} bytes on GPU {device})",
+            MemoryPointer=lambda memory, offset: memory)
 
     def ndarray(self, shape: tuple[int, ...], dtype: type, memptr: str) -> str:
         return memptr
+
+
+class _CupyModule:
+    """cupy.cuda.Module: a binary loaded on the current device."""
+
+    def __init__(self, cupy: _CupyLoading) -> None:
+        self.cupy = cupy
+
+    def load(self, image: bytes) -> None:
+        self.device = self.cupy.device
+        self.cupy.loaded.append((self.device, image))
+
+    def get_function(self, name: str) -> Callable[..., None]:
+        def kernel(grid: tuple[int, ...], block: tuple[int, ...], args: tuple[Any, ...]) -> None:
+            assert self.cupy.device == self.device, "a kernel launched on a GPU other than its module's"
+            self.cupy.launched.append((self.device, name))
+
+        return kernel
+
+    def get_global_var(self, name: str) -> str:
+        return f"{name} on GPU {self.device}"
 
 
 @needs_nvrtc
@@ -134,9 +159,31 @@ def test_the_cupy_runtime_loads_the_cubin_cuda_python_makes(monkeypatch: pytest.
     monkeypatch.setattr(cuda_function, "import_cupy", lambda: cupy)
     emulated = xtir.build(xtir.transform(xtir.parse(CEILDIV), THREADS), target="cuda-cpu")
     f = cuda_function.CupyFunction(emulated.signature, emulated.program)
-    assert cupy.loaded == [cuda_function.nvrtc_compile(emulated.program.source, "sm_90", "main.cu")]
-    assert f._kernels == {"main_kernel": "function main_kernel"}
-    assert f._error == ("global xtir_error", "global xtir_error_operands")
+    assert cupy.loaded == [(0, cuda_function.nvrtc_compile(emulated.program.source, "sm_90", "main.cu"))]
+    assert f._loaded().error == ("xtir_error on GPU 0 (4 bytes on GPU 0)",
+                                 "xtir_error_operands on GPU 0 (16 bytes on GPU 0)")
+
+
+@needs_nvrtc
+def test_the_cupy_runtime_loads_the_kernels_again_on_another_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call on another GPU (CuPy's current device, as for a RawKernel) loads the kernels
+    there, compiled for that GPU's architecture, from the binary in memory: no file to have
+    gone (CuPy's RawModule(path=) reads its file again on each new device)."""
+    cupy = _CupyLoading("90", "80")
+    cupy.launched = []
+    monkeypatch.setattr(cuda_function, "import_cupy", lambda: cupy)
+    emulated = xtir.build(xtir.transform(xtir.parse(CEILDIV), THREADS), target="cuda-cpu")
+    f = cuda_function.CupyFunction(emulated.signature, emulated.program)
+    (launch,) = f.launches
+    f.launch(launch, [], None)
+    cupy.device = 1
+    f.launch(launch, [], None)
+    f.launch(launch, [], None)
+    assert cupy.launched == [(0, "main_kernel"), (1, "main_kernel"), (1, "main_kernel")]
+    source = emulated.program.source
+    assert cupy.loaded == [(0, cuda_function.nvrtc_compile(source, "sm_90", "main.cu")),
+                           (1, cuda_function.nvrtc_compile(source, "sm_80", "main.cu"))]
+    assert f._loaded().error[0] == "xtir_error on GPU 1 (4 bytes on GPU 1)"
 
 
 class _CupyFailing(_CupyLoading):
@@ -150,15 +197,14 @@ class _CupyFailing(_CupyLoading):
 
     def __init__(self, load_fails: bool) -> None:
         super().__init__()
-        self.load_fails = load_fails
         self.cuda.driver = types.SimpleNamespace(CUDADriverError=self.CUDADriverError)
-        self.cuda.runtime = types.SimpleNamespace(CUDARuntimeError=self.CUDADriverError)
+        self.cuda.runtime.CUDARuntimeError = self.CUDADriverError
         self.cuda.memory = types.SimpleNamespace(OutOfMemoryError=self.OutOfMemoryError)
+        if load_fails:
+            self.cuda.Module = lambda: types.SimpleNamespace(load=self._no_binary)
 
-    def RawModule(self, *, path: str) -> Any:  # noqa: N802 (CuPy's name)
-        if self.load_fails:
-            raise self.CUDADriverError("CUDA_ERROR_NO_BINARY_FOR_GPU: no kernel image is available")
-        return super().RawModule(path=path)
+    def _no_binary(self, image: bytes) -> None:
+        raise self.CUDADriverError("CUDA_ERROR_NO_BINARY_FOR_GPU: no kernel image is available")
 
     def asarray(self, array: np.ndarray) -> Any:
         raise self.OutOfMemoryError("Out of memory allocating 4,000,000,000 bytes")
@@ -170,7 +216,8 @@ def test_cupy_errors_are_xtir_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     failed, not CuPy's exceptions."""
     emulated = xtir.build(xtir.transform(xtir.parse(CEILDIV), THREADS), target="cuda-cpu")
     monkeypatch.setattr(cuda_function, "import_cupy", lambda: _CupyFailing(load_fails=True))
-    with pytest.raises(XtirError, match=r"\(CuPy\): function 'main': loading the kernels failed: CUDA_ERROR_NO_BINARY"):
+    with pytest.raises(XtirError, match=r"\(CuPy\): function 'main': loading the kernels on GPU 0 failed: "
+                                        "CUDA_ERROR_NO_BINARY"):
         cuda_function.CupyFunction(emulated.signature, emulated.program)
     monkeypatch.setattr(cuda_function, "import_cupy", lambda: _CupyFailing(load_fails=False))
     f = cuda_function.CupyFunction(emulated.signature, emulated.program)

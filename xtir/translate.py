@@ -29,16 +29,14 @@ def translate(module: ModuleOp, target: str, entry: str | None = None, bank_repo
     the shared-memory bank report after it, when asked)."""
     from xtir.build import cuda_program, entry_function, lower_to_gpu
 
-    if target == "cuda" and bank_report:
-        from xtir.lowering.bank_conflicts import bank_report as report
-        from xtir.lowering.cuda_emit import emit_cuda
-
-        lowered = lower_to_gpu(module)
-        return emit_cuda(lowered, entry_function(lowered, entry)).source + "\n" + report(lowered)
-    if bank_report:
+    if bank_report and target != "cuda":
         raise XtirError("--bank-report counts shared-memory accesses of CUDA kernels: it goes with --target cuda")
     if target == "cuda":
-        return cuda_program(module, entry).source
+        from xtir.lowering.bank_conflicts import bank_report as report
+
+        lowered = lower_to_gpu(module)  # the report reads the kernels the source is emitted from
+        source = cuda_program(lowered, entry).source
+        return source + "\n" + report(lowered) if bank_report else source
     name = entry_function(module, entry).sym_name.data
     return xtir.build(module, target=target, entry=name).llvm_ir + "\n"
 

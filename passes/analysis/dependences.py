@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects import arith, scf
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Operation, SSAValue
 
@@ -35,7 +35,7 @@ from xtir.dialects.block import AccessOp, ForOp, loop_bounds
 from xtir.dialects.bounds import Fact
 from xtir.dialects.expr import Atom, Div, Expr, Mod, Var
 from xtir.dialects.walk import ancestors
-from xtir.lowering.index_expr import decode, decode_bounds
+from xtir.lowering.index_expr import decode_bounds
 from xtir.passes.analysis.digits import Digits, to_digits
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT, column_ids, points, separated
 from xtir.passes.analysis.regions import relax
@@ -132,24 +132,10 @@ def guard_facts(op: Operation) -> tuple[list[Fact], bool]:
     around = list(ancestors(op))
     for child, parent in zip([op, *around], around):
         if isinstance(parent, scf.IfOp):
-            found = _condition_facts(parent.cond) if parent.true_region.is_ancestor(child) else None
+            found = decode_bounds(parent.cond, equalities=True) if parent.true_region.is_ancestor(child) else None
             facts += found or []
             complete = complete and found is not None
     return facts, complete
-
-
-def _condition_facts(cond: SSAValue) -> list[Fact] | None:
-    """`e < b` conjuncts (predicates) and `e == c` ones (the init guard), else None."""
-    op = cond.owner
-    if isinstance(op, arith.AndIOp):
-        lhs, rhs = _condition_facts(op.lhs), _condition_facts(op.rhs)
-        return None if lhs is None or rhs is None else lhs + rhs
-    if isinstance(op, arith.CmpiOp) and op.predicate.value.data == 0:  # eq
-        lhs, rhs = decode(op.lhs), decode(op.rhs)
-        if lhs is None or rhs is None:
-            return None
-        return [(lhs - rhs, 1), (rhs - lhs, 1)]
-    return decode_bounds(cond)
 
 
 def _loops_between(op: Operation, loop: ForOp) -> Iterator[ForOp]:
