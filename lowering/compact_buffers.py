@@ -22,7 +22,7 @@ Loops of one iteration are 0 in these predicates (a thread tile of 1 guards the 
 `i_0 * 8 + i_1 + i_2 < 60` and the write-back at `i_0 * 8 + i_1 < 60`: one edge).
 Otherwise the next loop out is tried; at the function level the buffer is only
 shrunk to the box its accesses can reach. A buffer with nothing to shrink still moves into
-the outermost parallel loop, else the innermost thread-bound one: one per GPU thread.
+the outermost parallel loop, else the innermost one bound to threadIdx: one per GPU thread.
 """
 
 from __future__ import annotations
@@ -280,12 +280,13 @@ def _block_shared(buffer: SSAValue, uses: list[_Use]) -> bool:
 
 def _own_per_iteration(op: Operation, f: func.FuncOp) -> ForOp | None:
     """Among `op` (unless it is `f`) and its ancestors below `f`, the outermost parallel loop, else
-    the innermost thread-bound one: one GPU thread (a `local` buffer the thread block would share is
-    refused by lower-to-gpu, though every thread uses all of it: a row sum's accumulator of 2 rows
-    that one thread computes)."""
+    the innermost loop bound to threadIdx: one GPU thread (a `local` buffer the thread block would
+    share is refused by lower-to-gpu, though every thread uses all of it: a row sum's accumulator of
+    2 rows that one thread computes)."""
     chain = [lp for lp in [*([op] if op is not f else []), *ancestors(op, stop=f)] if isinstance(lp, ForOp)]
     parallel = next((lp for lp in reversed(chain) if lp.kind == PARALLEL), None)
-    return parallel or next((lp for lp in chain if lp.kind == THREAD_BINDING), None)
+    return parallel or next((lp for lp in chain if lp.kind == THREAD_BINDING and lp.thread_attr is not None
+                             and lp.thread_attr.data.startswith("threadIdx")), None)
 
 
 def compact(alloc: AllocOp, f: func.FuncOp) -> None:
