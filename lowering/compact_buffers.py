@@ -18,8 +18,11 @@ access, includes those conjuncts (the tile of a non-dividing split: both stop at
 same edge); under the init guard of a reduction that runs entirely inside one iteration
 of L it covers as if unconditional, also under the tail of that reduction (`k_0 * 8 + k_1
 < 60`, which holds where the init guard does); under any other scf.if it does not count.
+Loops of one iteration are 0 in these predicates (a thread tile of 1 guards the write at
+`i_0 * 8 + i_1 + i_2 < 60` and the write-back at `i_0 * 8 + i_1 < 60`: one edge).
 Otherwise the next loop out is tried; at the function level the buffer is only
-shrunk to the box its accesses can reach.
+shrunk to the box its accesses can reach. A buffer with nothing to shrink still moves into
+the outermost parallel loop, else the innermost one bound to threadIdx: one per GPU thread.
 """
 
 from __future__ import annotations
@@ -196,7 +199,25 @@ def _write_covers(
         return False
     if predicate and any(n != 1 for n in write.sizes):
         return False  # _read_predicate_at matches elements to a write's index, not within its tiles
-    return predicate <= _read_predicate_at(read, write, top)
+    units = _unit_loops(write.op) | _unit_loops(read.op)
+    return _at_zero(predicate, units) <= _at_zero(_read_predicate_at(read, write, top), units)
+
+
+def _unit_loops(op: Operation) -> set[SSAValue]:
+    """The variables of the loops of one iteration around `op`: 0 wherever it runs."""
+    return {lp.var for lp in ancestors(op) if isinstance(lp, ForOp) and lp.extent == 1}
+
+
+def _at_zero(conjuncts: set[tuple[Expr, int]], zero: set[SSAValue]) -> set[tuple[Expr, int]]:
+    """The conjuncts `e < bound` with the `zero` variables at 0, those then always true left out: a
+    thread tile of 1 guards the write at `i_0 * 2 + i_1 + i_2 < 41` (i_2 a loop of one iteration), the
+    write-back at `i_0 * 2 + i_1 < 41`, one edge."""
+    folded = set()
+    for e, bound in conjuncts:
+        moved = e.substitute(dict.fromkeys(zero, Expr()))
+        if moved.variables() or moved.const >= bound:
+            folded.add((moved - moved.const, bound - moved.const))
+    return folded
 
 
 def _fills(write: _Use, top: Operation, box: tuple[Range, ...], fixed: frozenset[SSAValue]) -> bool:
@@ -251,10 +272,15 @@ def _block_shared(buffer: SSAValue, uses: list[_Use]) -> bool:
     )
 
 
-def _outermost_parallel(op: Operation, f: func.FuncOp) -> ForOp | None:
-    """The outermost parallel loop among `op` (unless it is `f`) and its ancestors below `f`."""
-    chain = [*([op] if op is not f else []), *ancestors(op, stop=f)]
-    return next((lp for lp in reversed(chain) if isinstance(lp, ForOp) and lp.kind == PARALLEL), None)
+def _own_per_iteration(op: Operation, f: func.FuncOp) -> ForOp | None:
+    """Among `op` (unless it is `f`) and its ancestors below `f`, the outermost parallel loop, else
+    the innermost loop bound to threadIdx: one GPU thread (a `local` buffer the thread block would
+    share is refused by lower-to-gpu, though every thread uses all of it: a row sum's accumulator of
+    2 rows that one thread computes)."""
+    chain = [lp for lp in [*([op] if op is not f else []), *ancestors(op, stop=f)] if isinstance(lp, ForOp)]
+    parallel = next((lp for lp in reversed(chain) if lp.kind == PARALLEL), None)
+    return parallel or next((lp for lp in chain if lp.kind == THREAD_BINDING and lp.thread_attr is not None
+                             and lp.thread_attr.data.startswith("threadIdx")), None)
 
 
 def compact(alloc: AllocOp, f: func.FuncOp) -> None:
@@ -268,9 +294,9 @@ def compact(alloc: AllocOp, f: func.FuncOp) -> None:
     top = next(c for c in _candidates(uses, f) if c is f or _iteration_private(uses, c, shape))
     box = _box(uses, top, buffer, shape)
     if [r.extent for r in box] == shape and all(r.start.is_const and r.start.const == 0 for r in box):
-        # Nothing to shrink; the buffer still moves into a parallel loop, whose iterations
-        # each get their own (not into a serial one: a large buffer is allocated on the heap).
-        top = _outermost_parallel(top, f)
+        # Nothing to shrink; the buffer still moves into a parallel or thread-bound loop, whose
+        # iterations each get their own (not into a serial one: a large buffer is allocated on the heap).
+        top = _own_per_iteration(top, f)
         if top is None:
             return
     new_type = row_major(buffer.type.element_type, [r.extent for r in box], buffer.type.memory_space)

@@ -1,0 +1,62 @@
+"""lower-to-gpu and a `local` accumulator (cache-write to "local", reverse-compute-at under the thread
+loop) at sizes the block tile does not divide: C_local is one thread's tile (1x1 for a thread tile of
+1, the edge guard `i_0 * 8 + i_1 + i_2 < 60` holding the loop of one iteration i_2), allocated in the
+kernel, and the accesses are guarded at the edge. Run through the cuda-cpu emulation with the race
+detector against numpy; these schedules were refused before (C_local left at the thread block)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import StringAttr
+
+import xtir
+from tests.fuzz.gpu_fuzz import Program
+from tests.test_cuda import seed_gpu
+from xtir.build import lower_to_gpu
+
+# name: (pipeline, (m, n, k), C_local's shape)
+GEMMS = {
+    "local 8x8 threads, tile 1, 60x60x60": (seed_gpu.blocking(8, 1, 4), (60, 60, 60), (1, 1)),
+    "local 2x2 threads, tile 1, 41x16x24": (seed_gpu.blocking(2, 1, 1), (41, 16, 24), (1, 1)),
+    "local 4x4 threads, tile 1, 9x63x10": (seed_gpu.blocking(4, 1, 4), (9, 63, 10), (1, 1)),
+    "shared 4x4 threads, tile 1, 40x61x16": (seed_gpu.blocking_with_shared(4, 1, 4), (40, 61, 16), (1, 1)),
+    "shared 4x4 threads, tile 2, 33x47x20": (seed_gpu.blocking_with_shared(4, 2, 4), (33, 47, 20), (2, 2)),
+    "seed 002 local blocking, 200x130x36": (seed_gpu.GEMM_LOCAL, (200, 130, 36), (8, 8)),
+}
+
+
+def _local_shapes(module: xtir.ModuleOp) -> dict[str, tuple[int, ...]]:
+    return {op.memref.name_hint: op.memref.type.get_shape() for op in lower_to_gpu(module).walk()
+            if isinstance(op, memref.AllocaOp) and op.memref.type.memory_space == StringAttr("local")}
+
+
+@pytest.mark.parametrize("name", GEMMS)
+def test_local_accumulator_at_the_edge(name: str) -> None:
+    pipeline, (m, n, k), tile = GEMMS[name]
+    module = seed_gpu.scheduled_gemm(pipeline, m, n, k)
+    assert _local_shapes(module) == {"C_local": tile}
+    arrays, expected = seed_gpu.gemm_inputs(m, n, k, np.random.default_rng(0))
+    xtir.build(module, target="cuda-cpu", racecheck=True)(*arrays)
+    assert float(np.max(np.abs(arrays[-1] - expected))) < 1e-3
+
+
+ROWSUM_ONE_THREAD = (
+    "split{loop=i factors=1,2},split{loop=i_0 factors=1,1},split{loop=j factors=12,1},"
+    "reorder{loops=i_0_0,i_0_1,j_0,j_1,i_1},cache-write{block=B index=0 scope=local},"
+    "reverse-compute-at{block=B_local loop=i_0_1},bind{loop=i_0_0 thread=\"blockIdx.x\"},"
+    "bind{loop=i_0_1 thread=\"threadIdx.x\"},decompose-reduction{block=B loop=j_0}"
+)
+
+
+def test_whole_local_buffer_of_one_thread() -> None:
+    """A row sum whose one thread sums both rows (the fuzzer's gpu_space seed 735): B_local is
+    the whole 2 rows, nothing to shrink, and still the thread's own (it was left outside the thread
+    loop and refused)."""
+    program = Program("rowsum", (2, 12))
+    module = xtir.transform(xtir.parse(program.text()), ROWSUM_ONE_THREAD)
+    assert _local_shapes(module) == {"B_local": (2,)}
+    arrays, expected = program.arrays(np.random.default_rng(0))
+    xtir.build(module, target="cuda-cpu", racecheck=True)(*arrays)
+    np.testing.assert_allclose(arrays[-1], expected, rtol=1e-5, atol=1e-5)
