@@ -227,7 +227,7 @@ def _shape_tile(r: random.Random, sch: xtir.Schedule, copy: BlockRV) -> None:
     if r.random() < 0.25:
         sch.transform_layout(copy, ("write", 0), (1, 0))
     if r.random() < 0.3:
-        sch.storage_align(copy, 0, r.choice([0, -2]), r.choice([4, 8, 32]), r.choice([0, 1, 4]))
+        sch.storage_align(copy, 0, r.choice([0, -2]), r.choice([4, 8, 32]), r.choice([0, 1, 3]))
     if r.random() < 0.4:
         sch.double_buffer(copy)
 
