@@ -350,9 +350,10 @@ def _reads_same_element(use: Use) -> memref.LoadOp | None:
 
 
 def _check_local(kernel: Kernel, alloca: memref.AllocaOp) -> None:
-    """A local buffer is one per thread: it must be allocated inside every thread loop using it."""
+    """A local buffer is one per thread: it must be allocated inside every thread loop using it
+    (of more than one thread: along an axis of one thread there is nobody to share it with)."""
     users = [u.operation for u in alloca.memref.uses]
-    threads = kernel.thread_vars()
+    threads = {v for v, extent in kernel.thread_vars().items() if extent > 1}
     for lp in (lp for lps in kernel.loops.values() if lps[0].body.block.args[0] in threads for lp in lps):
         if any(lp.is_ancestor(u) for u in users) and not lp.is_ancestor(alloca):
             raise fail(_NAME, alloca, f'local buffer {_buffer_name(alloca.memref)} is used by every thread of loop '

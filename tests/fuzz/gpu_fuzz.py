@@ -8,7 +8,9 @@ row sums, window sums) and a schedule, either
 - `pipeline`: an xtir-opt pipeline drawn here: split/fuse/bind onto blockIdx/threadIdx, a
   random number of inputs cached in shared memory at a random loop (cooperative fetches bound to
   threadIdx, vectorized or not), local accumulation, decompose-reduction, double-buffer,
-  transform-layout, unroll and vectorize, with sizes that the tiles need not divide.
+  storage-align and transform-layout of the shared tiles, transform-layout of the local
+  accumulator, unroll and vectorize, with sizes that the tiles need not divide (k tails of
+  the reduction's tile, blocks at the data's edge for version-edge-blocks, guarded float4 fetches).
 Outcomes: `ok` (numbers match), `refused` (a primitive or the build says XtirError: a legal
 outcome), or a failure: `wrong` (numbers differ or an output element is left unwritten),
 `race` (the race detector's report), `crash` (any other exception: a traceback), `invalid-ir`
@@ -219,6 +221,17 @@ def _fetch(r: random.Random, sch: xtir.Schedule, block: BlockRV, index: int, at:
     return copy
 
 
+def _shape_tile(r: random.Random, sch: xtir.Schedule, copy: BlockRV) -> None:
+    """Maybe transpose, pad (storage-align: the row stride `factor * k + offset`) and double-buffer
+    the shared tile that `copy` fetches."""
+    if r.random() < 0.25:
+        sch.transform_layout(copy, ("write", 0), (1, 0))
+    if r.random() < 0.3:
+        sch.storage_align(copy, 0, r.choice([0, -2]), r.choice([4, 8, 32]), r.choice([0, 1, 3]))
+    if r.random() < 0.4:
+        sch.double_buffer(copy)
+
+
 def _schedule_one_dim(r: random.Random, sch: xtir.Schedule, program: Program) -> None:
     """Elementwise, window: the loops fused and split over (blockIdx.x, threadIdx.x[, inner])."""
     block = sch.get_block(program.output)
@@ -245,18 +258,19 @@ def _schedule_rowsum(r: random.Random, sch: xtir.Schedule, program: Program) -> 
         sch.reverse_compute_at(sch.cache_write(block, 0, "local"), i1)
     sch.bind(i0, "blockIdx.x")
     sch.bind(i1, "threadIdx.x")
-    if r.random() < 0.6:
-        _fetch(r, sch, block, 0, r.choice([j0, j0, j1, i1]), threads)
+    copy = _fetch(r, sch, block, 0, r.choice([j0, j0, j1, i1]), threads) if r.random() < 0.6 else None
     if r.random() < 0.5:
         sch.decompose_reduction(block, j0)
     if r.random() < 0.3:
         sch.unroll(j1)
+    if copy is not None:
+        _shape_tile(r, sch, copy)
 
 
 def _schedule_matmul(r: random.Random, sch: xtir.Schedule, program: Program) -> None:
     """Seed 002's blocking: local (threadIdx.x, .y) or shared (fused threads, cooperative fetches)."""
     block = sch.get_block("C")
-    tb, tt, tk = r.choice([2, 4, 8, 16]), r.choice([1, 2, 4, 8]), r.choice([1, 2, 4, 8])
+    tb, tt, tk = r.choice([2, 4, 8, 16]), r.choice([1, 2, 4, 8]), r.choice([1, 2, 3, 4, 8, 16])
     local = sch.cache_write(block, 0, "local")
     i, j, k = sch.get_loops(block)
     i0, i1, i2 = sch.split(i, [None, tb, tt])
@@ -279,10 +293,9 @@ def _schedule_matmul(r: random.Random, sch: xtir.Schedule, program: Program) -> 
     if r.random() < 0.6:
         sch.decompose_reduction(block, k0)
     for copy in shared:
-        if r.random() < 0.25:
-            sch.transform_layout(copy, ("write", 0), (1, 0))
-        if r.random() < 0.4:
-            sch.double_buffer(copy)
+        _shape_tile(r, sch, copy)
+    if r.random() < 0.15:
+        sch.transform_layout(local, ("read", 0), (1, 0))
     for loop in (k1, i2, j2):
         if r.random() < 0.3:
             sch.unroll(loop)
@@ -295,7 +308,9 @@ SCHEDULES = {"matmul": _schedule_matmul, "matmul_bt": _schedule_matmul, "element
 def random_program(r: random.Random) -> Program:
     name = r.choice(list(TEMPLATES))
     if name.startswith("matmul"):
-        return Program(name, (_size(r, 4, 64, 8), _size(r, 4, 64, 8), _size(r, 4, 48, 8)))
+        # k drawn with tails half the time: the reduction's tile need not divide it
+        k = _size(r, 4, 48, 8) if r.random() < 0.5 else r.randint(3, 48)
+        return Program(name, (_size(r, 4, 64, 8), _size(r, 4, 64, 8), k))
     if name in ("elementwise", "rowsum"):
         return Program(name, (_size(r, 1, 48, 4), _size(r, 1, 64, 4)))
     return Program(name, (_size(r, 1, 1024, 32),))

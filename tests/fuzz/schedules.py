@@ -258,6 +258,9 @@ PRIMITIVES: dict[str, float] = {
     "reverse_compute_inline": 0.5,
     "bind": 1.0,
     "fuse_reduction_epilogue": 0.7,
+    "storage_align": 0.6,
+    "transform_layout": 0.6,
+    "double_buffer": 0.3,
 }
 THREAD_AXES = ("blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y", "vthread.x")
 SCOPES = ("global", "local", "shared", "global.A_reg")
@@ -754,7 +757,31 @@ class Generator:
             consumers = sch.get_consumers(block) if block.name in names else []
             epilogue = r.choice(consumers) if consumers and r.random() < 0.9 else self.block(sch)
             return Call(prim, (block, epilogue))
+        if prim in ("storage_align", "transform_layout", "double_buffer"):
+            return self._layout_call(sch, prim, names)
         raise AssertionError(prim)
+
+    def _layout_call(self, sch: Schedule, prim: str, names: list[str]) -> Call | None:
+        """A layout primitive, mostly on a cache block (the buffers it allocates are what these
+        primitives may change): pad a written buffer's stride, permute a buffer's dimensions,
+        double-buffer a fetched tile."""
+        r = self.r
+        cached = [n for n in names if "_" in n]
+        block = self.block(sch, cached if cached and r.random() < 0.8 else names)
+        if prim == "double_buffer":
+            return Call(prim, (block,))
+        op = _block_op(sch, block.name) if block.name in names else None
+        kind = "write" if prim == "storage_align" or r.random() < 0.6 else "read"
+        regions = (write_regions(op) if kind == "write" else read_regions(op)) if op is not None else []
+        if not regions:
+            return Call(prim, (block, 0, 0, 4, 1)) if prim == "storage_align" else None
+        index = r.randrange(len(regions))
+        rank = len(regions[index].ranges)
+        if prim == "storage_align":
+            return Call(prim, (block, index, r.randrange(-rank, rank), r.choice((2, 4, 8, 32)), r.choice((0, 1, 3))))
+        permutation = list(range(rank))
+        r.shuffle(permutation)
+        return Call(prim, (block, (kind, index), permutation))
 
     # Follow-ups: the moves TVM schedules make in pairs, planned when the first is accepted.
 

@@ -9,7 +9,7 @@ import pytest
 from tests.fuzz import gpu_fuzz
 from tests.fuzz.gpu_fuzz import Case, Outcome, Program, random_case, run_case, steps_of
 
-SEEDS = range(8)
+SEEDS = range(7, 15)  # covers the five programs and both schedule kinds
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -74,3 +74,18 @@ def test_emitted_code_the_host_compiler_rejects_is_a_failure_not_a_refusal() -> 
     outcome = gpu_fuzz._build_refusal("the host C++ compiler rejected the emulated CUDA C of 'main':\nkernel.cu:3: error")
     assert outcome.kind == "compile" and outcome.failed
     assert gpu_fuzz._build_refusal("error: 'op' lower-to-gpu: too many threads").kind == "refused"
+
+
+ONE_THREAD_LOCAL = steps_of(
+    "split{loop=i factors=1,8},split{loop=i_0 factors=1,1},split{loop=j factors=24,2},"
+    "reorder{loops=i_0_0,i_0_1,j_0,j_1,i_1},cache-write{block=B index=0 scope=local},"
+    'reverse-compute-at{block=B_local loop=i_0_1},bind{loop=i_0_0 thread="blockIdx.x"},'
+    'bind{loop=i_0_1 thread="threadIdx.x"}')
+
+
+def test_a_local_buffer_outside_a_thread_loop_of_one_thread_is_not_shared() -> None:
+    """rowsum 8x48, gpu_space seed 720000: threadIdx.x of extent 1 (i_0_1), so compact-buffers
+    allocates B_local outside that unit loop; lower-to-gpu refused it as shared by the loop's threads (there
+    is one: TVM builds it)."""
+    outcome = run_case(Case(Program("rowsum", (8, 48)), 720000, steps=ONE_THREAD_LOCAL))
+    assert outcome.kind == "ok", outcome.detail
