@@ -33,6 +33,14 @@ attribute, so the storage scope stays what lower-blocks leaves: the memref memor
 - `memref<8x8xf32, "local">`: one array per thread (registers), as compact-buffers sized it;
   it must be allocated inside every thread-bound loop that uses it.
 
+Virtual threads (loops bound to vthread.{x,y,z}, TVM's InjectVirtualThread): a thread axis for
+the checks and shared sizes below (no two virtual threads write one element, a local buffer used
+in one is allocated in it, shared regions are relaxed over them; a store that does not use the
+variable runs once per real thread), then run serially in each real thread: once buffers are
+sized and double-buffered, lowering/virtual_threads.py pushes each vthread loop down to the
+statements that use its variable (serial loops tagged `xtir.vthread`; a local buffer allocated in
+it gets a leading dimension per virtual thread), before barriers are placed on the result.
+
 Barriers (`gpu.barrier`, CUDA `__syncthreads()`) are placed from the shared accesses, at points
 every thread of the block reaches (not under a condition on a thread id): before a statement
 that reads what other threads wrote since the last barrier or writes what they read, as far
