@@ -17,7 +17,8 @@ vthread loop is pushed down to the statements that touch its variable:
 
 - through a loop (serial or thread-bound) or an `scf.if` whose bounds or condition do not use
   the variable: the vthread loop moves inside it (its iterations being independent, the
-  interchange keeps what each reads and writes);
+  interchange keeps what each reads and writes); an unrolled or vectorized loop is wrapped
+  whole instead, so that its accesses stay side by side (the float4 fragment reads);
 - a statement that does not touch the variable (a load of a fragment every virtual thread
   shares, a cooperative fetch) runs once, where it was;
 - a statement that touches it (through its indices, a value computed from it, or a buffer
@@ -48,7 +49,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xtir.dialects.layout import reach, strides_of
 from xtir.dialects.walk import ancestors
 from xtir.lowering.blocks_to_scf import THREAD
-from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, THREAD_BINDING, UNROLLED, constant_int, loop_kind, loop_name
+from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, THREAD_BINDING, UNROLLED, VECTORIZED, constant_int, loop_kind, loop_name
 from xtir.passes.utils import fail
 
 VTHREAD = "xtir.vthread"
@@ -251,7 +252,10 @@ class _Distributor:
             self.wrap(inside, point, mapping)
 
     def pushable(self, op: Operation) -> bool:
+        """Loops unrolled or vectorized are not pushed through: the virtual threads' loop goes
+        around them, so that their accesses stay side by side (float4)."""
         return (isinstance(op, scf.ForOp | scf.IfOp) and not op.results
+                and not (isinstance(op, scf.ForOp) and loop_kind(op) in (UNROLLED, VECTORIZED))
                 and not any(o in self.dependent for o in op.operands))
 
     def push(self, op: Operation, point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
@@ -276,7 +280,8 @@ class _Distributor:
         loop = scf.ForOp(self.loop.lb, self.loop.ub, self.loop.step, [], body)
         loop.attributes[LOOP_NAME] = StringAttr(loop_name(self.loop))
         loop.attributes[VTHREAD] = StringAttr(vthread_tag(self.loop) or "")
-        if self.n < UNROLL_BELOW and not any(isinstance(o, scf.ForOp) for op in ops for o in op.walk()):
+        if self.n < UNROLL_BELOW and all(loop_kind(o) == UNROLLED for op in ops for o in op.walk()
+                                         if isinstance(o, scf.ForOp)):
             loop.attributes[LOOP_KIND] = StringAttr(UNROLLED)
         Rewriter.insert_op(loop, point)
         inner = dict(mapping)

@@ -1,6 +1,7 @@
 """Virtual threads (lowering/virtual_threads.py) on target cuda-cpu, with the race detector: a
 vector add with a vthread level, and a GEMM tiled like MetaSchedule's GPU multi-level tiling
-(blockIdx, vthread, threadIdx, serial) with shared tiles, at sizes that divide and that do not."""
+(blockIdx, vthread, threadIdx, serial) with shared tiles, at sizes that divide and that do not,
+and the hand GEMM with its columns split over a vthread."""
 
 from __future__ import annotations
 
@@ -67,3 +68,13 @@ def test_vthread_tiling_shapes() -> None:
 def _ancestors(op):
     while (op := op.parent_op()) is not None:
         yield op
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(128, 128, 64), (200, 136, 64), (72, 1000, 24)])
+def test_hand_gemm_with_split_columns(m: int, n: int, k: int) -> None:
+    """examples/seed_gpu.py hand_gemm(split_columns=True): the vthread loop around the unrolled
+    loops (float4 fragment reads), double-buffered tiles, partial tiles at the edges."""
+    module = seed_gpu.scheduled_gemm(seed_gpu.hand_gemm(split_columns=True), m, n, k)
+    arrays, expected = seed_gpu.gemm_inputs(m, n, k, np.random.default_rng(2))
+    xtir.build(module, target="cuda-cpu", racecheck=True)(*arrays)
+    np.testing.assert_allclose(arrays[-1], expected, rtol=1e-4, atol=1e-4)
