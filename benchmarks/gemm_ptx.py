@@ -91,13 +91,13 @@ def compile_ptx(source_text: str, arch: str) -> tuple[str, str]:
         return ptx, ptxas_usage(source, arch)
 
 
-def hand_gemm_source(n: int, tile_k: int = 8, phase_grid: bool = False) -> str:
-    pipeline = seed_gpu.hand_gemm(tile_k, phase_grid=phase_grid)
+def hand_gemm_source(n: int, tile_k: int = 8, phase_grid: bool = False, split_columns: bool = False) -> str:
+    pipeline = seed_gpu.hand_gemm(tile_k, phase_grid=phase_grid, split_columns=split_columns)
     return cuda_program(seed_gpu.scheduled("gpu_matmul.mlir", pipeline, n)).source
 
 
-def report(n: int, arch: str, tile_k: int, phase_grid: bool = False) -> str:
-    ptx, usage = compile_ptx(hand_gemm_source(n, tile_k, phase_grid), arch)
+def report(n: int, arch: str, tile_k: int, phase_grid: bool = False, split_columns: bool = False) -> str:
+    ptx, usage = compile_ptx(hand_gemm_source(n, tile_k, phase_grid, split_columns), arch)
     whole = Counter(kind for line in ptx.splitlines() for kind in kinds(line))
     lines = [f"n = {n}: {usage}; whole kernel: " + ", ".join(f"{kind} {whole[kind]}" for kind in KINDS[:6])]
     for k, counts in enumerate(main_loops(ptx)):
@@ -112,9 +112,10 @@ def main() -> None:
     parser.add_argument("--arch", default="sm_90")
     parser.add_argument("--tile-k", type=int, default=8)
     parser.add_argument("--phase-grid", action="store_true", help="hand_gemm(phase_grid=True)")
+    parser.add_argument("--split-columns", action="store_true", help="hand_gemm(split_columns=True): vthread.x")
     args = parser.parse_args()
     for n in args.n:
-        print(report(n, args.arch, args.tile_k, args.phase_grid))
+        print(report(n, args.arch, args.tile_k, args.phase_grid, args.split_columns))
 
 
 if __name__ == "__main__":

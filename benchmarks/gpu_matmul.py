@@ -59,6 +59,7 @@ SCHEDULES = {
     "hand, A's k-major rows padded to 132 (storage-align)": seed_gpu.hand_gemm(pad_a=True),
     "hand, 2x4 thread tiles per quarter warp (B's fragment conflict-free)": seed_gpu.hand_gemm(phase_grid=True),
     "hand, 2x4 tiles per quarter warp, A's rows padded to 132": seed_gpu.hand_gemm(pad_a=True, phase_grid=True),
+    "hand, columns in two groups of 4, 64 apart (vthread.x)": seed_gpu.hand_gemm(split_columns=True),
 }
 NOT_RUN = "gpu_matmul: not run"
 CONTEXT_LOST = 75

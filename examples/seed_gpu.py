@@ -52,11 +52,19 @@ def _fetch(index: int, buffer: str, threads: int) -> str:
     )
 
 
-def _thread_grid(tile_block: int, tile_thread: int, tile_k: int, phase: tuple[int, int] | None) -> str:
+def _thread_grid(tile_block: int, tile_thread: int, tile_k: int, phase: tuple[int, int] | None,
+                 split_columns: bool = False) -> str:
     """C split into blocks of tile_block x tile_block threads, each with a tile_thread-square tile;
     the thread loops fused into one (bound by the caller), the tile's loops innermost (i_2, j_2).
     With `phase` = (p, q), consecutive threads form p x q grids of tiles (q fastest) instead of
-    rows of tile_block tiles; the fused loop is then i_1_j_1_i_2_j_2_fused, the tile's i_3, j_3."""
+    rows of tile_block tiles; the fused loop is then i_1_j_1_i_2_j_2_fused, the tile's i_3, j_3.
+    With `split_columns`, a thread's columns are two groups of tile_thread / 2, half a block apart:
+    j split (2, tile_block, tile_thread / 2), the 2 (j_1) outermost under the block loops (bound to
+    vthread.x by the caller); the fused loop is i_1_j_2_fused, the tile's i_2, j_3."""
+    if split_columns:
+        return (f"split{{loop=i factors=-1,{tile_block},{tile_thread}}},"
+                f"split{{loop=j factors=-1,2,{tile_block},{tile_thread // 2}}},split{{loop=k factors=-1,{tile_k}}},"
+                "reorder{loops=i_0,j_0,j_1,i_1,j_2,k_0,k_1,i_2,j_3},fuse{loops=i_1,j_2}")
     if phase is None:
         return (f"split{{loop=i factors=-1,{tile_block},{tile_thread}}},"
                 f"split{{loop=j factors=-1,{tile_block},{tile_thread}}},split{{loop=k factors=-1,{tile_k}}},"
@@ -68,16 +76,17 @@ def _thread_grid(tile_block: int, tile_thread: int, tile_k: int, phase: tuple[in
 
 
 def blocking_with_shared(tile_block: int, tile_thread: int, tile_k: int, decompose: bool = False,
-                         phase: tuple[int, int] | None = None) -> str:
+                         phase: tuple[int, int] | None = None, split_columns: bool = False) -> str:
     """Seed 002's `blocking_with_shared`: the thread loops fused onto threadIdx.x, A and B tiles in
-    shared memory (`phase`: see _thread_grid)."""
+    shared memory (`phase`, `split_columns`: see _thread_grid)."""
     threads = tile_block * tile_block
-    fused = "i_1_j_1_fused" if phase is None else "i_1_j_1_i_2_j_2_fused"
+    fused = "i_1_j_2_fused" if split_columns else "i_1_j_1_fused" if phase is None else "i_1_j_1_i_2_j_2_fused"
     pipeline = (
-        'cache-write{block=C index=0 scope="local"},' + _thread_grid(tile_block, tile_thread, tile_k, phase) + ","
-        f"reverse-compute-at{{block=C_local loop={fused}}},"
+        'cache-write{block=C index=0 scope="local"},' + _thread_grid(tile_block, tile_thread, tile_k, phase, split_columns)
+        + f",reverse-compute-at{{block=C_local loop={fused}}},"
         'bind{loop=i_0 thread="blockIdx.x"},bind{loop=j_0 thread="blockIdx.y"},'
-        f'bind{{loop={fused} thread="threadIdx.x"}},'
+        + ('bind{loop=j_1 thread="vthread.x"},' if split_columns else "")
+        + f'bind{{loop={fused} thread="threadIdx.x"}},'
         + _fetch(0, "A_shared", threads) + "," + _fetch(1, "B_shared", threads)
     )
     return pipeline + (",decompose-reduction{block=C loop=k_0}" if decompose else "")
@@ -92,7 +101,7 @@ the fetch's float4 stores become scalar (rows of 9 are not 16-byte aligned)."""
 
 
 def hand_gemm(tile_k: int = 8, double_buffer: bool = True, transpose_a: bool = True, pad_a: bool = False,
-              phase_grid: bool = False) -> str:
+              phase_grid: bool = False, split_columns: bool = False) -> str:
     """The best hand schedule: a 128x128 tile of C per thread block, 8x8 per thread in registers
     (16 x 16 = 256 threads), k in steps of `tile_k`, the A and B tiles double-buffered in shared
     memory (the next tile fetched with float4 while this one is computed on), A's tile stored
@@ -109,18 +118,25 @@ def hand_gemm(tile_k: int = 8, double_buffer: bool = True, transpose_a: bool = T
     fragment reads of B then fall at 4 column offsets 8 floats apart (128 bytes, every bank once;
     a row of 8 tiles spans 256 bytes, two threads per bank: 8 wavefronts a warp become 4), and A's
     at 2 row offsets (still 4). A warp still covers 2 rows x 16 columns of tiles, so C's
-    write-back and the fetches are unchanged. (The classic fix, two groups of 4 columns 64 apart
-    per thread, cannot be scheduled yet: C_local's write-back under the thread loop would cover
-    a region that is not a box, which reverse-compute-at refuses; TVM binds the 2 to a vthread,
-    which lower-to-gpu refuses.)"""
+    write-back and the fetches are unchanged.
+
+    `split_columns` is the classic fix instead: each thread's 8 columns are two groups of 4, 64
+    apart (j split (2, 16, 4)), the 2 bound to vthread.x as TVM does (with it serial, C_local's
+    write-back under the thread loop would cover a region that is not a box, which
+    reverse-compute-at refuses). A quarter warp's float4 reads of B then cover 8 consecutive
+    groups of 4 columns (128 bytes); lower-to-gpu runs the virtual threads serially in each
+    thread, C_local one 8x4 array per virtual thread."""
+    if split_columns and phase_grid:
+        raise ValueError("split_columns and phase_grid are two layouts of the thread tiles: choose one")
     layout = ",transform-layout{buffer=A_shared permutation=1,0}" if transpose_a else ""
     if pad_a and not transpose_a:
         raise ValueError("pad_a pads the rows of the k-major A tile: it goes with transpose_a")
     if pad_a:
         layout += ",storage-align{block=A_shared index=0 axis=0 factor=32 offset=4}"
     double = ",double-buffer{block=A_shared},double-buffer{block=B_shared}" if double_buffer else ""
-    rows, cols = ("i_3", "j_3") if phase_grid else ("i_2", "j_2")
-    return (blocking_with_shared(16, 8, tile_k, decompose=True, phase=(2, 4) if phase_grid else None)
+    rows, cols = ("i_3", "j_3") if phase_grid else ("i_2", "j_3") if split_columns else ("i_2", "j_2")
+    return (blocking_with_shared(16, 8, tile_k, decompose=True, phase=(2, 4) if phase_grid else None,
+                                 split_columns=split_columns)
             + layout + double + f",unroll{{loop=k_1}},unroll{{loop={rows}}},unroll{{loop={cols}}}")
 
 

@@ -33,6 +33,14 @@ attribute, so the storage scope stays what lower-blocks leaves: the memref memor
 - `memref<8x8xf32, "local">`: one array per thread (registers), as compact-buffers sized it;
   it must be allocated inside every thread-bound loop that uses it.
 
+Virtual threads (loops bound to vthread.{x,y,z}, TVM's InjectVirtualThread): a thread axis for
+the checks and shared sizes below (no two virtual threads write one element, a local buffer used
+in one is allocated in it, shared regions are relaxed over them; a store that does not use the
+variable runs once per real thread), then run serially in each real thread: once buffers are
+sized and double-buffered, lowering/virtual_threads.py pushes each vthread loop down to the
+statements that use its variable (serial loops tagged `xtir.vthread`; a local buffer allocated in
+it gets a leading dimension per virtual thread), before barriers are placed on the result.
+
 Barriers (`gpu.barrier`, CUDA `__syncthreads()`) are placed from the shared accesses, at points
 every thread of the block reaches (not under a condition on a thread id): before a statement
 that reads what other threads wrote since the last barrier or writes what they read, as far
@@ -51,7 +59,7 @@ fetch reading memory the kernel writes, the doubled buffers over 48 KiB.
 
 Refused, at the op: a loop nest at the top of a kernel function that is not bound (it would
 run on the host); more than 1024 threads per block, a block or grid dimension over CUDA's
-limits; one tag bound with different extents in one kernel; vthread; shared memory over
+limits; one tag bound with different extents in one kernel; shared memory over
 48 KiB per block; a write to a shared buffer that every thread makes alike (a loop not bound
 to a thread writing it: cooperative fetching binds it), or data exchanged through shared
 memory with no barrier point between writer and reader; a reduction over a thread-bound loop
@@ -94,6 +102,7 @@ from xtir.lowering.blocks_to_scf import THREAD
 from xtir.lowering.compact_buffers import INIT_GUARD
 from xtir.lowering.index_expr import IndexEmitter, constant, decode, decode_bounds, index_bounds
 from xtir.lowering.loops import PARALLEL, THREAD_BINDING, constant_int, loop_kind, loop_name, trip_count
+from xtir.lowering.virtual_threads import inject_virtual_threads, untouched_vthreads, vthread_tag
 from xtir.passes.analysis.instances import distinct, gapless, injective, points
 from xtir.passes.analysis.regions import Range, relax
 from xtir.passes.utils import fail
@@ -148,10 +157,10 @@ class Kernel:
         return {lp.body.block.args[0]: loops[0].body.block.args[0] for loops in self.loops.values() for lp in loops}
 
     def thread_vars(self) -> dict[SSAValue, int]:
-        """The canonical variable of each threadIdx axis, with its extent."""
-        return {
-            loops[0].body.block.args[0]: self.extent(tag) for tag, loops in self.loops.items() if tag.startswith("threadIdx")
-        }
+        """The canonical variable of each threadIdx axis, with its extent; of each vthread axis
+        too until inject_virtual_threads (a virtual thread is a thread for every analysis)."""
+        return {loops[0].body.block.args[0]: self.extent(tag) for tag, loops in self.loops.items()
+                if tag.startswith(("threadIdx", "vthread"))}
 
     def block_vars(self) -> set[SSAValue]:
         return {loops[0].body.block.args[0] for tag, loops in self.loops.items() if tag.startswith("blockIdx")}
@@ -162,8 +171,6 @@ def _collect(root: scf.ForOp) -> Kernel:
     for op in root.walk():
         if (tag := _thread(op)) is not None:
             assert isinstance(op, scf.ForOp)
-            if tag.startswith("vthread"):
-                raise fail(_NAME, op, f'loop "{loop_name(op)}" is bound to {tag}; virtual threads are not supported yet')
             loops = kernel.loops.setdefault(tag, [])
             if loops and trip_count(loops[0]) != trip_count(op):
                 raise fail(_NAME, op, f'loop "{loop_name(op)}" is bound to {tag} with extent {trip_count(op)}, but loop '
@@ -262,11 +269,21 @@ def _check_writes(kernel: Kernel, uses: list[Use]) -> None:
         if not use.is_write or space == LOCAL:
             continue
         shared = space == SHARED
-        over = threads if shared else everyone
+        over = _writers(kernel, use.op, threads if shared else everyone)
         if use.indices is None:
             raise fail(_NAME, use.op, f"cannot tell which threads write {_buffer_name(_buffer(use.op))}")
         if over and not _injective(over, list(use.indices)):
             raise fail(_NAME, use.op, _write_race(kernel, use, over, shared))
+
+
+def _writers(kernel: Kernel, store: Operation, over: dict[SSAValue, int]) -> dict[SSAValue, int]:
+    """`over` without the virtual threads that do not run `store` apart: those of vthread loops
+    not around it, or whose variable it does not use (it runs once, inject_virtual_threads)."""
+    canon = kernel.canonical()
+    around = {canon[lp.body.block.args[0]] for lp in ancestors(store, kernel.root) if vthread_tag(lp) is not None}
+    idle = {canon[lp.body.block.args[0]] for lp in untouched_vthreads(store, kernel.root)}
+    virtual = {lps[0].body.block.args[0] for tag, lps in kernel.loops.items() if tag.startswith("vthread")}
+    return {v: n for v, n in over.items() if v not in virtual or (v in around and v not in idle)}
 
 
 def _enumerate(over: dict[SSAValue, int], exprs: list[Expr],
@@ -319,6 +336,10 @@ def _write_race(kernel: Kernel, use: Use, over: dict[SSAValue, int], shared: boo
         where = f'loop "{loops[0]}" bound to {tags[0]}' if loops else f"the threads of {tags[0]}"
         return (f"the update of {name} reduces over {where}: every thread reads and writes the same element; "
                 "cross-thread reduction is not supported yet (keep the reduction loop serial)")
+    if tags and all(tag.startswith("vthread") for tag in tags):
+        loop = kernel.loops[tags[0]][0]
+        return (f'the stored value depends on loop "{loop_name(loop)}" ({tags[0]}) but the element does not: its '
+                f"virtual threads write the same elements of {name} (a race)")
     if shared:
         return (f"{_describe(use.op)} is not bound to a thread (or not to every threadIdx axis), and the threads of the "
                 f"block that run it write the same elements of shared buffer {name} (a race); bind it to a threadIdx "
@@ -1170,8 +1191,8 @@ class LowerToGPUPass(ModulePass):
             for index, kernel in enumerate(kernels):
                 _check_launch(kernel)
                 shared = _prepare_buffers(kernel, f)
-                if _inject_double_buffers(kernel, f):
-                    kernel = _collect(kernel.root)  # the prologue and epilogue copy thread-bound loops
+                if _inject_double_buffers(kernel, f) | inject_virtual_threads(kernel.root):
+                    kernel = _collect(kernel.root)  # the double buffers' prologues and epilogues copy thread loops
                 Planner(kernel).run(kernel.root.body.block, [])
                 _drop_redundant_barriers(kernel.root)
                 name = f"{f.sym_name.data}_kernel" + (str(index) if len(kernels) > 1 else "")

@@ -135,9 +135,10 @@ def program_order(root: Operation) -> dict[int, int]:
 
 def _relaxable_under(scope: str, thread: str) -> bool:
     """Whether the threads of `thread`'s kind see one buffer of `scope`, so a copy made under one
-    of them serves them all (TVM's CanRelaxStorageUnderThread; global memory is never relaxed)."""
+    of them serves them all (TVM's CanRelaxStorageUnderThread; global memory is never relaxed;
+    a virtual thread ranks with threadIdx, lowering/virtual_threads.py)."""
     if scope.startswith("shared"):
-        return thread.startswith("threadIdx")
+        return thread.startswith(("threadIdx", "vthread"))
     if scope == "warp":
         return thread == "threadIdx.x"
     return False

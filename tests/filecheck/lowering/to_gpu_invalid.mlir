@@ -218,12 +218,61 @@ func.func @local_between_threads(%A: memref<128xf32>, %B: memref<128xf32>) {
 
 // -----
 
-func.func @virtual_threads(%A: memref<128xf32>) {
-  // expected-error @+1 {{'scf.for' op lower-to-gpu: loop "v" is bound to vthread.x; virtual threads are not supported yet}}
+func.func @virtual_threads_only(%A: memref<128xf32>) {
+  // expected-error @+1 {{'scf.for' op lower-to-gpu: loop "v" bound to vthread.x is the outermost loop of a kernel; bind a loop around it to blockIdx or threadIdx}}
   block.for %t = 0 to 128 "v" bind("vthread.x") {
     block.block "A"(%v = spatial(128, %t)) {
       %one = arith.constant 1.0 : f32
       block.store %one, %A[%v] : memref<128xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A virtual thread is a thread for the checks: a local buffer allocated outside its loop would be
+// shared by the virtual threads
+func.func @local_outside_vthread(%A: memref<4x8xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      // expected-error @+1 {{'memref.alloca' op lower-to-gpu: local buffer L is used by every thread of loop "v" (vthread.x) but allocated outside it: threads would share it; local buffers are per thread}}
+      %L = block.alloc : memref<1xf32, "local">
+      block.for %u = 0 to 2 "v" bind("vthread.x") {
+        block.block "L"(%vu = spatial(2, %u)) {
+          %x = arith.constant 1.0 : f32
+          block.store %x, %L[0] : memref<1xf32, "local">
+        }
+        block.block "A"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %x = block.load %L[0] : memref<1xf32, "local">
+          block.store %x, %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A shared store that does not use the virtual thread's variable runs once per real thread; one
+// whose value depends on it runs once per virtual thread, at the same element
+func.func @vthread_shared_race(%A: memref<4x8xf32>) {
+  %S = block.alloc : memref<4xf32, "shared">
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %u = 0 to 2 "v" bind("vthread.x") {
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+        block.block "S"(%vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %x = arith.index_cast %vu : index to i64
+          %y = arith.sitofp %x : i64 to f32
+          // expected-error @+1 {{'memref.store' op lower-to-gpu: the stored value depends on loop "v" (vthread.x) but the element does not: its virtual threads write the same elements of S (a race)}}
+          block.store %y, %S[%vt] : memref<4xf32, "shared">
+        }
+        block.block "A"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %x = block.load %S[%vt] : memref<4xf32, "shared">
+          block.store %x, %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+        }
+      }
     }
   }
   func.return

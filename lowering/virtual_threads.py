@@ -1,0 +1,313 @@
+"""inject-virtual-threads, a stage of lower-to-gpu (TVM's InjectVirtualThread): the loops bound
+to vthread.{x,y,z} run serially inside each real thread.
+
+A virtual thread is a thread axis for every analysis before this stage (lower-to-gpu checks
+writes, local buffers and shared sizes treating it like threadIdx: its iterations are
+independent, no two write one element of a global or shared buffer, a local buffer used in it
+is allocated in it, shared regions are relaxed over it). Here, before barriers are placed, each
+vthread loop is pushed down to the statements that touch its variable:
+
+    for v in 2 (vthread.x) {               for k {
+      for k {                                 %a = load A_shared[k, tx]          // runs once
+        %a = load A_shared[k, tx]     ==>     for v' in 2 {                      // unrolled
+        %b = load B_shared[k, 64v + tx]          %b = load B_shared[k, 64v' + tx]
+        C_local[j] += %a * %b                    C_local[v', j] += %a * %b
+      }                                       }
+    }                                       }
+
+- through a loop (serial or thread-bound) or an `scf.if` whose bounds or condition do not use
+  the variable: the vthread loop moves inside it (its iterations being independent, the
+  interchange keeps what each reads and writes); an unrolled or vectorized loop is wrapped
+  whole instead, so that its accesses stay side by side (the float4 fragment reads);
+- a statement that does not touch the variable (a load of a fragment every virtual thread
+  shares, a cooperative fetch) runs once, where it was;
+- a statement that touches it (through its indices, a value computed from it, or a buffer
+  allocated inside the vthread loop) is wrapped in a loop over the same range, the ops it needs
+  copied in. Statements are the ops a value flows between: a load and the store of the value
+  computed from it share one loop. A load that does not touch the variable and that no earlier
+  op of its statement may write stays outside, once;
+- a local buffer allocated inside the vthread loop (one per virtual thread) gets a leading
+  dimension of the loop's extent, indexed by the variable; shared buffers stay one per block.
+
+The loops made are serial (`xtir.loop_kind = "unrolled"` when they hold no loop and run fewer
+than UNROLL_BELOW times, TVM's rule), named after the vthread loop, and keep its tag in
+`xtir.vthread`. Barriers are placed afterwards on the result, which runs as written, so a
+statement wrapped whole (one whose loop bounds use the variable) may hold barrier points.
+
+Refused, at the loop: a vthread loop that is the outermost loop of a kernel, or that does not
+run from 0 in steps of 1 to a constant; a local buffer allocated inside one that is used other
+than by loads and stores.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import memref, scf
+from xdsl.dialects.builtin import IndexType, MemRefType, NoneAttr, StridedLayoutAttr, StringAttr
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from xtir.dialects.layout import reach, strides_of
+from xtir.dialects.walk import ancestors
+from xtir.lowering.blocks_to_scf import THREAD
+from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, THREAD_BINDING, UNROLLED, VECTORIZED, constant_int, loop_kind, loop_name
+from xtir.passes.utils import fail
+
+VTHREAD = "xtir.vthread"
+"""The tag of the vthread loop a serial loop was made from."""
+
+UNROLL_BELOW = 16
+
+_NAME = "lower-to-gpu"
+
+
+def vthread_tag(op: Operation) -> str | None:
+    attr = op.attributes.get(THREAD)
+    if (isinstance(op, scf.ForOp) and loop_kind(op) == THREAD_BINDING and isinstance(attr, StringAttr)
+            and attr.data.startswith("vthread")):
+        return attr.data
+    return None
+
+
+def leading_dimension(old: MemRefType, n: int) -> MemRefType:
+    """`old` with a leading dimension of n: n copies one after the other (a padded buffer keeps
+    its strides, the copies `reach(old)` elements apart)."""
+    layout = old.layout if isinstance(old.layout, NoneAttr) else StridedLayoutAttr([reach(old), *strides_of(old)], 0)
+    return MemRefType(old.element_type, [n, *old.get_shape()], layout, old.memory_space)
+
+
+def inject_virtual_threads(root: scf.ForOp) -> bool:
+    """Push every vthread loop of the kernel `root` down to its statements; whether there was one."""
+    if vthread_tag(root) is not None:
+        raise fail(_NAME, root, f'loop "{loop_name(root)}" bound to {vthread_tag(root)} is the outermost loop of a '
+                   "kernel; bind a loop around it to blockIdx or threadIdx")
+    found = False
+    while (loop := next((op for op in root.walk() if vthread_tag(op) is not None), None)) is not None:
+        _inject(loop)  # outermost first: an inner one is copied along, still tagged
+        found = True
+    return found
+
+
+def _inject(loop: scf.ForOp) -> None:
+    lb, ub, step = constant_int(loop.lb), constant_int(loop.ub), constant_int(loop.step)
+    if lb != 0 or step != 1 or ub is None:
+        raise fail(_NAME, loop, f'loop "{loop_name(loop)}" bound to {vthread_tag(loop)} must run from 0 in steps of 1 '
+                   "to a constant")
+    _expand_locals(loop, ub, dependents(loop))
+    _Distributor(loop, ub).block(loop.body.block, InsertPoint.before(loop), {})
+    Rewriter.erase_op(loop)
+
+
+def _expand_locals(loop: scf.ForOp, n: int, dependent: set[SSAValue]) -> None:
+    """Each local buffer allocated inside `loop` that holds values of the virtual threads: one
+    per virtual thread."""
+    v = loop.body.block.args[0]
+    for alloca in [op for op in loop.walk() if isinstance(op, memref.AllocaOp) and op.memref in dependent]:
+        old = alloca.memref.type
+        assert isinstance(old, MemRefType)
+        users = [u.operation for u in alloca.memref.uses]
+        for user in users:
+            if not isinstance(user, memref.LoadOp | memref.StoreOp) or user.memref is not alloca.memref:
+                raise fail(_NAME, user, f"local buffer {alloca.memref.name_hint or '?'} allocated inside loop "
+                           f'"{loop_name(loop)}" ({vthread_tag(loop)}) is used by {user.name}; only loads and stores '
+                           "of it get the virtual thread's copy")
+        new_type = leading_dimension(old, n)
+        new = memref.AllocaOp.get(new_type.element_type, shape=new_type.get_shape(), layout=new_type.layout,
+                                  memory_space=new_type.memory_space)
+        new.memref.name_hint = alloca.memref.name_hint
+        new.attributes.update(alloca.attributes)
+        new.location = alloca.location
+        Rewriter.replace_op(alloca, new)
+        for user in users:
+            assert isinstance(user, memref.LoadOp | memref.StoreOp)
+            if isinstance(user, memref.LoadOp):
+                repl = memref.LoadOp.get(new.memref, [v, *user.indices])
+                repl.res.name_hint = user.res.name_hint
+            else:
+                repl = memref.StoreOp.get(user.value, new.memref, [v, *user.indices])
+            repl.location = user.location
+            Rewriter.replace_op(user, repl)
+
+
+def _is_local(t) -> bool:
+    return isinstance(t, MemRefType) and isinstance(t.memory_space, StringAttr) and t.memory_space.data == "local"
+
+
+def _pure(op: Operation) -> bool:
+    return op.dialect_name() in ("arith", "math") and not op.regions
+
+
+def dependents(loop: scf.ForOp) -> set[SSAValue]:
+    """The values that depend on the loop's variable: computed from it, loaded from a local
+    buffer of the loop that some store indexed by such a value or storing one writes (that
+    buffer's memref too: it becomes one per virtual thread), results of ops holding such a use."""
+    found: set[SSAValue] = {loop.body.block.args[0]}
+    locals_ = {op.memref for op in loop.walk() if isinstance(op, memref.AllocaOp) and _is_local(op.memref.type)}
+    size = -1
+    while size != len(found):
+        size = len(found)
+        for op in loop.walk():
+            if op is loop or not any(o in found for o in op.operands):
+                continue
+            found.update(op.results)
+            if isinstance(op, memref.StoreOp) and op.memref in locals_:
+                found.add(op.memref)
+            parent = op.parent_op()
+            while parent is not None and parent is not loop:
+                found.update(parent.results)
+                parent = parent.parent_op()
+    return found
+
+
+def untouched_vthreads(op: Operation, root: Operation) -> list[scf.ForOp]:
+    """The vthread loops around `op` (inside `root`) whose variable it does not depend on: it
+    runs once per real thread, not once per virtual one."""
+    loops = [p for p in ancestors(op, root) if vthread_tag(p) is not None]
+    return [lp for lp in loops if not any(o in dependents(lp) for inner in op.walk() for o in inner.operands)]  # type: ignore[arg-type]
+
+
+def _may_write(op: Operation, buffer: SSAValue) -> bool:
+    for inner in op.walk():
+        if isinstance(inner, memref.StoreOp):
+            if inner.memref is buffer:
+                return True
+        elif not (_pure(inner) or isinstance(inner, memref.LoadOp | scf.ForOp | scf.IfOp | scf.YieldOp)):
+            return True
+    return False
+
+
+def _defined_in(value: SSAValue, op: Operation) -> bool:
+    owner = value.owner
+    holder = owner.parent_op() if isinstance(owner, Block) else owner
+    return holder is not None and (holder is op or op.is_ancestor(holder))
+
+
+class _Distributor:
+    """Copies the body of one vthread loop to before it, the vthread loop pushed down."""
+
+    def __init__(self, loop: scf.ForOp, n: int):
+        self.loop = loop
+        self.n = n
+        self.var = loop.body.block.args[0]
+        self.dependent = dependents(loop)
+
+    def touches(self, op: Operation) -> bool:
+        return any(o in self.dependent for inner in op.walk() for o in inner.operands)
+
+    def block(self, source: Block, point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
+        ops = [op for op in source.ops if not isinstance(op, scf.YieldOp)]
+        for alloca in (op for op in ops if isinstance(op, memref.AllocaOp)):
+            self.copy(alloca, point, mapping)  # allocations go first (lower-to-gpu hoists them to the kernel's entry)
+        k = 0
+        while k < len(ops):
+            op = ops[k]
+            if _pure(op) or isinstance(op, memref.AllocaOp):
+                k += 1  # pure ops are copied where they are used
+            elif not self.touches(op):
+                self.copy(op, point, mapping)
+                k += 1
+            else:
+                end = self.statement_end(ops, k)
+                self.statement([o for o in ops[k:end + 1] if not _pure(o) and not isinstance(o, memref.AllocaOp)],
+                               point, mapping)
+                k = end + 1
+
+    def statement_end(self, ops: list[Operation], start: int) -> int:
+        """The last op of the statement starting at ops[start]: the values of its ops that touch
+        the variable flow (through pure ops) to no op after it."""
+        position = {id(op): k for k, op in enumerate(ops)}
+        block = ops[start].parent_block()
+        assert block is not None
+        end, k = start, start
+        while k <= end:
+            if self.touches(ops[k]) and not _pure(ops[k]):
+                end = max([end, *self.last_users(ops[k], block, position)])
+            k += 1
+        return end
+
+    def last_users(self, op: Operation, block: Block, position: dict[int, int]) -> list[int]:
+        found, pending = [], list(op.results)
+        while pending:
+            value = pending.pop()
+            for use in value.uses:
+                user = block.find_ancestor_op_in_block(use.operation)
+                assert user is not None, "values of a loop body stay in it"
+                if _pure(user):
+                    pending.extend(user.results)
+                else:
+                    found.append(position[id(user)])
+        return found
+
+    def statement(self, ops: list[Operation], point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
+        inside: list[Operation] = []
+        for op in ops:
+            hoist = isinstance(op, memref.LoadOp) and not self.touches(op) and not any(
+                _may_write(earlier, op.memref) for earlier in inside)
+            if hoist:
+                self.copy(op, point, mapping)
+            else:
+                inside.append(op)
+        if len(inside) == 1 and self.pushable(inside[0]):
+            self.push(inside[0], point, mapping)
+        else:
+            self.wrap(inside, point, mapping)
+
+    def pushable(self, op: Operation) -> bool:
+        """Loops unrolled or vectorized are not pushed through: the virtual threads' loop goes
+        around them, so that their accesses stay side by side (float4)."""
+        return (isinstance(op, scf.ForOp | scf.IfOp) and not op.results
+                and not (isinstance(op, scf.ForOp) and loop_kind(op) in (UNROLLED, VECTORIZED))
+                and not any(o in self.dependent for o in op.operands))
+
+    def push(self, op: Operation, point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
+        """A copy of `op` with the vthread loop pushed into its regions."""
+        for operand in op.operands:
+            self.provide(operand, point, mapping)
+        shell = op.clone_without_regions(value_mapper=mapping)
+        Rewriter.insert_op(shell, point)
+        for old, new in zip(op.regions, shell.regions):
+            for source in old.blocks:
+                target = Block(arg_types=[a.type for a in source.args])
+                new.add_block(target)
+                inner = dict(mapping) | dict(zip(source.args, target.args))
+                self.block(source, InsertPoint.at_end(target), inner)
+                assert source.last_op is not None
+                Rewriter.insert_op(source.last_op.clone(value_mapper=inner), InsertPoint.at_end(target))
+
+    def wrap(self, ops: list[Operation], point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
+        """`ops` in a serial loop over the virtual threads."""
+        body = Block(arg_types=[IndexType()])
+        body.args[0].name_hint = self.var.name_hint
+        loop = scf.ForOp(self.loop.lb, self.loop.ub, self.loop.step, [], body)
+        loop.attributes[LOOP_NAME] = StringAttr(loop_name(self.loop))
+        loop.attributes[VTHREAD] = StringAttr(vthread_tag(self.loop) or "")
+        if self.n < UNROLL_BELOW and all(loop_kind(o) == UNROLLED for op in ops for o in op.walk()
+                                         if isinstance(o, scf.ForOp)):
+            loop.attributes[LOOP_KIND] = StringAttr(UNROLLED)
+        Rewriter.insert_op(loop, point)
+        inner = dict(mapping)
+        inner[self.var] = body.args[0]
+        for op in ops:
+            self.copy(op, InsertPoint.at_end(body), inner)
+        body.add_op(scf.YieldOp())
+
+    def copy(self, op: Operation, point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
+        for inner in op.walk():
+            for operand in inner.operands:
+                if not _defined_in(operand, op):
+                    self.provide(operand, point, mapping)
+        clone = op.clone(value_mapper=mapping)
+        Rewriter.insert_op(clone, point)
+        mapping.update(zip(op.results, clone.results))
+
+    def provide(self, value: SSAValue, point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
+        """Copy the pure ops of the vthread loop's body that `value` is computed by (on demand:
+        once per loop made, where the statement needs them)."""
+        owner = value.owner
+        if value in mapping or not isinstance(owner, Operation) or not self.loop.is_ancestor(owner):
+            return
+        assert _pure(owner), f"{owner.name} is copied before its users"
+        for operand in owner.operands:
+            self.provide(operand, point, mapping)
+        clone = owner.clone(value_mapper=mapping)
+        Rewriter.insert_op(clone, point)
+        mapping.update(zip(owner.results, clone.results))

@@ -1,0 +1,80 @@
+"""Virtual threads (lowering/virtual_threads.py) on target cuda-cpu, with the race detector: a
+vector add with a vthread level, and a GEMM tiled like MetaSchedule's GPU multi-level tiling
+(blockIdx, vthread, threadIdx, serial) with shared tiles, at sizes that divide and that do not,
+and the hand GEMM with its columns split over a vthread."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import xtir
+from xtir.build import lower_to_gpu
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("seed_gpu", ROOT / "examples" / "seed_gpu.py")
+seed_gpu = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(seed_gpu)
+
+VECTOR_ADD = ('split{loop=i factors=-1,2,64},bind{loop=i_0 thread="blockIdx.x"},bind{loop=i_1 thread="vthread.x"},'
+              'bind{loop=i_2 thread="threadIdx.x"}')
+
+
+def multi_level_tiling(vthreads: int, threads: int, inner: int, tile_k: int) -> str:
+    """i and j each split (-1, vthreads, threads, inner): blockIdx, vthread, threadIdx (fused), then
+    k split (-1, tile_k) and the inner tile; A and B fetched into shared at k_0 by every thread."""
+    v, t, r = vthreads, threads, inner
+    return ('cache-write{block=C index=0 scope="local"},'
+            f"split{{loop=i factors=-1,{v},{t},{r}}},split{{loop=j factors=-1,{v},{t},{r}}},split{{loop=k factors=-1,{tile_k}}},"
+            "reorder{loops=i_0,j_0,i_1,j_1,i_2,j_2,k_0,k_1,i_3,j_3},fuse{loops=i_2,j_2},"
+            "reverse-compute-at{block=C_local loop=i_2_j_2_fused},"
+            'bind{loop=i_0 thread="blockIdx.x"},bind{loop=j_0 thread="blockIdx.y"},bind{loop=i_1 thread="vthread.y"},'
+            'bind{loop=j_1 thread="vthread.x"},bind{loop=i_2_j_2_fused thread="threadIdx.x"},'
+            + seed_gpu._fetch(0, "A_shared", t * t) + "," + seed_gpu._fetch(1, "B_shared", t * t)
+            + ",decompose-reduction{block=C loop=k_0}")
+
+
+@pytest.mark.parametrize("n", [1024, 1000])
+def test_vector_add_with_a_vthread_level(n: int) -> None:
+    module = seed_gpu.scheduled("vector_add.mlir", VECTOR_ADD, n)
+    arrays, expected = seed_gpu.inputs("vector_add", n, np.random.default_rng(0))
+    xtir.build(module, target="cuda-cpu", racecheck=True)(*arrays)
+    np.testing.assert_array_equal(arrays[-1], expected)
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(64, 64, 32), (72, 100, 20)], ids=["divides", "edges"])
+def test_gemm_with_vthread_tiling(m: int, n: int, k: int) -> None:
+    module = seed_gpu.scheduled_gemm(multi_level_tiling(2, 8, 2, 8), m, n, k)
+    arrays, expected = seed_gpu.gemm_inputs(m, n, k, np.random.default_rng(1))
+    xtir.build(module, target="cuda-cpu", racecheck=True)(*arrays)
+    np.testing.assert_allclose(arrays[-1], expected, rtol=1e-4, atol=1e-4)
+
+
+def test_vthread_tiling_shapes() -> None:
+    """The shared tiles are the block's (relaxed over the virtual threads), fetched once per k
+    tile; C_local is one 2x2 tile per virtual thread (2 x 2 of them); 64 threads per block."""
+    lowered = lower_to_gpu(seed_gpu.scheduled_gemm(multi_level_tiling(2, 8, 2, 8), 64, 64, 32))
+    shapes = {op.memref.name_hint: op.memref.type.get_shape() for op in lowered.walk() if op.name == "memref.alloca"}
+    assert shapes == {"A_shared": (32, 8), "B_shared": (8, 32), "C_local": (2, 2, 2, 2)}
+    (kernel,) = [op for op in lowered.walk() if op.name == "gpu.func"]
+    assert list(kernel.attributes["gpu.known_block_size"].get_values()) == [64, 1, 1]
+    stores = [op for op in lowered.walk() if op.name == "memref.store" and op.memref.name_hint.endswith("_shared")]
+    assert all("xtir.vthread" not in p.attributes for s in stores for p in _ancestors(s))
+
+
+def _ancestors(op):
+    while (op := op.parent_op()) is not None:
+        yield op
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(128, 128, 64), (200, 136, 64), (72, 1000, 24)])
+def test_hand_gemm_with_split_columns(m: int, n: int, k: int) -> None:
+    """examples/seed_gpu.py hand_gemm(split_columns=True): the vthread loop around the unrolled
+    loops (float4 fragment reads), double-buffered tiles, partial tiles at the edges."""
+    module = seed_gpu.scheduled_gemm(seed_gpu.hand_gemm(split_columns=True), m, n, k)
+    arrays, expected = seed_gpu.gemm_inputs(m, n, k, np.random.default_rng(2))
+    xtir.build(module, target="cuda-cpu", racecheck=True)(*arrays)
+    np.testing.assert_allclose(arrays[-1], expected, rtol=1e-4, atol=1e-4)
