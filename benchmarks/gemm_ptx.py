@@ -101,7 +101,8 @@ def report(n: int, arch: str, tile_k: int, phase_grid: bool = False, pad: bool =
     the GEMM padded by pad-einsum instead of versioned on its edge."""
     ptx, usage = compile_ptx(hand_gemm_source(n, tile_k, phase_grid, pad), arch)
     whole = Counter(kind for line in ptx.splitlines() for kind in kinds(line))
-    lines = [f"n = {n}{' (pad-einsum)' if pad else ''}: {usage}; whole kernel: " + ", ".join(f"{kind} {whole[kind]}" for kind in KINDS[:6])]
+    title = f"n = {n}{' (pad-einsum)' if pad else ''}"
+    lines = [f"{title}: {usage}; whole kernel: " + ", ".join(f"{kind} {whole[kind]}" for kind in KINDS[:6])]
     for k, counts in enumerate(main_loops(ptx)):
         per_step = ", ".join(f"{kind} {counts[kind] / tile_k:g}" for kind in KINDS)
         lines.append(f"  main loop {k} (per k step): {per_step}")

@@ -27,6 +27,7 @@ so a max reduction or a sum of products of one padded operand would change its r
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, scf
@@ -40,7 +41,7 @@ from xtir.dialects.layout import row_major
 from xtir.passes.analysis.compute_location import scope_root
 from xtir.passes.analysis.navigation import blocks_under, get_block, loops_around
 from xtir.passes.analysis.reduction import ADDS, formula
-from xtir.passes.analysis.regions import BufferRegion, format_expr, format_region, read_regions, write_regions
+from xtir.passes.analysis.regions import BufferRegion, format_expr, format_region, hint_name, read_regions, write_regions
 from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.transforms.cache import redirect_accesses
 from xtir.passes.transforms.rewrite import replace_op
@@ -131,8 +132,9 @@ def _bound_loops(block: BlockOp, padded: dict[SSAValue, int]) -> dict[ForOp, int
             continue
         loop = loops.get(it.binding.as_var())
         if loop is None or loop.extent != it.extent or loop in found:
+            binding = format_expr(it.binding, _loop_names(loops))
             raise ScheduleError(block, f"iteration variable %{it.var.name_hint} of block \"{block.label}\" is bound "
-                                f"to {format_expr(it.binding)}, not to a loop of its own over {it.extent}; apply "
+                                f"to {binding}, not to a loop of its own over {it.extent}; apply "
                                 "pad-einsum before the block's loops are transformed")
         others = [b.label for b in blocks_under(loop) if b is not block]
         if others:
@@ -140,6 +142,11 @@ def _bound_loops(block: BlockOp, padded: dict[SSAValue, int]) -> dict[ForOp, int
                                 "that block outside its domain")
         found[loop] = padded[it.var]
     return found
+
+
+def _loop_names(loops: dict[SSAValue, ForOp]) -> Callable[[SSAValue], str]:
+    """Names loop variables by their loops' names (the schedule's handles), as messages do."""
+    return lambda value: loops[value].label if value in loops else hint_name(value)
 
 
 def _check_sound(block: BlockOp, padded: dict[SSAValue, int]) -> None:
