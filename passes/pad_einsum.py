@@ -12,7 +12,7 @@ multiple already, nothing changes (as in TVM). Compute-inline the input blocks i
 consumers (a cache-read's fetch then selects 0 outside A), and reverse-compute-inline the output
 block into C_pad's writer (a cache-write's write-back, guarded to C's elements).
 
-What B must be (TVM's checks): an einsum, each buffer read or written at indices that are
+What B must be, as TVM checks: an einsum, each buffer read or written at indices that are
 iteration variables or constants, no buffer both read and written (a reduction's init-written
 output does not count as read), and `padding` one positive integer per iteration variable. What
 xtir checks beyond TVM, since padding must not change a number: each variable padded is bound to
@@ -58,7 +58,9 @@ class PadEinsumPass(StatementPrimitive):
     name = "pad-einsum"
 
     block: str
+    """The einsum block to pad."""
     padding: tuple[int, ...]
+    """One positive integer per iteration variable: its extent is padded to a multiple of it."""
 
     def run(self, f: func.FuncOp) -> None:
         block = get_block(f, self.block)
