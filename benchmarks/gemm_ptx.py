@@ -1,7 +1,7 @@
 """The hand GEMM's code quality without a GPU: ptxas registers and spills, and instruction counts of
 its main loops in the PTX.
 
-Run: python benchmarks/gemm_ptx.py [--n 1024 1000] [--arch sm_90] [--tile-k 8] [--phase-grid]
+Run: python benchmarks/gemm_ptx.py [--n 1024 1000] [--arch sm_90] [--tile-k 8] [--phase-grid] [--pad]
 
 For each size n (C = A·B, all n x n) the hand schedule of examples/seed_gpu.py is emitted as
 CUDA C and compiled by `nvcc -ptx` and `ptxas -v`. A main loop is a PTX loop (a label and a
@@ -91,15 +91,20 @@ def compile_ptx(source_text: str, arch: str) -> tuple[str, str]:
         return ptx, ptxas_usage(source, arch)
 
 
-def hand_gemm_source(n: int, tile_k: int = 8, phase_grid: bool = False, split_columns: bool = False) -> str:
-    pipeline = seed_gpu.hand_gemm(tile_k, phase_grid=phase_grid, split_columns=split_columns)
+def hand_gemm_source(n: int, tile_k: int = 8, phase_grid: bool = False, split_columns: bool = False,
+                     pad: bool = False) -> str:
+    pipeline = seed_gpu.hand_gemm(tile_k, phase_grid=phase_grid, split_columns=split_columns, pad=pad)
     return cuda_program(seed_gpu.scheduled("gpu_matmul.mlir", pipeline, n)).source
 
 
-def report(n: int, arch: str, tile_k: int, phase_grid: bool = False, split_columns: bool = False) -> str:
-    ptx, usage = compile_ptx(hand_gemm_source(n, tile_k, phase_grid, split_columns), arch)
+def report(n: int, arch: str, tile_k: int, phase_grid: bool = False, split_columns: bool = False,
+           pad: bool = False) -> str:
+    """The counts for size n; with `pad` (hand_gemm(pad=True), for an n the tiles do not divide)
+    the GEMM padded by pad-einsum instead of versioned on its edge."""
+    ptx, usage = compile_ptx(hand_gemm_source(n, tile_k, phase_grid, split_columns, pad), arch)
     whole = Counter(kind for line in ptx.splitlines() for kind in kinds(line))
-    lines = [f"n = {n}: {usage}; whole kernel: " + ", ".join(f"{kind} {whole[kind]}" for kind in KINDS[:6])]
+    title = f"n = {n}{' (pad-einsum)' if pad else ''}"
+    lines = [f"{title}: {usage}; whole kernel: " + ", ".join(f"{kind} {whole[kind]}" for kind in KINDS[:6])]
     for k, counts in enumerate(main_loops(ptx)):
         per_step = ", ".join(f"{kind} {counts[kind] / tile_k:g}" for kind in KINDS)
         lines.append(f"  main loop {k} (per k step): {per_step}")
@@ -113,9 +118,13 @@ def main() -> None:
     parser.add_argument("--tile-k", type=int, default=8)
     parser.add_argument("--phase-grid", action="store_true", help="hand_gemm(phase_grid=True)")
     parser.add_argument("--split-columns", action="store_true", help="hand_gemm(split_columns=True): vthread.x")
+    parser.add_argument("--pad", action="store_true",
+                        help="also hand_gemm(pad=True) for each n that 128 or tile_k does not divide")
     args = parser.parse_args()
     for n in args.n:
         print(report(n, args.arch, args.tile_k, args.phase_grid, args.split_columns))
+        if args.pad and (n % 128 or n % args.tile_k):
+            print(report(n, args.arch, args.tile_k, args.phase_grid, args.split_columns, pad=True))
 
 
 if __name__ == "__main__":

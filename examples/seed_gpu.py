@@ -76,18 +76,21 @@ def _thread_grid(tile_block: int, tile_thread: int, tile_k: int, phase: tuple[in
 
 
 def blocking_with_shared(tile_block: int, tile_thread: int, tile_k: int, decompose: bool = False,
-                         phase: tuple[int, int] | None = None, split_columns: bool = False) -> str:
+                         phase: tuple[int, int] | None = None, split_columns: bool = False,
+                         operands: tuple[str, str, str] = ("A", "B", "C")) -> str:
     """Seed 002's `blocking_with_shared`: the thread loops fused onto threadIdx.x, A and B tiles in
-    shared memory (`phase`, `split_columns`: see _thread_grid)."""
+    shared memory (`phase`, `split_columns`: see _thread_grid). `operands` names the buffers of A, B
+    and C (after pad-einsum: A_pad, B_pad, C_pad), which name the caches."""
+    a, b, out = operands
     threads = tile_block * tile_block
     fused = "i_1_j_2_fused" if split_columns else "i_1_j_1_fused" if phase is None else "i_1_j_1_i_2_j_2_fused"
     pipeline = (
         'cache-write{block=C index=0 scope="local"},' + _thread_grid(tile_block, tile_thread, tile_k, phase, split_columns)
-        + f",reverse-compute-at{{block=C_local loop={fused}}},"
+        + f",reverse-compute-at{{block={out}_local loop={fused}}},"
         'bind{loop=i_0 thread="blockIdx.x"},bind{loop=j_0 thread="blockIdx.y"},'
         + ('bind{loop=j_1 thread="vthread.x"},' if split_columns else "")
         + f'bind{{loop={fused} thread="threadIdx.x"}},'
-        + _fetch(0, "A_shared", threads) + "," + _fetch(1, "B_shared", threads)
+        + _fetch(0, f"{a}_shared", threads) + "," + _fetch(1, f"{b}_shared", threads)
     )
     return pipeline + (",decompose-reduction{block=C loop=k_0}" if decompose else "")
 
@@ -101,7 +104,7 @@ the fetch's float4 stores become scalar (rows of 9 are not 16-byte aligned)."""
 
 
 def hand_gemm(tile_k: int = 8, double_buffer: bool = True, transpose_a: bool = True, pad_a: bool = False,
-              phase_grid: bool = False, split_columns: bool = False) -> str:
+              phase_grid: bool = False, split_columns: bool = False, pad: bool = False) -> str:
     """The best hand schedule: a 128x128 tile of C per thread block, 8x8 per thread in registers
     (16 x 16 = 256 threads), k in steps of `tile_k`, the A and B tiles double-buffered in shared
     memory (the next tile fetched with float4 while this one is computed on), A's tile stored
@@ -125,19 +128,35 @@ def hand_gemm(tile_k: int = 8, double_buffer: bool = True, transpose_a: bool = T
     write-back under the thread loop would cover a region that is not a box, which
     reverse-compute-at refuses). A quarter warp's float4 reads of B then cover 8 consecutive
     groups of 4 columns (128 bytes); lower-to-gpu runs the virtual threads serially in each
-    thread, C_local one 8x4 array per virtual thread."""
+    thread, C_local one 8x4 array per virtual thread.
+
+    `pad` first pads the GEMM to multiples of the tiles (pad-einsum: m and n to 128, k to
+    `tile_k`), so no tile is partial and the compute is unguarded; the padded copies of A and B
+    are inlined into the shared fetches (zeros outside A and B) and C's crop into the write-back
+    (its guard). Only for sizes the tiles do not divide: where they do, pad-einsum changes nothing
+    and the inlines find no A_pad. At n = 1000 (benchmarks/gemm_ptx.py --n 1000 --pad, sm_90) ptxas
+    gives it 168 registers against 210 for the versioned kernel, and both versions' main loops read
+    their fragments as 4 ld.shared.v4 a k step (the versioned kernel's guarded copy: 128 scalar
+    ld.shared); but its fetches are scalar under a guard (1 ld.global a k step against 0.25
+    ld.global.v4): the float4 copy is not recognised through the if_then_else yet."""
     if split_columns and phase_grid:
         raise ValueError("split_columns and phase_grid are two layouts of the thread tiles: choose one")
-    layout = ",transform-layout{buffer=A_shared permutation=1,0}" if transpose_a else ""
+    a_shared, b_shared = ("A_pad_shared", "B_pad_shared") if pad else ("A_shared", "B_shared")
+    layout = f",transform-layout{{buffer={a_shared} permutation=1,0}}" if transpose_a else ""
     if pad_a and not transpose_a:
         raise ValueError("pad_a pads the rows of the k-major A tile: it goes with transpose_a")
     if pad_a:
-        layout += ",storage-align{block=A_shared index=0 axis=0 factor=32 offset=4}"
-    double = ",double-buffer{block=A_shared},double-buffer{block=B_shared}" if double_buffer else ""
+        layout += f",storage-align{{block={a_shared} index=0 axis=0 factor=32 offset=4}}"
+    double = f",double-buffer{{block={a_shared}}},double-buffer{{block={b_shared}}}" if double_buffer else ""
     rows, cols = ("i_3", "j_3") if phase_grid else ("i_2", "j_3") if split_columns else ("i_2", "j_2")
-    return (blocking_with_shared(16, 8, tile_k, decompose=True, phase=(2, 4) if phase_grid else None,
-                                 split_columns=split_columns)
-            + layout + double + f",unroll{{loop=k_1}},unroll{{loop={rows}}},unroll{{loop={cols}}}")
+    operands = ("A_pad", "B_pad", "C_pad") if pad else ("A", "B", "C")
+    pipeline = (blocking_with_shared(16, 8, tile_k, decompose=True, phase=(2, 4) if phase_grid else None,
+                                     split_columns=split_columns, operands=operands)
+                + layout + double + f",unroll{{loop=k_1}},unroll{{loop={rows}}},unroll{{loop={cols}}}")
+    if not pad:
+        return pipeline
+    return (f"pad-einsum{{block=C padding=128,128,{tile_k}}},{pipeline},"
+            "compute-inline{block=A_pad},compute-inline{block=B_pad},reverse-compute-inline{block=C_pad}")
 
 
 GEMM_HAND = hand_gemm()

@@ -788,14 +788,29 @@ class _KernelEmitter:
                     self.line(f"const {self.index_type} {self.declare(op.results[0], op.results[0].name_hint, 'v')} = {text};")
 
     def branch(self, op: scf.IfOp) -> None:
-        if op.results:
-            raise XtirError(f"scf.if with results in gpu.func @{self.kernel.sym_name.data} has no CUDA C form in the emitter")
+        """`if (c) { ... } else { ... }`; an scf.if with results (TVM's if_then_else, from
+        pad-einsum's padded fetches) declares them first and assigns what each branch yields,
+        so a branch's loads run only where it is taken."""
+        results = [self.declare(r, r.name_hint, "v") for r in op.results]
+        for name, r in zip(results, op.results):
+            self.line(f"{c.c_type(r.type, self.index_type)} {name};")
         self.line(f"if ({self.expr(op.cond).text}) {{")
-        self.nested(op.true_region.block.ops)
-        if op.false_region.blocks and any(not isinstance(o, scf.YieldOp) for o in op.false_region.block.ops):
+        self.arm(op.true_region.block, results)
+        if op.false_region.blocks and (results or any(not isinstance(o, scf.YieldOp) for o in op.false_region.block.ops)):
             self.line("} else {")
-            self.nested(op.false_region.block.ops)
+            self.arm(op.false_region.block, results)
         self.line("}")
+
+    def arm(self, block: Block, results: list[str]) -> None:
+        """A branch's statements, then its yielded values assigned to the if's results."""
+        self.nested(block.ops)
+        if results:
+            yielded = block.last_op
+            assert isinstance(yielded, scf.YieldOp)
+            self.depth += 1
+            for name, value in zip(results, yielded.operands):
+                self.line(f"{name} = {self.expr(value).text};")
+            self.depth -= 1
 
     def nested(self, ops) -> None:
         self.depth += 1

@@ -153,7 +153,8 @@ def _split_statements(body: Block) -> list[Operation]:
 
 def _fold_true(statements: list[Operation], leaves: list[SSAValue], true: SSAValue) -> None:
     """In `statements`, the guards in `leaves` are true: drop them from conditions, and inline
-    the bodies of ifs left with no condition."""
+    the bodies of ifs left with no condition (an if with results, pad-einsum's if_then_else,
+    becomes the values its taken branch yields)."""
     inside = [op for statement in statements for op in statement.walk()]
     within = set(inside)
     for leaf in leaves:
@@ -164,9 +165,10 @@ def _fold_true(statements: list[Operation], leaves: list[SSAValue], true: SSAVal
     for op in inside:
         if isinstance(op, scf.IfOp) and op.cond is true:
             body = op.true_region.block
+            yielded = list(body.last_op.operands)  # type: ignore[union-attr]  # an if_then_else's value
             Rewriter.erase_op(body.last_op)  # type: ignore[arg-type]
             Rewriter.inline_block(body, InsertPoint.before(op))
-            Rewriter.erase_op(op)
+            Rewriter.replace_op(op, [], yielded)
 
 
 def version_kernel(kernel: gpu.FuncOp) -> None:

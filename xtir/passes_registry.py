@@ -20,6 +20,7 @@ XTIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "fuse": _lazy("fuse", "FusePass"),
     "blockize": _lazy("blockize", "BlockizePass"),
     "cache-read": _lazy("cache_read", "CacheReadPass"),
+    "pad-einsum": _lazy("pad_einsum", "PadEinsumPass"),
     "cache-write": _lazy("cache_write", "CacheWritePass"),
     "decompose-reduction": _lazy("decompose_reduction", "DecomposeReductionPass"),
     "compute-at": _lazy("compute_at", "ComputeAtPass"),

@@ -315,6 +315,13 @@ class Schedule:
         permutation = _permutation(index_map) if callable(index_map) else tuple(index_map)
         self._apply("transform-layout", {"buffer": name, "permutation": permutation})
 
+    def pad_einsum(self, block: BlockRV, padding: Sequence[int]) -> None:
+        """Pad the einsum block's iteration domain to multiples of `padding` (one per iteration
+        variable) through padded copies of its buffers, `A_pad` and `C_pad` (TVM's pad_einsum)."""
+        if isinstance(padding, str | bytes) or not isinstance(padding, Sequence):
+            raise XtirPassError(f"pad_einsum: padding must be a list such as [16, 16, 8], got {type(padding).__name__}")
+        self._apply("pad-einsum", {"block": self._block_handle(block), "padding": tuple(padding)})
+
     def decompose_reduction(self, block: BlockRV, loop: LoopRV) -> BlockRV:
         """Split the block's init into a block before `loop`; return the init block.
 

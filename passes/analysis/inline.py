@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.traits import is_side_effect_free
@@ -62,11 +62,11 @@ def single_store(block: BlockOp, what: str) -> StoreOp:
         found = f"it has {len(stores)} stores" if len(stores) != 1 else f"{ops[-1].name} follows its store"
         raise ScheduleError(block, f"the body of {what} must end in its only block.store, `X[...] = f(...)`; {found}")
     for op in ops[:-1]:
-        if not is_plain_statement(op):
+        if not is_inlinable_statement(op):
             raise ScheduleError(
                 op,
                 f"{what} contains {op.name}; an inlinable body holds only block.load, side-effect-free "
-                "arithmetic and one final block.store",
+                "arithmetic, if_then_else (an scf.if yielding values computed so) and one final block.store",
             )
     for op in ops:
         for value in op.operands:
@@ -82,6 +82,15 @@ def single_store(block: BlockOp, what: str) -> StoreOp:
 def is_plain_statement(op: Operation) -> bool:
     """A block.load or side-effect-free arithmetic: what a body may compute before its store."""
     return isinstance(op, LoadOp) or (not op.regions and is_side_effect_free(op))
+
+
+def is_inlinable_statement(op: Operation) -> bool:
+    """A plain statement, or TVM's if_then_else: an scf.if with results whose branches hold only
+    plain statements (pad-einsum's `if_then_else(v0 < n, A[v0, v1], 0)`)."""
+    if isinstance(op, scf.IfOp):
+        return bool(op.results) and all(
+            isinstance(o, scf.YieldOp) or is_inlinable_statement(o) for r in op.regions for o in r.block.ops)
+    return is_plain_statement(op)
 
 
 def visible_in_copy(value: SSAValue, block: BlockOp) -> bool:

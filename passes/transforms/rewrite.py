@@ -13,12 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import BlockOp, ForOp, LoadOp, StoreOp
 from xtir.dialects.expr import Expr
+from xtir.lowering.index_expr import IndexEmitter
 from xtir.passes.analysis.regions import loop_bounds
 
 
@@ -102,19 +105,48 @@ def clone_before(
     """Copy `ops` before `anchor`, their loads reading with the iteration variables replaced per `at`.
 
     `values` maps original values to their replacements (seed it to substitute some) and
-    comes back with the copies' results added.
+    comes back with the copies' results added. An iteration variable that arithmetic uses as a
+    value (a comparison of an `if_then_else`, an index cast) becomes its expression, computed
+    before `anchor`; the loads nested in an op's regions (an scf.if's branches) are re-indexed too.
     """
+    emitter = _LocalIndexEmitter(anchor)
     for op in ops:
         if isinstance(op, LoadOp):
-            load = LoadOp(op.buffer, [e.substitute(at, loop_bounds) for e in op.indices()])
-            load.attributes |= op.attributes
-            load.location = op.location
-            load.result.name_hint = op.result.name_hint
-            values[op.result] = load.result
-            Rewriter.insert_op(load, InsertPoint.before(anchor))
-        else:
-            Rewriter.insert_op(op.clone(values), InsertPoint.before(anchor))  # clone records its results in `values`
+            values[op.result] = _clone_load(op, at, InsertPoint.before(anchor))
+            continue
+        for var in _variables_used(op, at):
+            values.setdefault(var, emitter.expr(at[var]))
+        copy = op.clone(values)  # clone records its results in `values`
+        for old, new in zip(list(op.walk()), list(copy.walk())):
+            if isinstance(old, LoadOp) and old is not op:
+                values[old.result] = _clone_load(old, at, InsertPoint.before(new))
+                new.result.replace_all_uses_with(values[old.result])
+                Rewriter.erase_op(new)
+        Rewriter.insert_op(copy, InsertPoint.before(anchor))
     return values
+
+
+def _clone_load(op: LoadOp, at: Mapping[SSAValue, Expr], where: InsertPoint) -> SSAValue:
+    load = LoadOp(op.buffer, [e.substitute(at, loop_bounds) for e in op.indices()])
+    load.attributes |= op.attributes
+    load.location = op.location
+    load.result.name_hint = op.result.name_hint
+    Rewriter.insert_op(load, where)
+    return load.result
+
+
+def _variables_used(op: Operation, at: Mapping[SSAValue, Expr]) -> list[SSAValue]:
+    """The substituted variables that `op` or an op nested in it (other than a load, which takes
+    them as index expressions) uses as values."""
+    used = {v: None for o in op.walk() if not isinstance(o, LoadOp) for v in o.operands if v in at}
+    return list(used)
+
+
+class _LocalIndexEmitter(IndexEmitter):
+    """Index arithmetic with its constants next to it (a block body uses no value from outside)."""
+
+    def const(self, value: int) -> SSAValue:
+        return self.emit(arith.ConstantOp(IntegerAttr(value, IndexType())))
 
 
 def remove_nest(block: BlockOp) -> None:

@@ -190,7 +190,7 @@ func.func @main(%A: memref<8xf32>, %C: memref<8xf32>) {
   %X = block.alloc : memref<8xf32>
   block.for %i = 0 to 8 "i" {
     block.block "B"(%vi = spatial(8, %i)) {
-      // expected-error @+1 {{'block.for' op compute-inline: block "B" contains block.for; an inlinable body holds only block.load, side-effect-free arithmetic and one final block.store}}
+      // expected-error @+1 {{'block.for' op compute-inline: block "B" contains block.for; an inlinable body holds only block.load, side-effect-free arithmetic, if_then_else (an scf.if yielding values computed so) and one final block.store}}
       block.for %k = 0 to 2 "k" {
         %a = block.load %A[%k] : memref<8xf32>
       }
