@@ -1,7 +1,7 @@
 """set-scope (TVM's set_scope) against numpy: the transpose of passes/set_scope.mlir on the CPU in
 each scope, the Schedule method, and the matmul + ReLU whose intermediate C, computed under the
 thread loops, is per thread ("local") or per thread block ("shared") through the cuda-cpu emulation
-with the race detector."""
+with the race detector; left in global memory, lower-to-gpu names the real problem."""
 
 from __future__ import annotations
 
@@ -107,6 +107,13 @@ def test_matmul_relu_intermediate_under_the_thread_loops(scope: str) -> None:
     d = np.full((64, 64), np.nan, np.float32)
     xtir.build(_matmul_relu_per_thread(scope), target="cuda-cpu", racecheck=True)(a, b, d)
     np.testing.assert_allclose(d, np.maximum(a @ b, 0), rtol=1e-4, atol=1e-4)
+
+
+def test_global_intermediate_is_refused_as_what_it_is() -> None:
+    """Not "a reduction over i_0 bound to blockIdx.x": the reduction is over the serial k."""
+    with pytest.raises(xtir.XtirError, match=r"C is a global intermediate written by every thread .*set-scope") as caught:
+        xtir.build(_matmul_relu_per_thread(None), target="cuda-cpu")
+    assert "reduces over" not in str(caught.value)
 
 
 def test_double_buffered_tile_stays_shared() -> None:
