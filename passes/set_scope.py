@@ -29,7 +29,7 @@ from xdsl.ir import Attribute
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import DOUBLE_BUFFER, AllocOp, BlockOp, buffer_name, scope_of
-from xtir.passes.analysis.cache import select_buffer
+from xtir.passes.analysis.cache import allocation, select_buffer
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.analysis.regions import write_regions
 from xtir.passes.schedule_pass import SchedulePass
@@ -47,15 +47,6 @@ def _memory_space(block: BlockOp, scope: str) -> Attribute:
         raise ScheduleError(block, f'the storage scope "{scope}" is invalid; a storage scope is '
                             f'{", ".join(STORAGE_RANKS)}, or one of them with a tag ("global.A_reg")')
     return NoneAttr() if scope == "global" else StringAttr(scope)
-
-
-def _allocation(block: BlockOp, buffer) -> AllocOp:
-    alloc = buffer.owner
-    if not isinstance(alloc, AllocOp):
-        raise ScheduleError(block, f'{buffer_name(buffer)}, written by block "{block.label}", is not allocated in the '
-                            "function (an argument: its storage belongs to the caller); set the scope of an "
-                            "intermediate buffer or of a cache of it (cache-read, cache-write)")
-    return alloc
 
 
 @dataclass(frozen=True)
@@ -76,7 +67,8 @@ class SetScopePass(SchedulePass):
         if scope_of(buffer.type) == self.scope:
             return
         space = _memory_space(block, self.scope)
-        alloc = _allocation(block, buffer)
+        alloc = allocation(block, buffer, "storage",
+                           "set the scope of an intermediate buffer or of a cache of it (cache-read, cache-write)")
         if DOUBLE_BUFFER in alloc.attributes and self.scope != "shared":
             raise ScheduleError(block, f"{buffer_name(buffer)} is double-buffered; double buffering applies to "
                                 f'shared buffers, not to scope "{self.scope}"')
