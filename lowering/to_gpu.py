@@ -63,7 +63,8 @@ limits; one tag bound with different extents in one kernel; shared memory over
 48 KiB per block; a write to a shared buffer that every thread makes alike (a loop not bound
 to a thread writing it: cooperative fetching binds it), or data exchanged through shared
 memory with no barrier point between writer and reader; a reduction over a thread-bound loop
-(no cross-thread reduction yet) and other writes of one global element by several threads;
+(no cross-thread reduction yet) and other writes of one global element by several threads (of an
+intermediate allocated in global memory, one copy for the grid: set-scope makes it local or shared);
 parallel loops inside a kernel.
 """
 
@@ -328,12 +329,20 @@ def _injective(over: dict[SSAValue, int], exprs: list[Expr]) -> bool:
 
 
 def _write_race(kernel: Kernel, use: Use, over: dict[SSAValue, int], shared: bool) -> str:
-    name = _buffer_name(_buffer(use.op))
+    buffer = _buffer(use.op)
+    name, owner = _buffer_name(buffer), buffer.owner
     unused = [v for v in over if not any(i.uses(v) for i in use.indices or ())]
     tags = [tag for tag, lps in kernel.loops.items() if lps[0].body.block.args[0] in unused] or ["the thread axes"]
+    colliding = [lp for tag in tags for lp in kernel.loops.get(tag, []) if lp.is_ancestor(use.op)]
+    # an intermediate lives inside the loops compact-buffers sized it for: over those the threads share
+    # it because global memory holds one copy for the grid; a reduction is over the loops inside it
+    inside = [lp for lp in colliding if not (isinstance(owner, memref.AllocaOp) and lp.is_ancestor(owner))]
+    if not shared and isinstance(owner, memref.AllocaOp) and not inside:
+        return (f"{name} is a global intermediate written by every thread ({', '.join(tags)}): global memory "
+                f"holds one {name} for the whole grid, so the threads write the same elements (a race); make it "
+                f'per thread with set-scope scope="local" (or per thread block with scope="shared")')
     if _reads_same_element(use) is not None or _under_init(use.op):
-        loops = [loop_name(lp) for tag in tags for lp in kernel.loops.get(tag, []) if lp.is_ancestor(use.op)]
-        where = f'loop "{loops[0]}" bound to {tags[0]}' if loops else f"the threads of {tags[0]}"
+        where = f'loop "{loop_name(inside[0])}" bound to {_thread(inside[0])}' if inside else f"the threads of {tags[0]}"
         return (f"the update of {name} reduces over {where}: every thread reads and writes the same element; "
                 "cross-thread reduction is not supported yet (keep the reduction loop serial)")
     if tags and all(tag.startswith("vthread") for tag in tags):

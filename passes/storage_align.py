@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType
 
-from xtir.dialects.block import BUFFER_DIM_ALIGN, AllocOp, BlockOp, buffer_name, dim_aligns, dim_aligns_attr
+from xtir.dialects.block import BUFFER_DIM_ALIGN, BlockOp, buffer_name, dim_aligns, dim_aligns_attr
 from xtir.dialects.layout import aligned_strides
-from xtir.passes.analysis.cache import select_buffer
+from xtir.passes.analysis.cache import allocation, select_buffer
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.analysis.regions import write_regions
 from xtir.passes.schedule_pass import SchedulePass
@@ -48,15 +48,6 @@ def _axis(block: BlockOp, name: str, rank: int, axis: int) -> int:
         raise ScheduleError(block, f"{name} has {rank} dimension(s), so axis must be in "
                             f"[{-rank}, {rank}); got {axis}")
     return axis % rank
-
-
-def _allocation(block: BlockOp, buffer) -> AllocOp:
-    alloc = buffer.owner
-    if not isinstance(alloc, AllocOp):
-        raise ScheduleError(block, f'{buffer_name(buffer)}, written by block "{block.label}", is not '
-                            "allocated in the function (an argument: its layout belongs to the caller); align a "
-                            "cache of it (cache-read, cache-write)")
-    return alloc
 
 
 @dataclass(frozen=True)
@@ -84,7 +75,7 @@ class StorageAlignPass(SchedulePass):
                                 f"got {self.offset}")
         assert isinstance(buffer.type, MemRefType)
         axis = _axis(block, buffer_name(buffer), len(buffer.type.get_shape()), self.axis)
-        alloc = _allocation(block, buffer)
+        alloc = allocation(block, buffer, "layout", "align a cache of it (cache-read, cache-write)")
         aligns = dim_aligns(alloc) | {axis: (self.factor, self.offset)}
         if aligned_strides(buffer.type.get_shape(), aligns)[-1] != 1:
             refuse_tile_users(buffer, "align a dimension but the last (the stride of the last one must stay 1)")

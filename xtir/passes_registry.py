@@ -37,6 +37,7 @@ XTIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "bind": _lazy("bind", "BindPass"),
     "double-buffer": _lazy("double_buffer", "DoubleBufferPass"),
     "storage-align": _lazy("storage_align", "StorageAlignPass"),
+    "set-scope": _lazy("set_scope", "SetScopePass"),
     "fuse-ewise-fma": _lazy("fuse_ewise_fma", "FuseEwiseFmaPass"),
     "fuse-ops": _lazy("fuse_ops", "FuseOpsPass"),
     "fold-constants": _lazy("fold_constants", "FoldConstantsPass"),

@@ -272,6 +272,13 @@ class Schedule:
         self._apply("storage-align", {"block": self._block_handle(block), "index": index, "axis": axis,
                                       "factor": factor, "offset": offset})
 
+    def set_scope(self, block: BlockRV, buffer_index: int | str, storage_scope: str) -> None:
+        """Store the block's buffer_index-th written buffer (or the one of that name) in
+        `storage_scope` ("global", "shared", "local", optionally tagged; TVM's set_scope). The
+        buffer must be allocated in the function."""
+        index = self._buffer_index("set_scope", block, buffer_index, "write")
+        self._apply("set-scope", {"block": self._block_handle(block), "index": index, "scope": storage_scope})
+
     def annotate(self, block_or_loop: BlockRV | LoopRV, ann_key: str, ann_val: int | bool | str) -> None:
         self._apply("annotate", {**self._target(block_or_loop), "key": ann_key, "value": ann_val})
 

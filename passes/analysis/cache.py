@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from xdsl.ir import Operation, SSAValue
 
-from xtir.dialects.block import AccessOp, BlockOp, LoadOp, StoreOp, buffer_name
+from xtir.dialects.block import AccessOp, AllocOp, BlockOp, LoadOp, StoreOp, buffer_name
 from xtir.dialects.walk import ancestors
 from xtir.passes.analysis.regions import BufferRegion
 from xtir.support.errors import ScheduleError
@@ -35,6 +35,16 @@ def select_buffer(block: BlockOp, regions: list[BufferRegion], index: int, what:
         raise ScheduleError(block, f'{buffer_name(buffer)} is accessed by accel ops in block "{block.label}"; '
                    "cache before tensorize")
     return buffer
+
+
+def allocation(block: BlockOp, buffer: SSAValue, what: str, advice: str) -> AllocOp:
+    """The allocation of the buffer `block` writes; refused for a function argument, whose `what`
+    (layout, storage) belongs to the caller."""
+    alloc = buffer.owner
+    if not isinstance(alloc, AllocOp):
+        raise ScheduleError(block, f'{buffer_name(buffer)}, written by block "{block.label}", is not allocated in the '
+                            f"function (an argument: its {what} belongs to the caller); {advice}")
+    return alloc
 
 
 def top_level_ancestor(op: Operation, scope: Operation) -> Operation:

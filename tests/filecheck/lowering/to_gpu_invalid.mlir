@@ -313,3 +313,68 @@ func.func @between_kernels(%A: memref<128xf32>, %B: memref<128xf32>) {
   }
   func.return
 }
+
+// -----
+
+// A global intermediate (matmul C under ReLU D) computed under the thread loops: compaction sizes it
+// for one thread, but global memory holds one C for the grid. Not a reduction over a bound loop (the
+// reduction is over the serial k): set-scope makes it local.
+func.func @global_intermediate(%A: memref<16x16xf32>, %B: memref<16x16xf32>, %D: memref<16x16xf32>) {
+  %C = block.alloc : memref<16x16xf32>
+  block.for %i0 = 0 to 2 "i_0" bind("blockIdx.x") {
+    block.for %i1 = 0 to 8 "i_1" bind("threadIdx.x") {
+      block.for %j = 0 to 16 "j" bind("threadIdx.y") {
+        block.for %k = 0 to 16 "k" {
+          block.block "C"(%vi = spatial(16, %i0 * 8 + %i1), %vj = spatial(16, %j), %vk = reduce(16, %k)) {
+            block.init {
+              %zero = arith.constant 0.000000e+00 : f32
+              block.store %zero, %C[%vi, %vj] : memref<16x16xf32>
+            }
+            %c = block.load %C[%vi, %vj] : memref<16x16xf32>
+            %a = block.load %A[%vi, %vk] : memref<16x16xf32>
+            %b = block.load %B[%vk, %vj] : memref<16x16xf32>
+            %ab = arith.mulf %a, %b : f32
+            %sum = arith.addf %c, %ab : f32
+            // expected-error @+1 {{'memref.store' op lower-to-gpu: C is a global intermediate written by every thread (blockIdx.x, threadIdx.x, threadIdx.y): global memory holds one C for the whole grid, so the threads write the same elements (a race); make it per thread with set-scope scope="local" (or per thread block with scope="shared")}}
+            block.store %sum, %C[%vi, %vj] : memref<16x16xf32>
+          }
+        }
+        block.block "D"(%vi = spatial(16, %i0 * 8 + %i1), %vj = spatial(16, %j)) {
+          %c = block.load %C[%vi, %vj] : memref<16x16xf32>
+          %zero = arith.constant 0.000000e+00 : f32
+          %r = arith.maximumf %c, %zero : f32
+          block.store %r, %D[%vi, %vj] : memref<16x16xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A reduction over a thread-bound loop into an intermediate: the reduction is over k (inside C's
+// allocation), not over i (the block loop C is compacted for).
+func.func @thread_reduction_into_intermediate(%A: memref<16x16xf32>, %D: memref<16xf32>) {
+  %C = block.alloc : memref<16xf32>
+  block.for %i = 0 to 16 "i" bind("blockIdx.x") {
+    block.for %k = 0 to 16 "k" bind("threadIdx.x") {
+      block.block "C"(%vi = spatial(16, %i), %vk = reduce(16, %k)) {
+        block.init {
+          %zero = arith.constant 0.000000e+00 : f32
+          block.store %zero, %C[%vi] : memref<16xf32>
+        }
+        %c = block.load %C[%vi] : memref<16xf32>
+        %a = block.load %A[%vi, %vk] : memref<16x16xf32>
+        %sum = arith.addf %c, %a : f32
+        // expected-error @+1 {{'memref.store' op lower-to-gpu: the update of C reduces over loop "k" bound to threadIdx.x: every thread reads and writes the same element; cross-thread reduction is not supported yet (keep the reduction loop serial)}}
+        block.store %sum, %C[%vi] : memref<16xf32>
+      }
+    }
+    block.block "D"(%vi = spatial(16, %i)) {
+      %c = block.load %C[%vi] : memref<16xf32>
+      block.store %c, %D[%vi] : memref<16xf32>
+    }
+  }
+  func.return
+}
