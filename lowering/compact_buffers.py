@@ -274,13 +274,13 @@ def _block_shared(buffer: SSAValue, uses: list[_Use]) -> bool:
 
 def _own_per_iteration(op: Operation, f: func.FuncOp) -> ForOp | None:
     """Among `op` (unless it is `f`) and its ancestors below `f`, the outermost parallel loop, else
-    the innermost loop bound to threadIdx: one GPU thread (a `local` buffer the thread block would
-    share is refused by lower-to-gpu, though every thread uses all of it: a row sum's accumulator of
-    2 rows that one thread computes)."""
+    the innermost loop bound to threadIdx or vthread: its iterations are (virtual) threads, so the
+    buffer private to each iteration becomes each thread's own even when every thread uses all of it
+    (a row sum's accumulator of 2 rows that one thread computes)."""
     chain = [lp for lp in [*([op] if op is not f else []), *ancestors(op, stop=f)] if isinstance(lp, ForOp)]
     parallel = next((lp for lp in reversed(chain) if lp.kind == PARALLEL), None)
     return parallel or next((lp for lp in chain if lp.kind == THREAD_BINDING and lp.thread_attr is not None
-                             and lp.thread_attr.data.startswith("threadIdx")), None)
+                             and lp.thread_attr.data.startswith(("threadIdx", "vthread"))), None)
 
 
 def compact(alloc: AllocOp, f: func.FuncOp) -> None:

@@ -337,7 +337,7 @@ def _write_race(kernel: Kernel, use: Use, over: dict[SSAValue, int], shared: boo
     # an intermediate lives inside the loops compact-buffers sized it for: over those the threads share
     # it because global memory holds one copy for the grid; a reduction is over the loops inside it
     inside = [lp for lp in colliding if not (isinstance(owner, memref.AllocaOp) and lp.is_ancestor(owner))]
-    if not shared and isinstance(owner, memref.AllocaOp) and not inside:
+    if not shared and isinstance(owner, memref.AllocaOp) and colliding and not inside:
         return (f"{name} is a global intermediate written by every thread ({', '.join(tags)}): global memory "
                 f"holds one {name} for the whole grid, so the threads write the same elements (a race); make it "
                 f'per thread with set-scope scope="local" (or per thread block with scope="shared")')
