@@ -302,6 +302,7 @@ def compact(alloc: AllocOp, f: func.FuncOp) -> None:
     new_type = row_major(buffer.type.element_type, [r.extent for r in box], buffer.type.memory_space)
     new = AllocOp(new_type, buffer.name_hint)
     new.attributes.update(alloc.attributes)  # a storage alignment applies to the compacted shape, as in TVM
+    new.location = alloc.location  # diagnostics about the buffer still point at its source line
     body = top.body.block if isinstance(top, ForOp) else f.body.block
     Rewriter.insert_op(new, InsertPoint.at_start(body))
     buffer.replace_all_uses_with(new.buffer)

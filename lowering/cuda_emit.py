@@ -55,7 +55,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
-from xtir.dialects.layout import reach, strides_of
+from xtir.dialects.layout import extent, reach, static_strides, strides_of
 from xtir.errors import XtirError
 from xtir.interpreters.integer import width
 from xtir.lowering import cuda_c as c
@@ -321,8 +321,15 @@ def _is_shared(ty: Attribute) -> bool:
 
 
 def _static_buffer(op: Operation, ty: Attribute) -> MemRefType:
+    """`ty`, checked to be what the emitter indexes: a static shape, static strides at offset 0
+    (a C array or pointer from its start) reaching no element before the start."""
     if not isinstance(ty, MemRefType) or any(d < 0 for d in ty.get_shape()):
         raise XtirError(f"'{op.name}': the CUDA emitter needs buffers of static shape, got {ty}")
+    layout = static_strides(ty)
+    if layout is None or layout[1] != 0:
+        raise XtirError(f"'{op.name}': the CUDA emitter needs buffers of static strides at offset 0, got {ty}")
+    if extent(ty)[0] < 0:
+        raise XtirError(f"'{op.name}': the layout of {ty} reaches before the start of the buffer")
     return ty
 
 

@@ -60,3 +60,35 @@ def test_whole_local_buffer_of_one_thread() -> None:
     arrays, expected = program.arrays(np.random.default_rng(0))
     xtir.build(module, target="cuda-cpu", racecheck=True)(*arrays)
     np.testing.assert_allclose(arrays[-1], expected, rtol=1e-5, atol=1e-5)
+
+
+PRIVATE_PER_VTHREAD = """
+func.func @main(%A: memref<4x8xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      %L = block.alloc : memref<1xf32, "local">
+      block.for %u = 0 to 2 "v" bind("vthread.x") {
+        block.block "L"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %x = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+          block.store %x, %L[0] : memref<1xf32, "local">
+        }
+        block.block "A"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %x = block.load %L[0] : memref<1xf32, "local">
+          %y = arith.addf %x, %x : f32
+          block.store %y, %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_local_buffer_private_to_each_virtual_thread() -> None:
+    """A local buffer each virtual thread writes before it reads, with nothing to shrink, moves into
+    the vthread loop (each virtual thread its own copy) instead of being refused as shared."""
+    a = np.random.default_rng(0).standard_normal((4, 8), dtype=np.float32)
+    out = a.copy()
+    xtir.build(xtir.parse(PRIVATE_PER_VTHREAD), target="cuda-cpu", racecheck=True)(out)
+    np.testing.assert_array_equal(out, 2 * a)

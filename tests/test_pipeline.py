@@ -56,6 +56,7 @@ def test_option_errors_say_where_in_the_pipeline() -> None:
 
 @pytest.mark.parametrize("pipeline, message", [
     ("split{loop=i factors=a,4}", "split: option 'factors' takes integers (F0,F1,...), got a,4 (pass 1 of 1"),
+    ("split{loop=i factors=i}", "split: one of options 'loop', 'factors' takes integers (F0,F1,...), got i"),
     ("compute-at{block=B loop=i preserve_unit_loops=maybe}",
      "compute-at: option 'preserve_unit_loops' takes true or false, got maybe"),
     ("cache-read{block=B index=first scope=local}", "cache-read: option 'index' takes an integer, got first"),

@@ -391,6 +391,10 @@ def test_bad_arguments_are_pass_errors() -> None:
         sch.cache_read("matmul", 0, "local")  # type: ignore[arg-type]
     with pytest.raises(xtir.XtirPassError, match=r"got 'i' \(sch.get_loops\(block\) gives them\)"):
         sch.parallel("i")  # type: ignore[arg-type]
+    with pytest.raises(xtir.XtirPassError, match=r"got 'matmul' \(sch.get_block\('matmul'\) or sch.get_loops\(block\)"):
+        sch.annotate("matmul", "k", 1)  # type: ignore[arg-type]
+    with pytest.raises(xtir.XtirPassError, match="expected a block or loop handle"):
+        sch.get_child_blocks("matmul")  # type: ignore[arg-type]
     with pytest.raises(xtir.XtirPassError, match="split: factors takes integers, booleans or strings, got 1.5"):
         sch.split(i, [None, 1.5])  # type: ignore[list-item]
     with pytest.raises(xtir.XtirPassError, match=r"split: option 'factors' takes integers \(F0,F1,...\), got -1,x"):

@@ -129,7 +129,8 @@ def test_xtir_tune_cli_mistakes_are_one_line_errors(tmp_path: Path, capsys: pyte
     for argv, message in [([str(tmp_path / "missing.mlir")], "No such file"),
                           ([str(source), "--db", str(tmp_path / "no" / "dir.db")], "tuning database"),
                           ([str(source), "--db", str(not_a_db)], "is not a database"),
-                          ([str(source), "--plot", str(tmp_path / "no" / "p.png")], "no plot written")]:
+                          ([str(source), "--plot", str(tmp_path / "no" / "p.png")], "no plot written"),
+                          ([str(source), "--plot", str(tmp_path / "p.xyz")], "no plot written")]:
         assert tune_main([*argv, *one_trial]) == 1
         captured = capsys.readouterr()
         assert message in captured.err and "Traceback" not in captured.err

@@ -102,11 +102,13 @@ def _option_type_error(spec: ArgSpec, message: str) -> str | None:
     match = re.fullmatch(r"Incompatible types: given (.*), expected (.*)", message)
     if not match:
         return None
-    for key, values in spec.parameters.items():
-        if str(tuple(values)) == match[1]:
-            expected = _TYPE_WORDS.get(match[2], match[2])
-            return f"{spec.name}: option '{key}' takes {expected}, got {','.join(map(str, values))}"
-    return None
+    keys = [key for key, values in spec.parameters.items() if str(tuple(values)) == match[1]]
+    if not keys:
+        return None
+    # xDSL names no option: where several got the printed value, any of them may be the one
+    options = f"option '{keys[0]}'" if len(keys) == 1 else "one of options " + ", ".join(f"'{k}'" for k in keys)
+    got = ",".join(map(str, spec.parameters[keys[0]]))
+    return f"{spec.name}: {options} takes {_TYPE_WORDS.get(match[2], match[2])}, got {got}"
 
 
 def _repeated_option(text: str) -> str | None:

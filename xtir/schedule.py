@@ -117,6 +117,12 @@ class LoopRV:
         return f"LoopRV({self.name!r}{where})"
 
 
+
+def _check_block_or_loop(target: object) -> None:
+    if not isinstance(target, BlockRV | LoopRV):
+        hint = f" (sch.get_block({target!r}) or sch.get_loops(block) gives one)" if isinstance(target, str) else ""
+        raise XtirPassError(f"expected a block or loop handle (BlockRV or LoopRV), got {target!r}{hint}")
+
 class Schedule:
     """A schedule of one function of a module (TVM's tvm.tir.Schedule).
 
@@ -211,6 +217,7 @@ class Schedule:
 
     def get_child_blocks(self, block_or_loop: BlockRV | LoopRV) -> list[BlockRV]:
         """The blocks directly under a block or loop (not nested in other blocks)."""
+        _check_block_or_loop(block_or_loop)
         parent = self._block(block_or_loop) if isinstance(block_or_loop, BlockRV) else self._loop(block_or_loop)
         return [self._block_rv(b) for b in child_blocks(parent)]
 
@@ -496,6 +503,7 @@ class Schedule:
         }
 
     def _target(self, block_or_loop: BlockRV | LoopRV) -> dict[str, str]:
+        _check_block_or_loop(block_or_loop)
         if isinstance(block_or_loop, BlockRV):
             return {"block": self._block_handle(block_or_loop)}
         return {"loop": self._loop_handle(block_or_loop)}

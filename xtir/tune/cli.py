@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.plot:
         try:
             plot(result.history, args.plot)
-        except OSError as e:  # the result is printed already: only the plot is lost
+        except (OSError, ValueError) as e:  # printed already: only the plot is lost (ValueError: an unknown format)
             print(f"xtir-tune: error: no plot written: {e}", file=sys.stderr)
             return 1
     return 0

@@ -231,8 +231,9 @@ func.func @virtual_threads_only(%A: memref<128xf32>) {
 
 // -----
 
-// A virtual thread is a thread for the checks: a local buffer allocated outside its loop would be
-// shared by the virtual threads
+// A virtual thread is a thread for the checks: a local buffer allocated outside its loop that
+// passes data from one iteration to the next would be shared by the virtual threads (one private
+// to each iteration moves into the loop)
 func.func @local_outside_vthread(%A: memref<4x8xf32>) {
   block.for %b = 0 to 4 "b" bind("blockIdx.x") {
     block.for %t = 0 to 4 "t" bind("threadIdx.x") {
@@ -240,7 +241,9 @@ func.func @local_outside_vthread(%A: memref<4x8xf32>) {
       %L = block.alloc : memref<1xf32, "local">
       block.for %u = 0 to 2 "v" bind("vthread.x") {
         block.block "L"(%vu = spatial(2, %u)) {
-          %x = arith.constant 1.0 : f32
+          %y = block.load %L[0] : memref<1xf32, "local">
+          %one = arith.constant 1.0 : f32
+          %x = arith.addf %y, %one : f32
           block.store %x, %L[0] : memref<1xf32, "local">
         }
         block.block "A"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
