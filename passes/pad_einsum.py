@@ -12,19 +12,20 @@ multiple already, nothing changes (as in TVM). Compute-inline the input blocks i
 consumers (a cache-read's fetch then selects 0 outside A), and reverse-compute-inline the output
 block into C_pad's writer (a cache-write's write-back, guarded to C's elements).
 
-What B must be, as TVM checks: an einsum, each buffer read or written at indices that are
-iteration variables or constants, no buffer both read and written (a reduction's init-written
-output does not count as read), and `padding` one positive integer per iteration variable. What
-xtir checks beyond TVM, since padding must not change a number: each variable padded is bound to
-a loop of its own (apply pad-einsum before splitting B's loops), and B's loop nest (its
-outermost loop, which the copies go before and after) holds B alone; each padded dimension of a
-buffer is as long as the variable indexing it; the output is indexed by every padded spatial
-variable and, when padded, at distinct variables only, each dimension as long as its variable (the copy
-back covers its whole shape); B has no predicate; the padded points compute nothing that traps (no integer division or
+What B must be, as TVM checks: an einsum, each buffer read or written at indices that are iteration
+variables or constants, no buffer both read and written (a reduction's init-written output does not
+count as read), and `padding` one positive integer per iteration variable. What xtir checks beyond
+TVM, since padding must not change a number: each variable padded is bound to a loop of its own
+(apply pad-einsum before splitting B's loops), and B's loop nest (its outermost loop, which the
+copies go before and after) holds B alone; each padded dimension of a buffer is as long as the
+variable indexing it; the output is indexed by every padded spatial variable and, when padded, at
+distinct variables only, each dimension as long as its variable (the copy back covers its whole
+shape); B has no predicate; the padded points compute nothing that traps (no integer division or
 remainder); and a padded reduce variable adds nothing at the padded points: B's update is a sum
 `C = C + g` with g a product of loads and finite constants in which every load is indexed by that
-variable, at least one (zeros times a finite factor is zero; times an infinite one, NaN). TVM pads any einsum,
-so a max reduction or a sum of products of one padded operand would change its results there.
+variable, at least one (zeros times a finite factor is zero; times an infinite one, NaN). TVM pads
+any einsum, so a max reduction or a sum of products of one padded operand would change its results
+there.
 """
 
 from __future__ import annotations
