@@ -133,12 +133,14 @@ def hand_gemm(tile_k: int = 8, double_buffer: bool = True, transpose_a: bool = T
     `pad` first pads the GEMM to multiples of the tiles (pad-einsum: m and n to 128, k to
     `tile_k`), so no tile is partial and the compute is unguarded; the padded copies of A and B
     are inlined into the shared fetches (zeros outside A and B) and C's crop into the write-back
-    (its guard). Only for sizes the tiles do not divide: where they do, pad-einsum changes nothing
-    and the inlines find no A_pad. At n = 1000 (benchmarks/gemm_ptx.py --n 1000 --pad, sm_90) ptxas
-    gives it 168 registers against 210 for the versioned kernel, and both versions' main loops read
-    their fragments as 4 ld.shared.v4 a k step (the versioned kernel's guarded copy: 128 scalar
-    ld.shared); but its fetches are scalar under a guard (1 ld.global a k step against 0.25
-    ld.global.v4): the float4 copy is not recognised through the if_then_else yet."""
+    (its guard). Only for sizes where every one of A, B and C needs padding (A where m or k is no
+    multiple of its tile, B where k or n is, C where m or n is): otherwise pad-einsum makes no copy
+    of that buffer, and the inline naming it stops with a located error. At n = 1000
+    (benchmarks/gemm_ptx.py --n 1000 --pad, sm_90) ptxas gives it 168 registers against 210 for the
+    versioned kernel, and both versions' main loops read their fragments as 4 ld.shared.v4 a k step
+    (the versioned kernel's guarded copy: 128 scalar ld.shared); but its fetches are scalar under a
+    guard (1 ld.global a k step against 0.25 ld.global.v4): the float4 copy is not recognised
+    through the if_then_else yet."""
     if split_columns and phase_grid:
         raise ValueError("split_columns and phase_grid are two layouts of the thread tiles: choose one")
     a_shared, b_shared = ("A_pad_shared", "B_pad_shared") if pad else ("A_shared", "B_shared")

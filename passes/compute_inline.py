@@ -95,7 +95,7 @@ def consumer_loads(f: func.FuncOp, store: StoreOp) -> list[LoadOp]:
 
 def check_reads_unchanged(f: func.FuncOp, block: BlockOp, loads: list[LoadOp]) -> None:
     """No write between B and its consumers to a buffer B reads: the inlined copies read later."""
-    reads = {load.buffer: load for load in reversed(list(block.body.block.ops)) if isinstance(load, LoadOp)}
+    reads = {load.buffer: load for load in reversed(list(block.body.block.walk())) if isinstance(load, LoadOp)}
     for access in accesses_outside(nests_between(f, [block, *loads]), block):
         if access.is_write and access.buffer in reads:
             name = buffer_name(access.buffer)

@@ -12,16 +12,20 @@ multiple already, nothing changes (as in TVM). Compute-inline the input blocks i
 consumers (a cache-read's fetch then selects 0 outside A), and reverse-compute-inline the output
 block into C_pad's writer (a cache-write's write-back, guarded to C's elements).
 
-What B must be, as TVM checks: an einsum, each buffer read or written at indices that are
-iteration variables or constants, no buffer both read and written (a reduction's init-written
-output does not count as read), and `padding` one positive integer per iteration variable. What
-xtir checks beyond TVM, since padding must not change a number: each variable padded is bound to
-a loop of its own (apply pad-einsum before splitting B's loops), and those loops hold B alone;
-B has no predicate; the padded points compute nothing that traps (no integer division or
+What B must be, as TVM checks: an einsum, each buffer read or written at indices that are iteration
+variables or constants, no buffer both read and written (a reduction's init-written output does not
+count as read), and `padding` one positive integer per iteration variable. What xtir checks beyond
+TVM, since padding must not change a number: each variable padded is bound to a loop of its own
+(apply pad-einsum before splitting B's loops), and B's loop nest (its outermost loop, which the
+copies go before and after) holds B alone; each padded dimension of a buffer is as long as the
+variable indexing it; the output is indexed by every padded spatial variable and, when padded, at
+distinct variables only, each dimension as long as its variable (the copy back covers its whole
+shape); B has no predicate; the padded points compute nothing that traps (no integer division or
 remainder); and a padded reduce variable adds nothing at the padded points: B's update is a sum
 `C = C + g` with g a product of loads and finite constants in which every load is indexed by that
-variable (zeros times a finite factor is zero; times an infinite one, NaN). TVM pads any einsum,
-so a max reduction or a sum of products of one padded operand would change its results there.
+variable, at least one (zeros times a finite factor is zero; times an infinite one, NaN). TVM pads
+any einsum, so a max reduction or a sum of products of one padded operand would change its results
+there.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xtir.dialects.block import SPATIAL, AllocOp, BlockOp, ForOp, LoadOp, StoreOp, buffer_name
 from xtir.dialects.expr import Expr
 from xtir.dialects.layout import row_major
+from xtir.passes.analysis.cache import top_level_ancestor
 from xtir.passes.analysis.compute_location import scope_root
 from xtir.passes.analysis.navigation import blocks_under, get_block, loops_around
 from xtir.passes.analysis.reduction import ADDS, formula
@@ -72,7 +77,8 @@ class PadEinsumPass(StatementPrimitive):
             return
         loops = _bound_loops(block, padded)
         _check_sound(block, padded)
-        nest = _statement_of(block)
+        _check_shapes(block, reads, writes, padded)
+        nest = _nest_of(block)
         for region in reads:
             if _needs_padding(region, padded):
                 pad = _padded_buffer(region, padded, f)
@@ -176,9 +182,12 @@ def _check_zero_update(block: BlockOp, reduce: list[SSAValue]) -> None:
     if not isinstance(total, ADDS) or len(accumulator) != 1:
         raise ScheduleError(store, f"{rule}; it computes {formula(store.value)}")
     (term,) = [v for v in total.operands if v is not accumulator[0]]
-    for factor in _factors(term):
+    factors = _factors(term)
+    for factor in factors:
         if not _zero_or_finite(factor, reduce):
             raise ScheduleError(store, f"{rule}; in {formula(term)}, the factor {formula(factor)} is not one")
+    if not any(isinstance(factor.owner, LoadOp) for factor in factors):
+        raise ScheduleError(store, f"{rule}; {formula(term)} loads nothing, so the padded steps add it too")
 
 
 def _factors(value: SSAValue) -> list[SSAValue]:
@@ -199,15 +208,60 @@ def _zero_or_finite(factor: SSAValue, reduce: list[SSAValue]) -> bool:
     return False
 
 
-def _statement_of(block: BlockOp) -> Operation:
-    """The statement of B's scope that holds B (its outermost loop)."""
-    root = scope_root(block)
-    op: Operation = block
-    while op.parent_op() is not root:
-        parent = op.parent_op()
-        assert parent is not None
-        op = parent
-    return op
+def _nest_of(block: BlockOp) -> Operation:
+    """B's loop nest: the statement of B's scope that holds B, which the copies into the padded
+    buffers go before and the copies back after, so it must hold B alone."""
+    nest = top_level_ancestor(block, scope_root(block))
+    others = [b.label for b in blocks_under(nest) if b is not block]
+    if others:
+        raise ScheduleError(nest, f'{_describe(nest)} holds block "{others[0]}" besides block "{block.label}"; '
+                            "pad-einsum copies the padded buffers before that nest and back after it, so it must "
+                            f'hold block "{block.label}" alone')
+    return nest
+
+
+def _describe(op: Operation) -> str:
+    return f'loop "{op.label}"' if isinstance(op, ForOp) else op.name
+
+
+def _check_shapes(block: BlockOp, reads: list[BufferRegion], writes: list[BufferRegion],
+                  padded: dict[SSAValue, int]) -> None:
+    """A_pad's guard compares a padded dimension with its variable's extent, and C's copy back
+    covers C's whole shape: A's padded dimensions must be as long as the variables indexing them,
+    and C indexed by every padded spatial variable (a point outside writes C), at variables only,
+    each dimension as long as its variable (C_pad's elements that B leaves unwritten go back too)."""
+    extents = {it.var: it.extent for it in block.iters()}
+    for region in reads:
+        for d, (r, n) in enumerate(zip(region.ranges, _shape(region.buffer))):
+            var = r.start.as_var()
+            if var in padded and n != extents[var]:
+                _refuse_shape(block, region, d, f"of {n} elements, but %{var.name_hint} runs over {extents[var]}")
+    spatial = [it.var for it in block.iters() if it.kind == SPATIAL and it.var in padded]
+    for region in writes:
+        indexed = [r.start.as_var() for r in region.ranges]
+        for var in spatial:
+            if var not in indexed:
+                raise ScheduleError(block, f'padded spatial variable %{var.name_hint} of block "{block.label}" does '
+                                    f"not index {format_region(region)}: the padded points would write its elements")
+        if not _needs_padding(region, padded):
+            continue
+        for d, (var, n) in enumerate(zip(indexed, _shape(region.buffer))):
+            if var is None:
+                _refuse_shape(block, region, d, "at a constant, not an iteration variable")
+            elif var in indexed[:d]:
+                _refuse_shape(block, region, d, f"at %{var.name_hint} again")
+            elif n != extents[var]:
+                _refuse_shape(block, region, d, f"of {n} elements, but %{var.name_hint} runs over {extents[var]}")
+
+
+def _shape(buffer: SSAValue) -> tuple[int, ...]:
+    assert isinstance(buffer.type, MemRefType)
+    return buffer.type.get_shape()
+
+
+def _refuse_shape(block: BlockOp, region: BufferRegion, dim: int, why: str) -> None:
+    raise ScheduleError(block, f'block "{block.label}" accesses {format_region(region)}, dimension {dim} {why}; '
+                        "pad-einsum pads a buffer whose dimensions are the extents of the variables indexing them")
 
 
 def _padded_buffer(region: BufferRegion, padded: dict[SSAValue, int], f: func.FuncOp) -> SSAValue:

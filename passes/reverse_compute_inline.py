@@ -62,7 +62,7 @@ def written_buffers(f: func.FuncOp) -> set[SSAValue]:
 def inlined_buffer(f: func.FuncOp, block: BlockOp, store: StoreOp) -> SSAValue:
     """X: the only buffer B reads that a block writes (TVM's single-read rule), an intermediate one."""
     written = written_buffers(f)
-    reads = dict.fromkeys(op.buffer for op in block.body.block.ops if isinstance(op, LoadOp))
+    reads = dict.fromkeys(op.buffer for op in block.body.block.walk() if isinstance(op, LoadOp))
     produced = [b for b in reads if b in written]
     what = f'block "{block.label}"'
     if len(produced) != 1:
@@ -92,6 +92,13 @@ def inlined_buffer(f: func.FuncOp, block: BlockOp, store: StoreOp) -> SSAValue:
 def load_vars(block: BlockOp, buffer: SSAValue) -> list[SSAValue]:
     """B's variables in the order of X's dimensions (B's reads of X all at the same indices)."""
     loads = body_loads(block, buffer)
+    for load in loads:
+        if load.parent is not block.body.block:
+            raise ScheduleError(
+                load,
+                f'block "{block.label}" reads {buffer_name(buffer)} inside an if_then_else; an inlined consumer must '
+                "read its input unconditionally, in its body",
+            )
     indices = loads[0].indices()
     for load in loads[1:]:
         if load.indices() != indices:

@@ -68,7 +68,7 @@ def single_store(block: BlockOp, what: str) -> StoreOp:
                 f"{what} contains {op.name}; an inlinable body holds only block.load, side-effect-free "
                 "arithmetic, if_then_else (an scf.if yielding values computed so) and one final block.store",
             )
-    for op in ops:
+    for op in block.body.block.walk():
         for value in op.operands:
             if not visible_in_copy(value, block):
                 raise ScheduleError(
@@ -102,7 +102,7 @@ def visible_in_copy(value: SSAValue, block: BlockOp) -> bool:
         return value.owner is body
     owner = value.owner
     assert isinstance(owner, Operation)
-    return owner.parent is body
+    return block is not owner and block.is_ancestor(owner)
 
 
 def plain_vars(indices: Sequence[Expr], block: BlockOp) -> list[SSAValue] | None:
@@ -113,7 +113,8 @@ def plain_vars(indices: Sequence[Expr], block: BlockOp) -> list[SSAValue] | None
 
 
 def body_loads(block: BlockOp, buffer: SSAValue) -> list[LoadOp]:
-    return [op for op in block.body.block.ops if isinstance(op, LoadOp) and op.buffer is buffer]
+    """B's loads of `buffer`, those in an if_then_else's branches included."""
+    return [op for op in block.body.block.walk() if isinstance(op, LoadOp) and op.buffer is buffer]
 
 
 def check_only_leaf(block: BlockOp) -> None:

@@ -115,7 +115,8 @@ def clone_before(
             values[op.result] = _clone_load(op, at, InsertPoint.before(anchor))
             continue
         for var in _variables_used(op, at):
-            values.setdefault(var, emitter.expr(at[var]))
+            if var not in values:
+                values[var] = emitter.expr(at[var])
         copy = op.clone(values)  # clone records its results in `values`
         for old, new in zip(list(op.walk()), list(copy.walk())):
             if isinstance(old, LoadOp) and old is not op:

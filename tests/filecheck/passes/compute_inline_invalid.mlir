@@ -332,3 +332,73 @@ func.func @main(%A: memref<16x16xf32>, %C: memref<16x16xf32>) {
   }
   func.return
 }
+
+// -----
+
+// B reads A inside an if_then_else, and W overwrites A before B's consumer: inlined, the
+// read would see W's values.
+builtin.module {
+  func.func @main(%A: memref<8xf32>, %D: memref<8xf32>) {
+    %P = block.alloc : memref<8xf32>
+    block.for %i = 0 to 8 "i" {
+      block.block "B"(%vi = spatial(8, %i)) {
+        %c5 = arith.constant 5 : index
+        %lt = arith.cmpi slt, %vi, %c5 : index
+        %v = scf.if %lt -> (f32) {
+          // expected-note @+1 {{block "B" reads A}}
+          %a = block.load %A[%vi] : memref<8xf32>
+          scf.yield %a : f32
+        } else {
+          %z = arith.constant 0.000000e+00 : f32
+          scf.yield %z : f32
+        }
+        block.store %v, %P[%vi] : memref<8xf32>
+      }
+    }
+    block.for %j = 0 to 8 "j" {
+      block.block "W"(%vj = spatial(8, %j)) {
+        %o = arith.constant 1.000000e+02 : f32
+        // expected-error @+1 {{compute-inline: block "W" writes A, which block "B" reads, in the loop nests from it to its consumers; inlined, the read would move past that write}}
+        block.store %o, %A[%vj] : memref<8xf32>
+      }
+    }
+    block.for %k = 0 to 8 "k" {
+      block.block "D"(%vk = spatial(8, %k)) {
+        %p = block.load %P[%vk] : memref<8xf32>
+        block.store %p, %D[%vk] : memref<8xf32>
+      }
+    }
+    func.return
+  }
+}
+
+// -----
+
+// An if_then_else branch of B uses a value defined outside B: a copy of B elsewhere cannot.
+builtin.module {
+  func.func @main(%A: memref<8xf32>, %D: memref<8xf32>) {
+    %P = block.alloc : memref<8xf32>
+    %z = arith.constant 0.000000e+00 : f32
+    block.for %i = 0 to 8 "i" {
+      block.block "B"(%vi = spatial(8, %i)) {
+        %c5 = arith.constant 5 : index
+        %lt = arith.cmpi slt, %vi, %c5 : index
+        %v = scf.if %lt -> (f32) {
+          %a = block.load %A[%vi] : memref<8xf32>
+          scf.yield %a : f32
+        } else {
+          // expected-error @+1 {{compute-inline: block "B" uses %z, defined outside the block; an inlinable body may use only its own iteration variables, buffers and the values it computes}}
+          scf.yield %z : f32
+        }
+        block.store %v, %P[%vi] : memref<8xf32>
+      }
+    }
+    block.for %k = 0 to 8 "k" {
+      block.block "D"(%vk = spatial(8, %k)) {
+        %p = block.load %P[%vk] : memref<8xf32>
+        block.store %p, %D[%vk] : memref<8xf32>
+      }
+    }
+    func.return
+  }
+}

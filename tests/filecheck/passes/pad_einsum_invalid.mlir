@@ -187,3 +187,163 @@ builtin.module {
     func.return
   }
 }
+
+// -----
+
+// A is wider than vj's domain: A_pad's guard would let through A's columns 12 and 13.
+builtin.module {
+  func.func @main(%A: memref<20x14xf32>, %C: memref<20x12x8xf32>) {
+    block.for %i = 0 to 20 "i" {
+      block.for %j = 0 to 12 "j" {
+        block.for %l = 0 to 8 "l" {
+          // expected-error @+1 {{block "C" accesses A[vi, vj], dimension 1 of 14 elements, but %vj runs over 12; pad-einsum pads a buffer whose dimensions are the extents of the variables indexing them}}
+          block.block "C"(%vi = spatial(20, %i), %vj = spatial(12, %j), %vl = spatial(8, %l)) {
+            %a = block.load %A[%vi, %vj] : memref<20x14xf32>
+            block.store %a, %C[%vi, %vj, %vl] : memref<20x12x8xf32>
+          }
+        }
+      }
+    }
+    func.return
+  }
+}
+
+// -----
+
+// C is written at a constant column: the copy back would copy C_pad's unwritten columns.
+builtin.module {
+  func.func @main(%A: memref<20x12xf32>, %C: memref<20x12x4xf32>) {
+    block.for %i = 0 to 20 "i" {
+      block.for %j = 0 to 12 "j" {
+        block.for %l = 0 to 8 "l" {
+          // expected-error @+1 {{block "C" accesses C[vi, vj, 0], dimension 2 at a constant, not an iteration variable}}
+          block.block "C"(%vi = spatial(20, %i), %vj = spatial(12, %j), %vl = spatial(8, %l)) {
+            %a = block.load %A[%vi, %vj] : memref<20x12xf32>
+            block.store %a, %C[%vi, %vj, 0] : memref<20x12x4xf32>
+          }
+        }
+      }
+    }
+    func.return
+  }
+}
+
+// -----
+
+// C is longer than vi's domain: the copy back would overwrite C's rows 20 to 23.
+builtin.module {
+  func.func @main(%A: memref<20x12xf32>, %C: memref<24x12x8xf32>) {
+    block.for %i = 0 to 20 "i" {
+      block.for %j = 0 to 12 "j" {
+        block.for %l = 0 to 8 "l" {
+          // expected-error @+1 {{block "C" accesses C[vi, vj, vl], dimension 0 of 24 elements, but %vi runs over 20}}
+          block.block "C"(%vi = spatial(20, %i), %vj = spatial(12, %j), %vl = spatial(8, %l)) {
+            %a = block.load %A[%vi, %vj] : memref<20x12xf32>
+            block.store %a, %C[%vi, %vj, %vl] : memref<24x12x8xf32>
+          }
+        }
+      }
+    }
+    func.return
+  }
+}
+
+// -----
+
+// C is written on its diagonal only: the copy back would copy C_pad's unwritten elements.
+builtin.module {
+  func.func @main(%A: memref<20x12xf32>, %C: memref<20x20x8xf32>) {
+    block.for %i = 0 to 20 "i" {
+      block.for %j = 0 to 12 "j" {
+        block.for %l = 0 to 8 "l" {
+          // expected-error @+1 {{block "C" accesses C[vi, vi, vl], dimension 1 at %vi again}}
+          block.block "C"(%vi = spatial(20, %i), %vj = reduce(12, %j), %vl = spatial(8, %l)) {
+            block.init {
+              %zero = arith.constant 0.000000e+00 : f32
+              block.store %zero, %C[%vi, %vi, %vl] : memref<20x20x8xf32>
+            }
+            %c = block.load %C[%vi, %vi, %vl] : memref<20x20x8xf32>
+            %a = block.load %A[%vi, %vj] : memref<20x12xf32>
+            %sum = arith.addf %c, %a : f32
+            block.store %sum, %C[%vi, %vi, %vl] : memref<20x20x8xf32>
+          }
+        }
+      }
+    }
+    func.return
+  }
+}
+
+// -----
+
+// A padded spatial variable that does not index C: the padded points would write C[vi, vl].
+builtin.module {
+  func.func @main(%A: memref<20x12xf32>, %C: memref<20x8xf32>) {
+    block.for %i = 0 to 20 "i" {
+      block.for %j = 0 to 12 "j" {
+        block.for %l = 0 to 8 "l" {
+          // expected-error @+1 {{padded spatial variable %vj of block "C" does not index C[vi, vl]: the padded points would write its elements}}
+          block.block "C"(%vi = spatial(20, %i), %vj = spatial(12, %j), %vl = spatial(8, %l)) {
+            %a = block.load %A[%vi, %vj] : memref<20x12xf32>
+            block.store %a, %C[%vi, %vl] : memref<20x8xf32>
+          }
+        }
+      }
+    }
+    func.return
+  }
+}
+
+// -----
+
+// A count: C = C + 1 loads nothing indexed by k, so the padded steps would count too.
+builtin.module {
+  func.func @main(%C: memref<20x8xf32>) {
+    block.for %i = 0 to 20 "i" {
+      block.for %k = 0 to 12 "k" {
+        block.for %l = 0 to 8 "l" {
+          block.block "C"(%vi = spatial(20, %i), %vk = reduce(12, %k), %vl = spatial(8, %l)) {
+            block.init {
+              %zero = arith.constant 0.000000e+00 : f32
+              block.store %zero, %C[%vi, %vl] : memref<20x8xf32>
+            }
+            %c = block.load %C[%vi, %vl] : memref<20x8xf32>
+            %one = arith.constant 1.000000e+00 : f32
+            %sum = arith.addf %c, %one : f32
+            // expected-error @+1 {{padding reduce variable %vk of block "C" is sound only for a sum C = C + a * b * ... of loads indexed by %vk and finite constants, which the zero padding makes add 0; 1.0 loads nothing, so the padded steps add it too}}
+            block.store %sum, %C[%vi, %vl] : memref<20x8xf32>
+          }
+        }
+      }
+    }
+    func.return
+  }
+}
+
+// -----
+
+// C's outermost loop i (not padded) also runs P, the producer of A: A_pad's copy before the
+// nest would read A before P writes it.
+builtin.module {
+  func.func @main(%X: memref<16x12xf32>, %C: memref<16x12x8xf32>) {
+    %A = block.alloc : memref<16x12xf32>
+    // expected-error @+1 {{loop "i" holds block "P" besides block "C"; pad-einsum copies the padded buffers before that nest and back after it, so it must hold block "C" alone}}
+    block.for %i = 0 to 16 "i" {
+      block.for %p = 0 to 12 "p" {
+        block.block "P"(%pi = spatial(16, %i), %pj = spatial(12, %p)) {
+          %x = block.load %X[%pi, %pj] : memref<16x12xf32>
+          block.store %x, %A[%pi, %pj] : memref<16x12xf32>
+        }
+      }
+      block.for %j = 0 to 12 "j" {
+        block.for %l = 0 to 8 "l" {
+          block.block "C"(%vi = spatial(16, %i), %vj = spatial(12, %j), %vl = spatial(8, %l)) {
+            %a = block.load %A[%vi, %vj] : memref<16x12xf32>
+            block.store %a, %C[%vi, %vj, %vl] : memref<16x12x8xf32>
+          }
+        }
+      }
+    }
+    func.return
+  }
+}

@@ -339,3 +339,75 @@ func.func @main(%A: memref<4xf32>, %C: memref<4xf32>, %D: memref<4xf32>) {
   }
   func.return
 }
+
+// -----
+
+// C reads Y, which block "Q" produces, inside an if_then_else: it reads two produced buffers.
+builtin.module {
+  func.func @main(%A: memref<8xf32>, %D: memref<8xf32>) {
+    %X = block.alloc : memref<8xf32>
+    %Y = block.alloc : memref<8xf32>
+    block.for %i = 0 to 8 "i" {
+      block.block "P"(%vi = spatial(8, %i)) {
+        %a = block.load %A[%vi] : memref<8xf32>
+        block.store %a, %X[%vi] : memref<8xf32>
+      }
+    }
+    block.for %j = 0 to 8 "j" {
+      block.block "Q"(%vj = spatial(8, %j)) {
+        %a = block.load %A[%vj] : memref<8xf32>
+        %t = arith.addf %a, %a : f32
+        block.store %t, %Y[%vj] : memref<8xf32>
+      }
+    }
+    block.for %k = 0 to 8 "k" {
+      // expected-error @+1 {{reverse-compute-inline: block "C" reads 2 buffers that blocks write (X, Y); the inlined consumer must read exactly one produced buffer}}
+      block.block "C"(%vk = spatial(8, %k)) {
+        %x = block.load %X[%vk] : memref<8xf32>
+        %c5 = arith.constant 5 : index
+        %lt = arith.cmpi slt, %vk, %c5 : index
+        %v = scf.if %lt -> (f32) {
+          %y = block.load %Y[%vk] : memref<8xf32>
+          scf.yield %y : f32
+        } else {
+          %z = arith.constant 0.000000e+00 : f32
+          scf.yield %z : f32
+        }
+        %s = arith.addf %x, %v : f32
+        block.store %s, %D[%vk] : memref<8xf32>
+      }
+    }
+    func.return
+  }
+}
+
+// -----
+
+// C reads X, the buffer its producer writes, only inside an if_then_else.
+builtin.module {
+  func.func @main(%A: memref<8xf32>, %D: memref<8xf32>) {
+    %X = block.alloc : memref<8xf32>
+    block.for %i = 0 to 8 "i" {
+      block.block "P"(%vi = spatial(8, %i)) {
+        %a = block.load %A[%vi] : memref<8xf32>
+        block.store %a, %X[%vi] : memref<8xf32>
+      }
+    }
+    block.for %k = 0 to 8 "k" {
+      block.block "C"(%vk = spatial(8, %k)) {
+        %c5 = arith.constant 5 : index
+        %lt = arith.cmpi slt, %vk, %c5 : index
+        %v = scf.if %lt -> (f32) {
+          // expected-error @+1 {{reverse-compute-inline: block "C" reads X inside an if_then_else; an inlined consumer must read its input unconditionally, in its body}}
+          %x = block.load %X[%vk] : memref<8xf32>
+          scf.yield %x : f32
+        } else {
+          %z = arith.constant 0.000000e+00 : f32
+          scf.yield %z : f32
+        }
+        block.store %v, %D[%vk] : memref<8xf32>
+      }
+    }
+    func.return
+  }
+}
