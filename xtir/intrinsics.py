@@ -17,6 +17,7 @@ or `xtir-opt --intrinsics=FILE`). The accelerator's three are built in: `tmm16`
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -143,6 +144,19 @@ def register_module(module: ModuleOp, override: bool = False) -> list[str]:
 
 def register_file(path: str | Path, override: bool = False) -> list[str]:
     return register_module(_parse(read_source(path), str(path)), override)
+
+
+def add_files_option(parser: argparse.ArgumentParser) -> None:
+    """The `--intrinsics FILE` option the command-line tools share (registered by `register_files`)."""
+    parser.add_argument("--intrinsics", action="append", default=[], metavar="FILE",
+                        help="register the tensor intrinsics (@NAME_desc / @NAME_impl function pairs) of an IR "
+                        "file for tensorize; may be repeated")
+
+
+def register_files(paths: list[str]) -> None:
+    """Register the intrinsics of the `--intrinsics` files, later definitions replacing earlier ones."""
+    for path in paths:
+        register_file(path, override=True)
 
 
 _builtins_loaded = False

@@ -55,14 +55,7 @@ class XtirOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
-        arg_parser.add_argument(
-            "--intrinsics",
-            action="append",
-            default=[],
-            metavar="FILE",
-            help="register the tensor intrinsics (@NAME_desc / @NAME_impl function pairs) of an IR file "
-            "for tensorize; may be repeated",
-        )
+        intrinsics.add_files_option(arg_parser)
         arg_parser.add_argument(
             "--verify-numerics",
             action="store_true",
@@ -146,8 +139,7 @@ class XtirOptMain(xDSLOptMain):
         if self.args.help_pass is not None:
             print(pass_help(self.args.help_pass, self.available_passes))
             return
-        for path in self.args.intrinsics:
-            intrinsics.register_file(path, override=True)
+        intrinsics.register_files(self.args.intrinsics)
         chunks, file_extension = self.prepare_input()
         output = self.prepare_output()
         name = self.get_input_name()

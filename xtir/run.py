@@ -46,6 +46,7 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import Float16Type, Float32Type, Float64Type, MemRefType, ModuleOp, TensorType
 
 import xtir
+from xtir import intrinsics
 from xtir.build import TARGETS, entry_function
 from xtir.diagnostics import read_source
 from xtir.dialects.block import BlockOp, statements
@@ -187,8 +188,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="check every access at run time instead of refusing those not shown in bounds")
     parser.add_argument("--racecheck", action="store_true",
                         help="with --target cuda-cpu: report races on __shared__ memory (the emulation's race detector)")
-    parser.add_argument("--intrinsics", action="append", default=[], metavar="FILE",
-                        help="register the tensor intrinsics of an IR file")
+    intrinsics.add_files_option(parser)
     args = parser.parse_args(argv)
     try:
         return _run(args)
@@ -201,10 +201,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from xtir import intrinsics
-
-    for path in args.intrinsics:
-        intrinsics.register_file(path, override=True)
+    intrinsics.register_files(args.intrinsics)
     text = read_source(args.file)
     original = xtir.parse(text, args.file)
     if _is_graph_function(entry_function(original, args.entry)):

@@ -50,12 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--entry", help="function to translate (default: the only one, or main)")
     parser.add_argument("--bank-report", action="store_true",
                         help="with --target cuda: the wavefronts a warp needs for each shared-memory access")
-    parser.add_argument("--intrinsics", action="append", default=[], metavar="FILE",
-                        help="register the tensor intrinsics of an IR file (as xtir-opt and xtir-run do)")
+    intrinsics.add_files_option(parser)
     args = parser.parse_args(argv)
     try:
-        for path in args.intrinsics:
-            intrinsics.register_file(path, override=True)
+        intrinsics.register_files(args.intrinsics)
         module = xtir.parse(read_source(args.file), args.file)
         if args.pipeline:
             module = xtir.transform(module, args.pipeline)
