@@ -138,15 +138,17 @@ def _pure(op: Operation) -> bool:
 
 def dependents(loop: scf.ForOp) -> set[SSAValue]:
     """The values that depend on the loop's variable: computed from it, loaded from a local
-    buffer of the loop that some store indexed by such a value or storing one writes (that
-    buffer's memref too: it becomes one per virtual thread), results of ops holding such a use."""
+    buffer of the loop that a store depending on it writes (that buffer's memref too: it
+    becomes one per virtual thread), results of ops holding such an op. An op depends on the
+    variable when it, or an op around it inside the loop (an `scf.if` condition, a loop bound),
+    uses such a value: a store under `if v < 1` writes for some virtual threads only."""
     found: set[SSAValue] = {loop.body.block.args[0]}
     locals_ = {op.memref for op in loop.walk() if isinstance(op, memref.AllocaOp) and _is_local(op.memref.type)}
     size = -1
     while size != len(found):
         size = len(found)
         for op in loop.walk():
-            if op is loop or not any(o in found for o in op.operands):
+            if op is loop or not _uses(op, loop, found):
                 continue
             found.update(op.results)
             if isinstance(op, memref.StoreOp) and op.memref in locals_:
@@ -158,11 +160,24 @@ def dependents(loop: scf.ForOp) -> set[SSAValue]:
     return found
 
 
-def untouched_vthreads(op: Operation, root: Operation) -> list[scf.ForOp]:
+def _uses(op: Operation, loop: scf.ForOp, values: set[SSAValue]) -> bool:
+    """Whether `op`, or an op around it inside `loop`, has an operand in `values`."""
+    return any(o in values for o in op.operands) or any(
+        o in values for parent in ancestors(op, loop) for o in parent.operands)
+
+
+def untouched_vthreads(op: Operation, root: Operation, cache: dict[scf.ForOp, set[SSAValue]]) -> list[scf.ForOp]:
     """The vthread loops around `op` (inside `root`) whose variable it does not depend on: it
-    runs once per real thread, not once per virtual one."""
-    loops = [p for p in ancestors(op, root) if vthread_tag(p) is not None]
-    return [lp for lp in loops if not any(o in dependents(lp) for inner in op.walk() for o in inner.operands)]  # type: ignore[arg-type]
+    runs once per real thread, not once per virtual one. `cache` keeps each loop's `dependents`."""
+    untouched = []
+    for lp in ancestors(op, root):
+        if not isinstance(lp, scf.ForOp) or vthread_tag(lp) is None:
+            continue
+        if lp not in cache:
+            cache[lp] = dependents(lp)
+        if not any(_uses(inner, lp, cache[lp]) for inner in op.walk()):
+            untouched.append(lp)
+    return untouched
 
 
 def _may_write(op: Operation, buffer: SSAValue) -> bool:

@@ -78,3 +78,37 @@ def test_hand_gemm_with_split_columns(m: int, n: int, k: int) -> None:
     arrays, expected = seed_gpu.gemm_inputs(m, n, k, np.random.default_rng(2))
     xtir.build(module, target="cuda-cpu", racecheck=True)(*arrays)
     np.testing.assert_allclose(arrays[-1], expected, rtol=1e-4, atol=1e-4)
+
+
+GUARDED_LOCAL = """
+func.func @main(%A: memref<4x8xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      block.for %u = 0 to 2 "v" bind("vthread.x") {
+        %L = block.alloc : memref<1xf32, "local">
+        block.block "L2"(%vu = spatial(2, %u)) {
+          %x = arith.constant 2.0 : f32
+          block.store %x, %L[0] : memref<1xf32, "local">
+        }
+        block.block "L1"(%vu = spatial(2, %u)) where(%u < 1) {
+          %x = arith.constant 1.0 : f32
+          block.store %x, %L[0] : memref<1xf32, "local">
+        }
+        block.block "A"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %x = block.load %L[0] : memref<1xf32, "local">
+          block.store %x, %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_local_buffer_written_under_a_vthread_condition_is_one_per_vthread() -> None:
+    """L1's store uses no vthread value, but its guard `u < 1` does: L is one per virtual thread,
+    and virtual thread 1 keeps the 2.0 that L2 stored (one shared L would read 1.0 in both)."""
+    a = np.zeros((4, 8), np.float32)
+    xtir.build(xtir.parse(GUARDED_LOCAL), target="cuda-cpu", racecheck=True)(a)
+    np.testing.assert_array_equal(a, np.tile([1.0, 2.0], (4, 4)))
