@@ -29,14 +29,16 @@ vthread loop is pushed down to the statements that touch its variable:
 - a local buffer allocated inside the vthread loop (one per virtual thread) gets a leading
   dimension of the loop's extent, indexed by the variable; shared buffers stay one per block.
 
-The loops made are serial (`xtir.loop_kind = "unrolled"` when they hold no loop and run fewer
-than UNROLL_BELOW times, TVM's rule), named after the vthread loop, and keep its tag in
-`xtir.vthread`. Barriers are placed afterwards on the result, which runs as written, so a
-statement wrapped whole (one whose loop bounds use the variable) may hold barrier points.
+The loops made are serial (`xtir.loop_kind = "unrolled"` when every loop they hold is unrolled
+and they run fewer than UNROLL_BELOW times, TVM's rule), named after the vthread loop, and keep
+its tag in `xtir.vthread`. Barriers are placed afterwards on the result, which runs as written:
+a barrier inside a loop made would order the real threads only, not the virtual threads, so a
+statement wrapped whole must not both store into a shared buffer and load from it.
 
 Refused, at the loop: a vthread loop that is the outermost loop of a kernel, or that does not
-run from 0 in steps of 1 to a constant; a local buffer allocated inside one that is used other
-than by loads and stores.
+run from 0 in steps of 1 to a constant (only hand-written scf: a block.for always does); a local
+buffer allocated inside one that is used other than by loads and stores; a statement wrapped
+whole that stores into and loads from one shared buffer (at its loop, else at the load).
 """
 
 from __future__ import annotations
@@ -128,8 +130,8 @@ def _expand_locals(loop: scf.ForOp, n: int, dependent: set[SSAValue]) -> None:
             Rewriter.replace_op(user, repl)
 
 
-def _is_local(t) -> bool:
-    return isinstance(t, MemRefType) and isinstance(t.memory_space, StringAttr) and t.memory_space.data == "local"
+def _in_space(t, space: str) -> bool:
+    return isinstance(t, MemRefType) and isinstance(t.memory_space, StringAttr) and t.memory_space.data == space
 
 
 def _pure(op: Operation) -> bool:
@@ -143,7 +145,7 @@ def dependents(loop: scf.ForOp) -> set[SSAValue]:
     variable when it, or an op around it inside the loop (an `scf.if` condition, a loop bound),
     uses such a value: a store under `if v < 1` writes for some virtual threads only."""
     found: set[SSAValue] = {loop.body.block.args[0]}
-    locals_ = {op.memref for op in loop.walk() if isinstance(op, memref.AllocaOp) and _is_local(op.memref.type)}
+    locals_ = {op.memref for op in loop.walk() if isinstance(op, memref.AllocaOp) and _in_space(op.memref.type, "local")}
     size = -1
     while size != len(found):
         size = len(found)
@@ -290,6 +292,7 @@ class _Distributor:
 
     def wrap(self, ops: list[Operation], point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
         """`ops` in a serial loop over the virtual threads."""
+        self.check_no_shared_flow(ops)
         body = Block(arg_types=[IndexType()])
         body.args[0].name_hint = self.var.name_hint
         loop = scf.ForOp(self.loop.lb, self.loop.ub, self.loop.step, [], body)
@@ -304,6 +307,22 @@ class _Distributor:
         for op in ops:
             self.copy(op, InsertPoint.at_end(body), inner)
         body.add_op(scf.YieldOp())
+
+    def check_no_shared_flow(self, ops: list[Operation]) -> None:
+        """Refuse a wrapped statement that stores into a shared buffer and loads from it: a barrier
+        placed between the two inside the loop made would order the real threads only, each
+        virtual thread reading before the later ones have written."""
+        inner = [o for op in ops for o in op.walk()]
+        stored = {o.memref for o in inner if isinstance(o, memref.StoreOp) and _in_space(o.memref.type, "shared")}
+        load = next((o for o in inner if isinstance(o, memref.LoadOp) and o.memref in stored), None)
+        if load is None:
+            return
+        at = next((o for o in ops if isinstance(o, scf.ForOp)), load)
+        raise fail(_NAME, at, f"shared buffer {load.memref.name_hint or '?'} is stored and loaded inside one "
+                   f'statement that each virtual thread of loop "{loop_name(self.loop)}" ({vthread_tag(self.loop)}) '
+                   "runs whole (an unrolled or vectorized loop, or one whose bounds use the virtual thread): a "
+                   "barrier between them would not order the virtual threads; keep that loop serial, or move the "
+                   "vthread loop inside it")
 
     def copy(self, op: Operation, point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
         for inner in op.walk():
