@@ -258,7 +258,7 @@ class _Distributor:
         inside: list[Operation] = []
         for op in ops:
             hoist = isinstance(op, memref.LoadOp) and not self.touches(op) and not any(
-                _may_write(earlier, op.memref) for earlier in inside)
+                _may_write(other, op.memref) for other in ops if other is not op)
             if hoist:
                 self.copy(op, point, mapping)
             else:
@@ -320,9 +320,9 @@ class _Distributor:
         at = next((o for o in ops if isinstance(o, scf.ForOp)), load)
         raise fail(_NAME, at, f"shared buffer {load.memref.name_hint or '?'} is stored and loaded inside one "
                    f'statement that each virtual thread of loop "{loop_name(self.loop)}" ({vthread_tag(self.loop)}) '
-                   "runs whole (an unrolled or vectorized loop, or one whose bounds use the virtual thread): a "
-                   "barrier between them would not order the virtual threads; keep that loop serial, or move the "
-                   "vthread loop inside it")
+                   "runs whole in turn: a barrier between the store and the load would order the real threads only, "
+                   "not the virtual threads; keep an unrolled or vectorized loop there serial, or move the vthread "
+                   "loop inside it")
 
     def copy(self, op: Operation, point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
         for inner in op.walk():

@@ -112,3 +112,34 @@ def test_local_buffer_written_under_a_vthread_condition_is_one_per_vthread() -> 
     a = np.zeros((4, 8), np.float32)
     xtir.build(xtir.parse(GUARDED_LOCAL), target="cuda-cpu", racecheck=True)(a)
     np.testing.assert_array_equal(a, np.tile([1.0, 2.0], (4, 4)))
+
+
+LOAD_BEFORE_A_LATER_STORE = """
+func.func @main(%A: memref<4x8xf32>, %O: memref<4x8xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      block.for %u = 0 to 2 "v" bind("vthread.x") {
+        block.block "U"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %g = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+          %x = block.load %O[%vb, %vt * 2] : memref<4x8xf32>
+          %y = arith.addf %x, %g : f32
+          block.store %y, %O[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_load_not_lifted_above_a_later_store_of_its_statement() -> None:
+    """O[b, 2t] does not use the virtual thread, but the statement's store writes it (at v = 0):
+    the load stays in the virtual threads' loop, and virtual thread 1 reads what 0 stored."""
+    a = np.arange(32, dtype=np.float32).reshape(4, 8)
+    o = np.ones((4, 8), np.float32)
+    xtir.build(xtir.parse(LOAD_BEFORE_A_LATER_STORE), target="cuda-cpu", racecheck=True)(a, o)
+    expected = np.empty_like(a)
+    expected[:, 0::2] = 1 + a[:, 0::2]
+    expected[:, 1::2] = expected[:, 0::2] + a[:, 1::2]
+    np.testing.assert_array_equal(o, expected)

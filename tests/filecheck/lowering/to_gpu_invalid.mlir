@@ -389,7 +389,7 @@ func.func @vthread_wrapped_shared_flow(%A: memref<4x8xf32>, %O: memref<4x2x8xf32
   block.for %b = 0 to 4 "b" bind("blockIdx.x") {
     block.for %u = 0 to 2 "v" bind("vthread.x") {
       block.for %t = 0 to 4 "t" bind("threadIdx.x") {
-        // expected-error @+1 {{'scf.for' op lower-to-gpu: shared buffer S is stored and loaded inside one statement that each virtual thread of loop "v" (vthread.x) runs whole (an unrolled or vectorized loop, or one whose bounds use the virtual thread): a barrier between them would not order the virtual threads; keep that loop serial, or move the vthread loop inside it}}
+        // expected-error @+1 {{'scf.for' op lower-to-gpu: shared buffer S is stored and loaded inside one statement that each virtual thread of loop "v" (vthread.x) runs whole in turn: a barrier between the store and the load would order the real threads only, not the virtual threads; keep an unrolled or vectorized loop there serial, or move the vthread loop inside it}}
         block.for %r = 0 to 2 "r" unrolled {
           block.block "S"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u), %vr = spatial(2, %r)) {
             %a = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
