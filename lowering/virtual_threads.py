@@ -229,17 +229,26 @@ class _Distributor:
                 k = end + 1
 
     def statement_end(self, ops: list[Operation], start: int) -> int:
-        """The last op of the statement starting at ops[start]: the values of its ops that touch
-        the variable flow (through pure ops) to no op after it."""
+        """The last op of the statement starting at ops[start]: the values of its ops that run in
+        the virtual threads' loop (all but pure ops and lifted loads) flow (through pure ops) to no
+        op after it. Grown until stable: a longer statement may write what a load reads."""
         position = {id(op): k for k, op in enumerate(ops)}
         block = ops[start].parent_block()
         assert block is not None
-        end, k = start, start
-        while k <= end:
-            if self.touches(ops[k]) and not _pure(ops[k]):
-                end = max([end, *self.last_users(ops[k], block, position)])
-            k += 1
+        end, previous = start, -1
+        while end != previous:
+            previous = end
+            statement = ops[start:end + 1]
+            for op in statement:
+                if not _pure(op) and not self.liftable(op, statement):
+                    end = max([end, *self.last_users(op, block, position)])
         return end
+
+    def liftable(self, op: Operation, statement: list[Operation]) -> bool:
+        """A load that does not touch the variable and that no other op of its statement may write
+        runs once, before the virtual threads' loop."""
+        return isinstance(op, memref.LoadOp) and not self.touches(op) and not any(
+            _may_write(other, op.memref) for other in statement if other is not op)
 
     def last_users(self, op: Operation, block: Block, position: dict[int, int]) -> list[int]:
         found, pending = [], list(op.results)
@@ -257,9 +266,7 @@ class _Distributor:
     def statement(self, ops: list[Operation], point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
         inside: list[Operation] = []
         for op in ops:
-            hoist = isinstance(op, memref.LoadOp) and not self.touches(op) and not any(
-                _may_write(other, op.memref) for other in ops if other is not op)
-            if hoist:
+            if self.liftable(op, ops):
                 self.copy(op, point, mapping)
             else:
                 inside.append(op)

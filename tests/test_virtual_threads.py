@@ -143,3 +143,32 @@ def test_load_not_lifted_above_a_later_store_of_its_statement() -> None:
     expected[:, 0::2] = 1 + a[:, 0::2]
     expected[:, 1::2] = expected[:, 0::2] + a[:, 1::2]
     np.testing.assert_array_equal(o, expected)
+
+
+LOAD_USED_AFTER_ITS_STATEMENT = """
+func.func @main(%A: memref<4x8xf32>, %O: memref<4x8xf32>, %P: memref<4x4xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      block.for %u = 0 to 2 "v" bind("vthread.x") {
+        block.block "U"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %g = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+          %x = block.load %O[%vb, %vt * 2] : memref<4x8xf32>
+          block.store %g, %O[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+          block.store %x, %P[%vb, %vt] : memref<4x4xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_load_kept_in_the_vthread_loop_used_after_its_statement() -> None:
+    """%x (O[b, 2t], written by the statement at v = 0: not lifted) is used by P's store after the
+    statement's last use of %g: the statement grows to hold it (before: an assertion)."""
+    a = np.arange(32, dtype=np.float32).reshape(4, 8)
+    o, p = np.ones((4, 8), np.float32), np.zeros((4, 4), np.float32)
+    xtir.build(xtir.parse(LOAD_USED_AFTER_ITS_STATEMENT), target="cuda-cpu", racecheck=True)(a, o, p)
+    np.testing.assert_array_equal(o, a)
+    np.testing.assert_array_equal(p, a[:, 0::2])  # virtual thread 1 stores last, what 0 wrote
