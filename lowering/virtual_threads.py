@@ -270,6 +270,7 @@ class _Distributor:
                 self.copy(op, point, mapping)
             else:
                 inside.append(op)
+        self.check_runs_once(inside)
         if len(inside) == 1 and self.pushable(inside[0]):
             self.push(inside[0], point, mapping)
         else:
@@ -314,6 +315,21 @@ class _Distributor:
         for op in ops:
             self.copy(op, InsertPoint.at_end(body), inner)
         body.add_op(scf.YieldOp())
+
+    def check_runs_once(self, inside: list[Operation]) -> None:
+        """Refuse a store kept in the virtual threads' loop that does not touch the variable into a
+        buffer loaded in that loop: lower-to-gpu checks it as run once per real thread, but each
+        virtual thread would read what the previous one stored (a read-modify-write run n times)."""
+        if len(inside) == 1 and self.pushable(inside[0]):
+            return
+        inner = [o for op in inside for o in op.walk()]
+        loaded = {o.memref for o in inner if isinstance(o, memref.LoadOp)}
+        store = next((o for o in inner if isinstance(o, memref.StoreOp) and o.memref in loaded
+                      and not self.touches(o)), None)
+        if store is not None:
+            raise fail(_NAME, store, f"the store into {store.memref.name_hint or '?'} does not use the virtual thread "
+                       f'of loop "{loop_name(self.loop)}" ({vthread_tag(self.loop)}) but runs in its statement, once per '
+                       "virtual thread, after a load of that buffer: it would not run once; make it a block of its own")
 
     def check_no_shared_flow(self, ops: list[Operation]) -> None:
         """Refuse a wrapped statement that stores into a shared buffer and loads from it: a barrier

@@ -428,3 +428,26 @@ func.func @vthread_from_one(%A: memref<4x9xf32>) {
   } {xtir.loop_name = "b", xtir.loop_kind = "thread_binding", xtir.thread = "blockIdx.x"}
   func.return
 }
+
+// -----
+
+// P's update does not use the virtual thread (lower-to-gpu checks it as run once per real thread)
+// but sits in the statement of %g, wrapped in the virtual threads' loop: it would run twice
+func.func @vthread_read_modify_write_in_a_statement(%A: memref<4x8xf32>, %O: memref<4x8xf32>, %P: memref<4x4xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      block.for %u = 0 to 2 "v" bind("vthread.x") {
+        block.block "U"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %g = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+          %x = block.load %P[%vb, %vt] : memref<4x4xf32>
+          %one = arith.constant 1.0 : f32
+          %y = arith.addf %x, %one : f32
+          // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into P does not use the virtual thread of loop "v" (vthread.x) but runs in its statement, once per virtual thread, after a load of that buffer: it would not run once; make it a block of its own}}
+          block.store %y, %P[%vb, %vt] : memref<4x4xf32>
+          block.store %g, %O[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
