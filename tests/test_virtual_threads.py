@@ -114,23 +114,27 @@ def test_local_buffer_written_under_a_vthread_condition_is_one_per_vthread() -> 
     np.testing.assert_array_equal(a, np.tile([1.0, 2.0], (4, 4)))
 
 
-LOAD_BEFORE_A_LATER_STORE = """
-func.func @main(%A: memref<4x8xf32>, %O: memref<4x8xf32>) {
-  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
-    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
-      block.for %u = 0 to 2 "v" bind("vthread.x") {
-        block.block "U"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+def _in_one_vthread_block(params: str, body: str) -> str:
+    """`body` as block U over b (blockIdx.x), t (threadIdx.x, 4) and v (vthread.x, 2)."""
+    return f"""func.func @main({params}) {{
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {{
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {{
+      block.for %u = 0 to 2 "v" bind("vthread.x") {{
+        block.block "U"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {{
+{body}        }}
+      }}
+    }}
+  }}
+  func.return
+}}"""
+
+
+LOAD_BEFORE_A_LATER_STORE = _in_one_vthread_block("%A: memref<4x8xf32>, %O: memref<4x8xf32>", """\
           %g = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
           %x = block.load %O[%vb, %vt * 2] : memref<4x8xf32>
           %y = arith.addf %x, %g : f32
           block.store %y, %O[%vb, %vt * 2 + %vu] : memref<4x8xf32>
-        }
-      }
-    }
-  }
-  func.return
-}
-"""
+""")
 
 
 def test_load_not_lifted_above_a_later_store_of_its_statement() -> None:
@@ -145,23 +149,13 @@ def test_load_not_lifted_above_a_later_store_of_its_statement() -> None:
     np.testing.assert_array_equal(o, expected)
 
 
-LOAD_USED_AFTER_ITS_STATEMENT = """
-func.func @main(%A: memref<4x8xf32>, %O: memref<4x8xf32>, %P: memref<4x4xf32>) {
-  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
-    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
-      block.for %u = 0 to 2 "v" bind("vthread.x") {
-        block.block "U"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+LOAD_USED_AFTER_ITS_STATEMENT = _in_one_vthread_block(
+    "%A: memref<4x8xf32>, %O: memref<4x8xf32>, %P: memref<4x4xf32>", """\
           %g = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
           %x = block.load %O[%vb, %vt * 2] : memref<4x8xf32>
           block.store %g, %O[%vb, %vt * 2 + %vu] : memref<4x8xf32>
           block.store %x, %P[%vb, %vt] : memref<4x4xf32>
-        }
-      }
-    }
-  }
-  func.return
-}
-"""
+""")
 
 
 def test_load_kept_in_the_vthread_loop_used_after_its_statement() -> None:
