@@ -265,24 +265,27 @@ def _check_writes(kernel: Kernel, uses: list[Use]) -> None:
     threads = kernel.thread_vars()
     everyone = {**threads, **{v: kernel.extent(t) for t, lps in kernel.loops.items() if t.startswith("blockIdx")
                               for v in [lps[0].body.block.args[0]]}}
+    dependent: dict[scf.ForOp, set[SSAValue]] = {}
     for use in sorted(uses, key=lambda u: _under_init(u.op)):  # a reduction is reported at its update
         space = _memory_space(_buffer(use.op))
         if not use.is_write or space == LOCAL:
             continue
         shared = space == SHARED
-        over = _writers(kernel, use.op, threads if shared else everyone)
+        over = _writers(kernel, use.op, threads if shared else everyone, dependent)
         if use.indices is None:
             raise fail(_NAME, use.op, f"cannot tell which threads write {_buffer_name(_buffer(use.op))}")
         if over and not _injective(over, list(use.indices)):
             raise fail(_NAME, use.op, _write_race(kernel, use, over, shared))
 
 
-def _writers(kernel: Kernel, store: Operation, over: dict[SSAValue, int]) -> dict[SSAValue, int]:
+def _writers(kernel: Kernel, store: Operation, over: dict[SSAValue, int],
+             dependent: dict[scf.ForOp, set[SSAValue]]) -> dict[SSAValue, int]:
     """`over` without the virtual threads that do not run `store` apart: those of vthread loops
-    not around it, or whose variable it does not use (it runs once, inject_virtual_threads)."""
+    not around it, or whose variable it does not use (it runs once, inject_virtual_threads).
+    `dependent` caches each vthread loop's `dependents`."""
     canon = kernel.canonical()
     around = {canon[lp.body.block.args[0]] for lp in ancestors(store, kernel.root) if vthread_tag(lp) is not None}
-    idle = {canon[lp.body.block.args[0]] for lp in untouched_vthreads(store, kernel.root)}
+    idle = {canon[lp.body.block.args[0]] for lp in untouched_vthreads(store, kernel.root, dependent)}
     virtual = {lps[0].body.block.args[0] for tag, lps in kernel.loops.items() if tag.startswith("vthread")}
     return {v: n for v, n in over.items() if v not in virtual or (v in around and v not in idle)}
 

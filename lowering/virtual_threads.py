@@ -29,14 +29,16 @@ vthread loop is pushed down to the statements that touch its variable:
 - a local buffer allocated inside the vthread loop (one per virtual thread) gets a leading
   dimension of the loop's extent, indexed by the variable; shared buffers stay one per block.
 
-The loops made are serial (`xtir.loop_kind = "unrolled"` when they hold no loop and run fewer
-than UNROLL_BELOW times, TVM's rule), named after the vthread loop, and keep its tag in
-`xtir.vthread`. Barriers are placed afterwards on the result, which runs as written, so a
-statement wrapped whole (one whose loop bounds use the variable) may hold barrier points.
+The loops made are serial (`xtir.loop_kind = "unrolled"` when every loop they hold is unrolled
+and they run fewer than UNROLL_BELOW times, TVM's rule), named after the vthread loop, and keep
+its tag in `xtir.vthread`. Barriers are placed afterwards on the result, which runs as written:
+a barrier inside a loop made would order the real threads only, not the virtual threads, so a
+statement wrapped whole must not both store into a shared buffer and load from it.
 
 Refused, at the loop: a vthread loop that is the outermost loop of a kernel, or that does not
-run from 0 in steps of 1 to a constant; a local buffer allocated inside one that is used other
-than by loads and stores.
+run from 0 in steps of 1 to a constant (only hand-written scf: a block.for always does); a local
+buffer allocated inside one that is used other than by loads and stores; a statement wrapped
+whole that stores into and loads from one shared buffer (at its loop, else at the load).
 """
 
 from __future__ import annotations
@@ -128,8 +130,8 @@ def _expand_locals(loop: scf.ForOp, n: int, dependent: set[SSAValue]) -> None:
             Rewriter.replace_op(user, repl)
 
 
-def _is_local(t) -> bool:
-    return isinstance(t, MemRefType) and isinstance(t.memory_space, StringAttr) and t.memory_space.data == "local"
+def _in_space(t, space: str) -> bool:
+    return isinstance(t, MemRefType) and isinstance(t.memory_space, StringAttr) and t.memory_space.data == space
 
 
 def _pure(op: Operation) -> bool:
@@ -138,15 +140,17 @@ def _pure(op: Operation) -> bool:
 
 def dependents(loop: scf.ForOp) -> set[SSAValue]:
     """The values that depend on the loop's variable: computed from it, loaded from a local
-    buffer of the loop that some store indexed by such a value or storing one writes (that
-    buffer's memref too: it becomes one per virtual thread), results of ops holding such a use."""
+    buffer of the loop that a store depending on it writes (that buffer's memref too: it
+    becomes one per virtual thread), results of ops holding such an op. An op depends on the
+    variable when it, or an op around it inside the loop (an `scf.if` condition, a loop bound),
+    uses such a value: a store under `if v < 1` writes for some virtual threads only."""
     found: set[SSAValue] = {loop.body.block.args[0]}
-    locals_ = {op.memref for op in loop.walk() if isinstance(op, memref.AllocaOp) and _is_local(op.memref.type)}
+    locals_ = {op.memref for op in loop.walk() if isinstance(op, memref.AllocaOp) and _in_space(op.memref.type, "local")}
     size = -1
     while size != len(found):
         size = len(found)
         for op in loop.walk():
-            if op is loop or not any(o in found for o in op.operands):
+            if op is loop or not _uses(op, loop, found):
                 continue
             found.update(op.results)
             if isinstance(op, memref.StoreOp) and op.memref in locals_:
@@ -158,11 +162,24 @@ def dependents(loop: scf.ForOp) -> set[SSAValue]:
     return found
 
 
-def untouched_vthreads(op: Operation, root: Operation) -> list[scf.ForOp]:
+def _uses(op: Operation, loop: scf.ForOp, values: set[SSAValue]) -> bool:
+    """Whether `op`, or an op around it inside `loop`, has an operand in `values`."""
+    return any(o in values for o in op.operands) or any(
+        o in values for parent in ancestors(op, loop) for o in parent.operands)
+
+
+def untouched_vthreads(op: Operation, root: Operation, cache: dict[scf.ForOp, set[SSAValue]]) -> list[scf.ForOp]:
     """The vthread loops around `op` (inside `root`) whose variable it does not depend on: it
-    runs once per real thread, not once per virtual one."""
-    loops = [p for p in ancestors(op, root) if vthread_tag(p) is not None]
-    return [lp for lp in loops if not any(o in dependents(lp) for inner in op.walk() for o in inner.operands)]  # type: ignore[arg-type]
+    runs once per real thread, not once per virtual one. `cache` keeps each loop's `dependents`."""
+    untouched = []
+    for lp in ancestors(op, root):
+        if not isinstance(lp, scf.ForOp) or vthread_tag(lp) is None:
+            continue
+        if lp not in cache:
+            cache[lp] = dependents(lp)
+        if not any(_uses(inner, lp, cache[lp]) for inner in op.walk()):
+            untouched.append(lp)
+    return untouched
 
 
 def _may_write(op: Operation, buffer: SSAValue) -> bool:
@@ -212,17 +229,26 @@ class _Distributor:
                 k = end + 1
 
     def statement_end(self, ops: list[Operation], start: int) -> int:
-        """The last op of the statement starting at ops[start]: the values of its ops that touch
-        the variable flow (through pure ops) to no op after it."""
+        """The last op of the statement starting at ops[start]: the values of its ops that run in
+        the virtual threads' loop (all but pure ops and lifted loads) flow (through pure ops) to no
+        op after it. Grown until stable: a longer statement may write what a load reads."""
         position = {id(op): k for k, op in enumerate(ops)}
         block = ops[start].parent_block()
         assert block is not None
-        end, k = start, start
-        while k <= end:
-            if self.touches(ops[k]) and not _pure(ops[k]):
-                end = max([end, *self.last_users(ops[k], block, position)])
-            k += 1
+        end, previous = start, -1
+        while end != previous:
+            previous = end
+            statement = ops[start:end + 1]
+            for op in statement:
+                if not _pure(op) and not self.liftable(op, statement):
+                    end = max([end, *self.last_users(op, block, position)])
         return end
+
+    def liftable(self, op: Operation, statement: list[Operation]) -> bool:
+        """A load that does not touch the variable and that no other op of its statement may write
+        runs once, before the virtual threads' loop."""
+        return isinstance(op, memref.LoadOp) and not self.touches(op) and not any(
+            _may_write(other, op.memref) for other in statement if other is not op)
 
     def last_users(self, op: Operation, block: Block, position: dict[int, int]) -> list[int]:
         found, pending = [], list(op.results)
@@ -240,12 +266,11 @@ class _Distributor:
     def statement(self, ops: list[Operation], point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
         inside: list[Operation] = []
         for op in ops:
-            hoist = isinstance(op, memref.LoadOp) and not self.touches(op) and not any(
-                _may_write(earlier, op.memref) for earlier in inside)
-            if hoist:
+            if self.liftable(op, ops):
                 self.copy(op, point, mapping)
             else:
                 inside.append(op)
+        self.check_runs_once(inside)
         if len(inside) == 1 and self.pushable(inside[0]):
             self.push(inside[0], point, mapping)
         else:
@@ -275,6 +300,7 @@ class _Distributor:
 
     def wrap(self, ops: list[Operation], point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
         """`ops` in a serial loop over the virtual threads."""
+        self.check_no_shared_flow(ops)
         body = Block(arg_types=[IndexType()])
         body.args[0].name_hint = self.var.name_hint
         loop = scf.ForOp(self.loop.lb, self.loop.ub, self.loop.step, [], body)
@@ -289,6 +315,37 @@ class _Distributor:
         for op in ops:
             self.copy(op, InsertPoint.at_end(body), inner)
         body.add_op(scf.YieldOp())
+
+    def check_runs_once(self, inside: list[Operation]) -> None:
+        """Refuse a store kept in the virtual threads' loop that does not touch the variable into a
+        buffer loaded in that loop: lower-to-gpu checks it as run once per real thread, but each
+        virtual thread would read what the previous one stored (a read-modify-write run n times)."""
+        if len(inside) == 1 and self.pushable(inside[0]):
+            return
+        inner = [o for op in inside for o in op.walk()]
+        loaded = {o.memref for o in inner if isinstance(o, memref.LoadOp)}
+        store = next((o for o in inner if isinstance(o, memref.StoreOp) and o.memref in loaded
+                      and not self.touches(o)), None)
+        if store is not None:
+            raise fail(_NAME, store, f"the store into {store.memref.name_hint or '?'} does not use the virtual thread "
+                       f'of loop "{loop_name(self.loop)}" ({vthread_tag(self.loop)}) but runs in its statement, once per '
+                       "virtual thread, after a load of that buffer: it would not run once; make it a block of its own")
+
+    def check_no_shared_flow(self, ops: list[Operation]) -> None:
+        """Refuse a wrapped statement that stores into a shared buffer and loads from it: a barrier
+        placed between the two inside the loop made would order the real threads only, each
+        virtual thread reading before the later ones have written."""
+        inner = [o for op in ops for o in op.walk()]
+        stored = {o.memref for o in inner if isinstance(o, memref.StoreOp) and _in_space(o.memref.type, "shared")}
+        load = next((o for o in inner if isinstance(o, memref.LoadOp) and o.memref in stored), None)
+        if load is None:
+            return
+        at = next((o for o in ops if isinstance(o, scf.ForOp)), load)
+        raise fail(_NAME, at, f"shared buffer {load.memref.name_hint or '?'} is stored and loaded inside one "
+                   f'statement that each virtual thread of loop "{loop_name(self.loop)}" ({vthread_tag(self.loop)}) '
+                   "runs whole in turn: a barrier between the store and the load would order the real threads only, "
+                   "not the virtual threads; keep an unrolled or vectorized loop there serial, or move the vthread "
+                   "loop inside it")
 
     def copy(self, op: Operation, point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
         for inner in op.walk():

@@ -78,3 +78,91 @@ def test_hand_gemm_with_split_columns(m: int, n: int, k: int) -> None:
     arrays, expected = seed_gpu.gemm_inputs(m, n, k, np.random.default_rng(2))
     xtir.build(module, target="cuda-cpu", racecheck=True)(*arrays)
     np.testing.assert_allclose(arrays[-1], expected, rtol=1e-4, atol=1e-4)
+
+
+GUARDED_LOCAL = """
+func.func @main(%A: memref<4x8xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      block.for %u = 0 to 2 "v" bind("vthread.x") {
+        %L = block.alloc : memref<1xf32, "local">
+        block.block "L2"(%vu = spatial(2, %u)) {
+          %x = arith.constant 2.0 : f32
+          block.store %x, %L[0] : memref<1xf32, "local">
+        }
+        block.block "L1"(%vu = spatial(2, %u)) where(%u < 1) {
+          %x = arith.constant 1.0 : f32
+          block.store %x, %L[0] : memref<1xf32, "local">
+        }
+        block.block "A"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %x = block.load %L[0] : memref<1xf32, "local">
+          block.store %x, %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_local_buffer_written_under_a_vthread_condition_is_one_per_vthread() -> None:
+    """L1's store uses no vthread value, but its guard `u < 1` does: L is one per virtual thread,
+    and virtual thread 1 keeps the 2.0 that L2 stored (one shared L would read 1.0 in both)."""
+    a = np.zeros((4, 8), np.float32)
+    xtir.build(xtir.parse(GUARDED_LOCAL), target="cuda-cpu", racecheck=True)(a)
+    np.testing.assert_array_equal(a, np.tile([1.0, 2.0], (4, 4)))
+
+
+def _in_one_vthread_block(params: str, body: str) -> str:
+    """`body` as block U over b (blockIdx.x), t (threadIdx.x, 4) and v (vthread.x, 2)."""
+    return f"""func.func @main({params}) {{
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {{
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {{
+      block.for %u = 0 to 2 "v" bind("vthread.x") {{
+        block.block "U"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {{
+{body}        }}
+      }}
+    }}
+  }}
+  func.return
+}}"""
+
+
+LOAD_BEFORE_A_LATER_STORE = _in_one_vthread_block("%A: memref<4x8xf32>, %O: memref<4x8xf32>", """\
+          %g = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+          %x = block.load %O[%vb, %vt * 2] : memref<4x8xf32>
+          %y = arith.addf %x, %g : f32
+          block.store %y, %O[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+""")
+
+
+def test_load_not_lifted_above_a_later_store_of_its_statement() -> None:
+    """O[b, 2t] does not use the virtual thread, but the statement's store writes it (at v = 0):
+    the load stays in the virtual threads' loop, and virtual thread 1 reads what 0 stored."""
+    a = np.arange(32, dtype=np.float32).reshape(4, 8)
+    o = np.ones((4, 8), np.float32)
+    xtir.build(xtir.parse(LOAD_BEFORE_A_LATER_STORE), target="cuda-cpu", racecheck=True)(a, o)
+    expected = np.empty_like(a)
+    expected[:, 0::2] = 1 + a[:, 0::2]
+    expected[:, 1::2] = expected[:, 0::2] + a[:, 1::2]
+    np.testing.assert_array_equal(o, expected)
+
+
+LOAD_USED_AFTER_ITS_STATEMENT = _in_one_vthread_block(
+    "%A: memref<4x8xf32>, %O: memref<4x8xf32>, %P: memref<4x4xf32>", """\
+          %g = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+          %x = block.load %O[%vb, %vt * 2] : memref<4x8xf32>
+          block.store %g, %O[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+          block.store %x, %P[%vb, %vt] : memref<4x4xf32>
+""")
+
+
+def test_load_kept_in_the_vthread_loop_used_after_its_statement() -> None:
+    """%x (O[b, 2t], written by the statement at v = 0: not lifted) is used by P's store after the
+    statement's last use of %g: the statement grows to hold it (before: an assertion)."""
+    a = np.arange(32, dtype=np.float32).reshape(4, 8)
+    o, p = np.ones((4, 8), np.float32), np.zeros((4, 4), np.float32)
+    xtir.build(xtir.parse(LOAD_USED_AFTER_ITS_STATEMENT), target="cuda-cpu", racecheck=True)(a, o, p)
+    np.testing.assert_array_equal(o, a)
+    np.testing.assert_array_equal(p, a[:, 0::2])  # virtual thread 1 stores last, what 0 wrote

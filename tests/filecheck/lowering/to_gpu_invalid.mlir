@@ -381,3 +381,76 @@ func.func @thread_reduction_into_intermediate(%A: memref<16x16xf32>, %D: memref<
   }
   func.return
 }
+
+// -----
+
+// An unrolled loop is wrapped whole in the virtual threads' loop; S is written by every virtual
+// thread and read by another in one iteration of r: a barrier inside would order the real
+// threads only (virtual thread 0 would read before virtual thread 1 wrote).
+func.func @vthread_wrapped_shared_flow(%A: memref<4x8xf32>, %O: memref<4x2x8xf32>) {
+  %S = block.alloc : memref<8xf32, "shared">
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %u = 0 to 2 "v" bind("vthread.x") {
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+        // expected-error @+1 {{'scf.for' op lower-to-gpu: shared buffer S is stored and loaded inside one statement that each virtual thread of loop "v" (vthread.x) runs whole in turn: a barrier between the store and the load would order the real threads only, not the virtual threads; keep an unrolled or vectorized loop there serial, or move the vthread loop inside it}}
+        block.for %r = 0 to 2 "r" unrolled {
+          block.block "S"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u), %vr = spatial(2, %r)) {
+            %a = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+            block.store %a, %S[%vt * 2 + %vu] : memref<8xf32, "shared">
+          }
+          block.block "O"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u), %vr = spatial(2, %r)) {
+            %x = block.load %S[7 - %vt * 2 - %vu] : memref<8xf32, "shared">
+            block.store %x, %O[%vb, %vr, %vt * 2 + %vu] : memref<4x2x8xf32>
+          }
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Hand-written scf (no block.for starts elsewhere than 0): a vthread loop from 1
+func.func @vthread_from_one(%A: memref<4x9xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %x = arith.constant 2.000000e+00 : f32
+  scf.for %b = %c0 to %c4 step %c1 {
+    scf.for %t = %c0 to %c4 step %c1 {
+      // expected-error @+1 {{'scf.for' op lower-to-gpu: loop "v" bound to vthread.x must run from 0 in steps of 1 to a constant}}
+      scf.for %u = %c1 to %c3 step %c1 {
+        %c2 = arith.constant 2 : index
+        %t2 = arith.muli %t, %c2 : index
+        %i = arith.addi %t2, %u : index
+        memref.store %x, %A[%b, %i] : memref<4x9xf32>
+      } {xtir.loop_name = "v", xtir.loop_kind = "thread_binding", xtir.thread = "vthread.x"}
+    } {xtir.loop_name = "t", xtir.loop_kind = "thread_binding", xtir.thread = "threadIdx.x"}
+  } {xtir.loop_name = "b", xtir.loop_kind = "thread_binding", xtir.thread = "blockIdx.x"}
+  func.return
+}
+
+// -----
+
+// P's update does not use the virtual thread (lower-to-gpu checks it as run once per real thread)
+// but sits in the statement of %g, wrapped in the virtual threads' loop: it would run twice
+func.func @vthread_read_modify_write_in_a_statement(%A: memref<4x8xf32>, %O: memref<4x8xf32>, %P: memref<4x4xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      block.for %u = 0 to 2 "v" bind("vthread.x") {
+        block.block "U"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %g = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+          %x = block.load %P[%vb, %vt] : memref<4x4xf32>
+          %one = arith.constant 1.0 : f32
+          %y = arith.addf %x, %one : f32
+          // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into P does not use the virtual thread of loop "v" (vthread.x) but runs in its statement, once per virtual thread, after a load of that buffer: it would not run once; make it a block of its own}}
+          block.store %y, %P[%vb, %vt] : memref<4x4xf32>
+          block.store %g, %O[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
