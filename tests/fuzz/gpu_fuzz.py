@@ -5,7 +5,9 @@ A case is a program (a template at random sizes: matmul, matmul with B transpose
 row sums, window sums) and a schedule, either
 - `space`: xtir.tune's GPU space (xtir/tune/spaces_gpu.py) sampled with a seed, legal by
   construction; or
-- `pipeline`: an xtir-opt pipeline drawn here: split/fuse/bind onto blockIdx/threadIdx, a
+- `pipeline`: an xtir-opt pipeline drawn here: split/fuse/bind onto blockIdx/threadIdx (and,
+  for some matmuls and one-dimensional programs, a level between them on vthread: MetaSchedule's
+  multi-level tiling, lowered by lowering/virtual_threads.py), a
   random number of inputs cached in shared memory at a random loop (cooperative fetches bound to
   threadIdx, vectorized or not), local accumulation, decompose-reduction, double-buffer,
   storage-align and transform-layout of the shared tiles, transform-layout of the local
@@ -233,13 +235,18 @@ def _shape_tile(r: random.Random, sch: xtir.Schedule, copy: BlockRV) -> None:
 
 
 def _schedule_one_dim(r: random.Random, sch: xtir.Schedule, program: Program) -> None:
-    """Elementwise, window: the loops fused and split over (blockIdx.x, threadIdx.x[, inner])."""
+    """Elementwise, window: the loops fused and split over (blockIdx.x, [vthread.x,] threadIdx.x[, inner])."""
     block = sch.get_block(program.output)
     loops = sch.get_loops(block)
     threads = r.choice([1, 3, 8, 32, 64, 128])
     inner = r.choice([None, 2, 4])
-    parts = sch.split(sch.fuse(*loops) if len(loops) > 1 else loops[0], [None, threads] + ([inner] if inner else []))
+    vthreads = r.choice([2, 3, 4]) if r.random() < 0.3 else None
+    parts = sch.split(sch.fuse(*loops) if len(loops) > 1 else loops[0],
+                      [None] + ([vthreads] if vthreads else []) + [threads] + ([inner] if inner else []))
     sch.bind(parts[0], "blockIdx.x")
+    if vthreads:
+        sch.bind(parts[1], "vthread.x")
+        parts = [parts[0]] + parts[2:]
     sch.bind(parts[1], "threadIdx.x")
     if inner and r.random() < 0.5:
         (sch.unroll if r.random() < 0.5 else sch.vectorize)(parts[2])
@@ -301,7 +308,44 @@ def _schedule_matmul(r: random.Random, sch: xtir.Schedule, program: Program) -> 
             sch.unroll(loop)
 
 
-SCHEDULES = {"matmul": _schedule_matmul, "matmul_bt": _schedule_matmul, "elementwise": _schedule_one_dim,
+def _schedule_matmul_vthread(r: random.Random, sch: xtir.Schedule, program: Program) -> None:
+    """MetaSchedule's GPU multi-level tiling: i and j each split (blockIdx, vthread, threadIdx,
+    inner), k split (outer, inner); threads fused, local accumulator at the threads' loop, A and B
+    maybe fetched into shared at a k loop; inner loops unrolled or vectorized."""
+    block = sch.get_block("C")
+    v, t, inner, tk = r.choice([1, 2, 3, 4]), r.choice([1, 2, 4, 8]), r.choice([1, 2, 4]), r.choice([1, 2, 4, 8, 16])
+    local = sch.cache_write(block, 0, "local") if r.random() < 0.8 else None
+    i, j, k = sch.get_loops(block)
+    i0, i1, i2, i3 = sch.split(i, [None, v, t, inner])
+    j0, j1, j2, j3 = sch.split(j, [None, r.choice([1, 2, 4]), t, inner])
+    k0, k1 = sch.split(k, [None, tk])
+    sch.reorder(i0, j0, i1, j1, i2, j2, k0, k1, i3, j3)
+    thread = sch.fuse(i2, j2)
+    if local is not None:
+        sch.reverse_compute_at(local, thread)
+    sch.bind(i0, "blockIdx.x")
+    sch.bind(j0, "blockIdx.y")
+    sch.bind(i1, "vthread.y")
+    sch.bind(j1, "vthread.x")
+    sch.bind(thread, "threadIdx.x")
+    shared = [_fetch(r, sch, block, index, r.choice([k0, k0, k0, k1]), t * t) for index in (0, 1)
+              if r.random() < 0.7]
+    if r.random() < 0.6:
+        sch.decompose_reduction(block, k0)
+    for copy in shared:
+        _shape_tile(r, sch, copy)
+    for loop in (k1, i3):
+        if r.random() < 0.3:
+            sch.unroll(loop)
+    if r.random() < 0.3:
+        (sch.vectorize if r.random() < 0.5 else sch.unroll)(j3)
+
+
+def _schedule_any_matmul(r: random.Random, sch: xtir.Schedule, program: Program) -> None:
+    (_schedule_matmul_vthread if r.random() < 0.4 else _schedule_matmul)(r, sch, program)
+
+
+SCHEDULES = {"matmul": _schedule_any_matmul, "matmul_bt": _schedule_any_matmul, "elementwise": _schedule_one_dim,
              "rowsum": _schedule_rowsum, "window": _schedule_one_dim}
 
 

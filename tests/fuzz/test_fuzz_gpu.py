@@ -8,8 +8,9 @@ import pytest
 
 from tests.fuzz import gpu_fuzz
 from tests.fuzz.gpu_fuzz import Case, Outcome, Program, random_case, run_case, steps_of
+from xtir.errors import XtirError
 
-SEEDS = range(7, 15)  # covers the five programs and both schedule kinds
+SEEDS = [*range(7, 15), 21, 23]  # covers the five programs, both schedule kinds and a vthread level
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -23,6 +24,14 @@ def test_the_short_run_covers_each_program_and_both_schedule_kinds() -> None:
     cases = [random_case(seed) for seed in SEEDS]
     assert {c.program.name for c in cases} == {"matmul", "matmul_bt", "elementwise", "rowsum", "window"}
     assert {c.space for c in cases} == {True, False}
+    assert any(_binds_a_vthread(c) for c in cases if not c.space)
+
+
+def _binds_a_vthread(case: Case) -> bool:
+    try:
+        return "vthread" in gpu_fuzz.scheduled(case)[1]
+    except XtirError:  # a refused schedule binds nothing
+        return False
 
 
 NESTED_DOUBLE_BUFFERS = steps_of(
