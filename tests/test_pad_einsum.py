@@ -11,35 +11,10 @@ import numpy as np
 import pytest
 
 import xtir
+from tests.fuzz.gpu_fuzz import Program
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
 import seed_gpu  # noqa: E402
-
-MATMUL = """
-builtin.module {{
-  func.func @main(%A: memref<{m}x{k}xf32>, %B: memref<{k}x{n}xf32>, %C: memref<{m}x{n}xf32>) {{
-    block.for %i = 0 to {m} "i" {{
-      block.for %j = 0 to {n} "j" {{
-        block.for %k = 0 to {k} "k" {{
-          block.block "C"(%vi = spatial({m}, %i), %vj = spatial({n}, %j), %vk = reduce({k}, %k)) {{
-            block.init {{
-              %zero = arith.constant 0.000000e+00 : f32
-              block.store %zero, %C[%vi, %vj] : memref<{m}x{n}xf32>
-            }}
-            %c = block.load %C[%vi, %vj] : memref<{m}x{n}xf32>
-            %a = block.load %A[%vi, %vk] : memref<{m}x{k}xf32>
-            %b = block.load %B[%vk, %vj] : memref<{k}x{n}xf32>
-            %ab = arith.mulf %a, %b : f32
-            %sum = arith.addf %c, %ab : f32
-            block.store %sum, %C[%vi, %vj] : memref<{m}x{n}xf32>
-          }}
-        }}
-      }}
-    }}
-    func.return
-  }}
-}}
-"""
 
 TILED = ('pad-einsum{block=C padding=16,16,8},split{loop=i factors=-1,16},split{loop=j factors=-1,16},'
          'reorder{loops=i_0,j_0,i_1,j_1},cache-read{block=C index=0 scope="local"},'
@@ -48,7 +23,7 @@ TILED = ('pad-einsum{block=C padding=16,16,8},split{loop=i factors=-1,16},split{
 
 
 def _matmul(m: int, n: int, k: int) -> xtir.ModuleOp:
-    return xtir.parse(MATMUL.format(m=m, n=n, k=k))
+    return xtir.parse(Program("matmul", (m, n, k)).text())
 
 
 def _check(module: xtir.ModuleOp, m: int, n: int, k: int, target: str | None = None) -> None:
