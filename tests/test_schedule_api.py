@@ -355,6 +355,45 @@ def test_unknown_block_lists_the_blocks() -> None:
         sch.get_block("mm")
 
 
+def name_schedule(sch: Schedule, by_name: bool) -> None:
+    """The seed schedule with compute_at, each block given as TVM scripts may: by name or by handle."""
+    block = (lambda name: name) if by_name else sch.get_block
+    i, j, k = sch.get_loops(block("matmul"))
+    i0, i1 = sch.split(i, [None, 2])
+    k0, k1 = sch.split(k, [None, 4])
+    sch.reorder(i0, j, k0, i1, k1)
+    sch.cache_read(block("matmul"), "A", "global.A_reg")
+    sch.compute_at(block("A_global.A_reg"), k0)
+    sch.annotate(block("matmul"), "note", 1)
+    sch.cache_write(block("matmul"), 0, "global.accumulator")
+    sch.reverse_compute_at(block("C_global.accumulator"), j)
+    sch.decompose_reduction(block("matmul"), k0)
+    assert sch.get_producers(block("matmul_update")) == [BlockRV("matmul_init"), BlockRV("A_global.A_reg")]
+    assert sch.get_consumers(block("matmul_update")) == [BlockRV("C_global.accumulator")]
+
+
+def test_primitives_take_block_names() -> None:
+    by_handle, by_name = Schedule(xtir.parse(SMALL_MATMUL)), Schedule(xtir.parse(SMALL_MATMUL))
+    name_schedule(by_handle, by_name=False)
+    name_schedule(by_name, by_name=True)
+    assert by_name.trace == by_handle.trace and str(by_name.mod) == str(by_handle.mod)
+    _matmul_numbers(by_name.mod)
+
+
+def test_block_name_that_names_no_block() -> None:
+    sch = Schedule(xtir.parse(SMALL_MATMUL))
+    with pytest.raises(xtir.XtirPassError, match='no block named "mm"; blocks: matmul'):
+        sch.compute_inline("mm")
+    with pytest.raises(xtir.XtirPassError, match='no block named "mm"; blocks: matmul'):
+        sch.cache_read("matmul", 0, "shared", consumer_blocks=["mm"])
+    mm = sch.get_block("matmul")
+    sch.decompose_reduction("matmul", sch.get_loops(mm)[2])
+    assert sch.get_loops(mm)  # the handle follows the renaming, as TVM's does; the name is gone, as in TVM
+    with pytest.raises(xtir.XtirPassError, match='no block named "matmul": decompose_reduction renamed it "matmul_update"'):
+        sch.get_loops("matmul")
+    assert sch.trace == "decompose-reduction{block=matmul loop=k}"
+
+
 def test_consumed_loop_handle_is_refused() -> None:
     sch = Schedule(xtir.parse_file(MATMUL))
     i = sch.get_loops(sch.get_block("matmul"))[0]
@@ -387,14 +426,12 @@ def test_bad_arguments_are_pass_errors() -> None:
     i = sch.get_loops(mm)[0]
     with pytest.raises(xtir.XtirPassError, match="expected a loop handle"):
         sch.split(mm, [None, 16])  # type: ignore[arg-type]
-    with pytest.raises(xtir.XtirPassError, match=r"got 'matmul' \(sch.get_block\('matmul'\) gives one\)"):
-        sch.cache_read("matmul", 0, "local")  # type: ignore[arg-type]
+    with pytest.raises(xtir.XtirPassError, match=r"expected a block handle \(BlockRV\) or a block name, got 0"):
+        sch.cache_read(0, 0, "local")  # type: ignore[arg-type]
     with pytest.raises(xtir.XtirPassError, match=r"got 'i' \(sch.get_loops\(block\) gives them\)"):
         sch.parallel("i")  # type: ignore[arg-type]
-    with pytest.raises(xtir.XtirPassError, match=r"got 'matmul' \(sch.get_block\('matmul'\) or sch.get_loops\(block\)"):
-        sch.annotate("matmul", "k", 1)  # type: ignore[arg-type]
-    with pytest.raises(xtir.XtirPassError, match="expected a block or loop handle"):
-        sch.get_child_blocks("matmul")  # type: ignore[arg-type]
+    with pytest.raises(xtir.XtirPassError, match="expected a block or loop handle .* or a block name, got None"):
+        sch.get_child_blocks(None)  # type: ignore[arg-type]
     with pytest.raises(xtir.XtirPassError, match="split: factors takes integers, booleans or strings, got 1.5"):
         sch.split(i, [None, 1.5])  # type: ignore[list-item]
     with pytest.raises(xtir.XtirPassError, match=r"split: option 'factors' takes integers \(F0,F1,...\), got -1,x"):

@@ -18,6 +18,8 @@ primitive carries them over to the new state (an op the primitive kept, or the o
 in its place under the same name), and a handle whose block or loop the primitive removed
 or replaced (the loop of a split, the loops of a fuse, an inlined block) is no longer valid:
 using it is an XtirPassError naming that primitive. The trace writes handles as names.
+As in TVM, a primitive also takes a block by its name (`sch.compute_inline("B")`): the block
+of that name in the scheduled function now.
 """
 
 from __future__ import annotations
@@ -119,9 +121,8 @@ class LoopRV:
 
 
 def _check_block_or_loop(target: object) -> None:
-    if not isinstance(target, BlockRV | LoopRV):
-        hint = f" (sch.get_block({target!r}) or sch.get_loops(block) gives one)" if isinstance(target, str) else ""
-        raise XtirPassError(f"expected a block or loop handle (BlockRV or LoopRV), got {target!r}{hint}")
+    if not isinstance(target, BlockRV | LoopRV | str):
+        raise XtirPassError(f"expected a block or loop handle (BlockRV or LoopRV) or a block name, got {target!r}")
 
 class Schedule:
     """A schedule of one function of a module (TVM's tvm.tir.Schedule).
@@ -212,16 +213,15 @@ class Schedule:
 
     def get_loops(self, block: BlockRV | str) -> list[LoopRV]:
         """The loops above the block (a handle or a block name) in its scope, outermost first."""
-        target = self._block(block) if isinstance(block, BlockRV) else get_block(self._function(), block)
-        return [self._loop_rv(loop) for loop in get_loops(target)]
+        return [self._loop_rv(loop) for loop in get_loops(self._block(block))]
 
-    def get_child_blocks(self, block_or_loop: BlockRV | LoopRV) -> list[BlockRV]:
+    def get_child_blocks(self, block_or_loop: BlockRV | LoopRV | str) -> list[BlockRV]:
         """The blocks directly under a block or loop (not nested in other blocks)."""
         _check_block_or_loop(block_or_loop)
-        parent = self._block(block_or_loop) if isinstance(block_or_loop, BlockRV) else self._loop(block_or_loop)
+        parent = self._loop(block_or_loop) if isinstance(block_or_loop, LoopRV) else self._block(block_or_loop)
         return [self._block_rv(b) for b in child_blocks(parent)]
 
-    def get_producers(self, block: BlockRV) -> list[BlockRV]:
+    def get_producers(self, block: BlockRV | str) -> list[BlockRV]:
         """Blocks of the same scope, before this one, that write a buffer it reads or writes
         (TVM's read-after-write and write-after-write dependences)."""
         target = self._block(block)
@@ -230,7 +230,7 @@ class Schedule:
         before = scope[: scope.index(target)]
         return [self._block_rv(b) for b in before if _buffers(write_regions(b)) & touched]
 
-    def get_consumers(self, block: BlockRV) -> list[BlockRV]:
+    def get_consumers(self, block: BlockRV | str) -> list[BlockRV]:
         """Blocks of the same scope, after this one, that read or write a buffer it writes."""
         target = self._block(block)
         written = _buffers(write_regions(target))
@@ -266,12 +266,12 @@ class Schedule:
     def bind(self, loop: LoopRV, thread_axis: str) -> None:
         self._apply("bind", {"loop": self._loop_handle(loop), "thread": thread_axis})
 
-    def double_buffer(self, block: BlockRV) -> None:
+    def double_buffer(self, block: BlockRV | str) -> None:
         """Give the shared tile this block fetches two halves, the next tile fetched while this
         one is computed on (TVM's double_buffer; applied by lower-to-gpu)."""
         self._apply("double-buffer", {"block": self._block_handle(block)})
 
-    def storage_align(self, block: BlockRV, buffer_index: int | str, axis: int, factor: int, offset: int) -> None:
+    def storage_align(self, block: BlockRV | str, buffer_index: int | str, axis: int, factor: int, offset: int) -> None:
         """Pad the block's buffer_index-th written buffer (or the one of that name) so that the
         stride of dimension `axis` is `factor * k + offset` (TVM's storage_align; a negative axis
         counts from the last dimension). The buffer must be allocated in the function."""
@@ -279,17 +279,17 @@ class Schedule:
         self._apply("storage-align", {"block": self._block_handle(block), "index": index, "axis": axis,
                                       "factor": factor, "offset": offset})
 
-    def set_scope(self, block: BlockRV, buffer_index: int | str, storage_scope: str) -> None:
+    def set_scope(self, block: BlockRV | str, buffer_index: int | str, storage_scope: str) -> None:
         """Store the block's buffer_index-th written buffer (or the one of that name) in
         `storage_scope` ("global", "shared", "local", optionally tagged; TVM's set_scope). The
         buffer must be allocated in the function."""
         index = self._buffer_index("set_scope", block, buffer_index, "write")
         self._apply("set-scope", {"block": self._block_handle(block), "index": index, "scope": storage_scope})
 
-    def annotate(self, block_or_loop: BlockRV | LoopRV, ann_key: str, ann_val: int | bool | str) -> None:
+    def annotate(self, block_or_loop: BlockRV | LoopRV | str, ann_key: str, ann_val: int | bool | str) -> None:
         self._apply("annotate", {**self._target(block_or_loop), "key": ann_key, "value": ann_val})
 
-    def tensorize(self, block_or_loop: BlockRV | LoopRV, tensor_intrin: str) -> None:
+    def tensorize(self, block_or_loop: BlockRV | LoopRV | str, tensor_intrin: str) -> None:
         """Compute the block (or the loop's subtree, blockized first) with a registered tensor intrinsic."""
         self._apply("tensorize", {**self._target(block_or_loop), "intrin": tensor_intrin})
 
@@ -299,8 +299,8 @@ class Schedule:
         outer = self._apply("blockize", {"loop": self._loop_handle(loop)})
         return self._block_rv(outer)
 
-    def cache_read(self, block: BlockRV, read_buffer_index: int | str, storage_scope: str,
-                   consumer_blocks: Sequence[BlockRV] | None = None) -> BlockRV:
+    def cache_read(self, block: BlockRV | str, read_buffer_index: int | str, storage_scope: str,
+                   consumer_blocks: Sequence[BlockRV | str] | None = None) -> BlockRV:
         """Read the block's read_buffer_index-th read buffer (or the one of that name) through a
         cache; return the copy block.
 
@@ -311,14 +311,14 @@ class Schedule:
             options["consumers"] = tuple(self._block_handle(b) for b in consumer_blocks)
         return self._block_rv(self._apply("cache-read", options))
 
-    def cache_write(self, block: BlockRV, write_buffer_index: int | str, storage_scope: str) -> BlockRV:
+    def cache_write(self, block: BlockRV | str, write_buffer_index: int | str, storage_scope: str) -> BlockRV:
         """Write the block's write_buffer_index-th written buffer (or the one of that name) through a
         cache; return the write-back block."""
         index = self._buffer_index("cache_write", block, write_buffer_index, "write")
         options = {"block": self._block_handle(block), "index": index, "scope": storage_scope}
         return self._block_rv(self._apply("cache-write", options))
 
-    def transform_layout(self, block: BlockRV, buffer: tuple[str, int] | str,
+    def transform_layout(self, block: BlockRV | str, buffer: tuple[str, int] | str,
                          index_map: Sequence[int] | Callable[..., Sequence[Any]]) -> None:
         """Store a buffer the block reads or writes with its dimensions permuted (TVM's transform_layout).
 
@@ -329,14 +329,14 @@ class Schedule:
         permutation = _permutation(index_map) if callable(index_map) else tuple(index_map)
         self._apply("transform-layout", {"buffer": name, "permutation": permutation})
 
-    def pad_einsum(self, block: BlockRV, padding: Sequence[int]) -> None:
+    def pad_einsum(self, block: BlockRV | str, padding: Sequence[int]) -> None:
         """Pad the einsum block's iteration domain to multiples of `padding` (one per iteration
         variable) through padded copies of its buffers, `A_pad` and `C_pad` (TVM's pad_einsum)."""
         if isinstance(padding, str | bytes) or not isinstance(padding, Sequence):
             raise XtirPassError(f"pad_einsum: padding must be a list such as [16, 16, 8], got {type(padding).__name__}")
         self._apply("pad-einsum", {"block": self._block_handle(block), "padding": tuple(padding)})
 
-    def decompose_reduction(self, block: BlockRV, loop: LoopRV) -> BlockRV:
+    def decompose_reduction(self, block: BlockRV | str, loop: LoopRV) -> BlockRV:
         """Split the block's init into a block before `loop`; return the init block.
 
         The block becomes `<name>_update`; `block` (and other handles of it) keep naming it.
@@ -346,23 +346,23 @@ class Schedule:
         self._renamed[old] = update.label
         return self._block_rv(init)
 
-    def compute_at(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool = False) -> None:
+    def compute_at(self, block: BlockRV | str, loop: LoopRV, preserve_unit_loops: bool = False) -> None:
         self._apply("compute-at", self._at_options(block, loop, preserve_unit_loops))
 
-    def reverse_compute_at(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool = False) -> None:
+    def reverse_compute_at(self, block: BlockRV | str, loop: LoopRV, preserve_unit_loops: bool = False) -> None:
         self._apply("reverse-compute-at", self._at_options(block, loop, preserve_unit_loops))
 
-    def fuse_reduction_epilogue(self, reduction: BlockRV, epilogue: BlockRV, mode: str | None = None) -> BlockRV:
+    def fuse_reduction_epilogue(self, reduction: BlockRV | str, epilogue: BlockRV | str, mode: str | None = None) -> BlockRV:
         """Fold `epilogue` (D = temp + C) into `reduction`'s init and update; return the fused block.
 
         mode="per-iteration" also folds non-linear epilogues as TVM does, which changes the numbers."""
         options = {"block": self._block_handle(reduction), "epilogue": self._block_handle(epilogue), "mode": mode}
         return self._block_rv(self._apply("fuse-reduction-epilogue", options))
 
-    def compute_inline(self, block: BlockRV) -> None:
+    def compute_inline(self, block: BlockRV | str) -> None:
         self._apply("compute-inline", {"block": self._block_handle(block)})
 
-    def reverse_compute_inline(self, block: BlockRV) -> None:
+    def reverse_compute_inline(self, block: BlockRV | str) -> None:
         self._apply("reverse-compute-inline", {"block": self._block_handle(block)})
 
     # sampling (xtir/tune/sampling.py): `seed` makes a schedule reproducible; `decisions`, the
@@ -374,7 +374,7 @@ class Schedule:
     def sample_categorical(self, candidates: Sequence[Any], probs: Sequence[float] | None = None) -> Any:
         return candidates[self._sampler.categorical(repr(list(candidates)), len(candidates), probs)]
 
-    def sample_compute_location(self, block: BlockRV) -> LoopRV | None:
+    def sample_compute_location(self, block: BlockRV | str) -> LoopRV | None:
         """A loop above the block's first consumer to compute the block at, or None: where it is."""
         consumers = self.get_consumers(block)
         loops = self.get_loops(consumers[0]) if consumers else []
@@ -451,13 +451,13 @@ class Schedule:
             module = clone_module(self._mod)
             self._mod, self._ops, self._state = module, _carried(self._ops, self._mod, module), None
 
-    def _buffer_of(self, block: BlockRV, kind: str, index: int) -> str:
+    def _buffer_of(self, block: BlockRV | str, kind: str, index: int) -> str:
         regions = {"read": read_regions, "write": write_regions}.get(kind)
         if regions is None:
             raise XtirPassError(f'transform_layout: buffer must be ("read", index), ("write", index) or a name, got "{kind}"')
         found = regions(self._block(block))
         if not 0 <= index < len(found):
-            raise XtirPassError(f'transform_layout: block "{block.name}" has {len(found)} {kind} buffers; '
+            raise XtirPassError(f'transform_layout: block "{self._block_handle(block)}" has {len(found)} {kind} buffers; '
                                 f"index {index} is out of range")
         return buffer_name(found[index].buffer)
 
@@ -482,7 +482,7 @@ class Schedule:
             )
         return self._ops.get(handle.id) if handle.id is not None else None
 
-    def _buffer_index(self, primitive: str, block: BlockRV, index: int | str, what: str) -> int:
+    def _buffer_index(self, primitive: str, block: BlockRV | str, index: int | str, what: str) -> int:
         """A buffer index as TVM takes it: an int, or the name of one of the block's read (write) buffers."""
         if isinstance(index, int) and not isinstance(index, bool):
             return index
@@ -495,31 +495,31 @@ class Schedule:
                                 f"it {what}s {', '.join(names) or 'none'}")
         return names.index(index)
 
-    def _at_options(self, block: BlockRV, loop: LoopRV, preserve_unit_loops: bool) -> dict[str, Any]:
+    def _at_options(self, block: BlockRV | str, loop: LoopRV, preserve_unit_loops: bool) -> dict[str, Any]:
         return {
             "block": self._block_handle(block),
             "loop": self._loop_handle(loop),
             "preserve_unit_loops": preserve_unit_loops or None,  # the default is left out of the trace
         }
 
-    def _target(self, block_or_loop: BlockRV | LoopRV) -> dict[str, str]:
+    def _target(self, block_or_loop: BlockRV | LoopRV | str) -> dict[str, str]:
         _check_block_or_loop(block_or_loop)
-        if isinstance(block_or_loop, BlockRV):
-            return {"block": self._block_handle(block_or_loop)}
-        return {"loop": self._loop_handle(block_or_loop)}
+        if isinstance(block_or_loop, LoopRV):
+            return {"loop": self._loop_handle(block_or_loop)}
+        return {"block": self._block_handle(block_or_loop)}
 
     def _function(self) -> func.FuncOp:
         return _function_of(self._mod, self._func_name)
 
-    def _block_handle(self, block: BlockRV) -> str:
+    def _block_handle(self, block: BlockRV | str) -> str:
         """The block's current name: its own, or what decompose_reduction renamed it to."""
-        if not isinstance(block, BlockRV):
-            hint = f" (sch.get_block({block!r}) gives one)" if isinstance(block, str) else ""
-            raise XtirPassError(f"expected a block handle (BlockRV), got {block!r}{hint}")
+        block = self._named(block)
         if (op := self._denoted(block)) is not None:
             return op.label
-        names = {b.label for b in all_blocks(self._function())}
-        name = block.name
+        return self._renaming(block.name, {b.label for b in all_blocks(self._function())})
+
+    def _renaming(self, name: str, names: set[str]) -> str:
+        """What decompose_reduction renamed the block `name` to, if it is none of `names` now."""
         while name not in names and name in self._renamed:
             name = self._renamed[name]
         return name
@@ -541,9 +541,23 @@ class Schedule:
             raise XtirPassError(f"{primitive}: no loops given")
         return tuple(self._loop_handle(lp) for lp in loops)
 
-    def _block(self, block: BlockRV) -> BlockOp:
-        op = self._denoted(block) if isinstance(block, BlockRV) else None
+    def _block(self, block: BlockRV | str) -> BlockOp:
+        block = self._named(block)
+        op = self._denoted(block)
         return op if isinstance(op, BlockOp) else get_block(self._function(), self._block_handle(block))
+
+    def _named(self, block: BlockRV | str) -> BlockRV:
+        """A block handle, or the handle of the block a name names (as TVM's primitives take
+        `Union[BlockRV, str]`): the one block of the scheduled function with that name now."""
+        if isinstance(block, BlockRV):
+            return block
+        if not isinstance(block, str):
+            raise XtirPassError(f"expected a block handle (BlockRV) or a block name, got {block!r}")
+        function = self._function()
+        if (renamed := self._renaming(block, {b.label for b in all_blocks(function)})) != block:
+            raise XtirPassError(f'no block named "{block}": decompose_reduction renamed it "{renamed}" '
+                                f"(a handle of it, sch.get_block({block!r}) taken before, follows the renaming)")
+        return BlockRV(get_block(function, block).label)
 
     def _loop(self, loop: LoopRV) -> ForOp:
         op = self._denoted(loop) if isinstance(loop, LoopRV) else None
