@@ -10,7 +10,8 @@ start of the body (so a second cache_read's copy comes before the first's); the 
 a buffer the function writes runs just before the outermost loop nest of the first
 consumer, and A must not be written from there to the last consumer, or the copy would
 be stale. Shrink the copy to what B
-needs with compute-at.
+needs with compute-at. S is a storage scope as set-scope takes it (global, shared, local or
+warp, tagged or not: "global.A_reg"); any other, and TVM's shared.dyn, is refused.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import AccessOp, AllocOp, BlockOp, buffer_name, enclosing_block
-from xtir.passes.analysis.cache import cache_names, select_buffer
+from xtir.passes.analysis.cache import cache_names, check_storage_scope, select_buffer
 from xtir.passes.analysis.compute_location import blocks_touching, buffers_touched, scope_root
 from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import read_regions
@@ -43,6 +44,7 @@ class CacheReadPass(StatementPrimitive):
     def run(self, f: func.FuncOp) -> BlockOp:
         """Apply the cache read; return the copy block (the Schedule API's result)."""
         block = get_block(f, self.block)
+        check_storage_scope(block, self.scope)
         buffer = select_buffer(block, read_regions(block), self.index, "read")
         consumers = self._consumers(f, block, buffer)
         nests = [op for op in f.body.block.ops if any(op is c or op.is_ancestor(c) for c in consumers)]

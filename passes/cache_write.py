@@ -11,6 +11,7 @@ B produces per iteration with reverse-compute-at.
 
 B may not read C unless its own init writes it first: the cache starts empty (a
 decomposed `B_update` reads what `B_init` left in C, which the cache would not hold).
+S is a storage scope as cache-read takes it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xtir.dialects.block import AccessOp, BlockOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
     cache_names,
+    check_storage_scope,
     select_buffer,
     top_level_ancestor,
 )
@@ -45,6 +47,7 @@ class CacheWritePass(StatementPrimitive):
     def run(self, f: func.FuncOp) -> BlockOp:
         """Apply the cache write; return the write-back block (the Schedule API's result)."""
         block = get_block(f, self.block)
+        check_storage_scope(block, self.scope)
         buffer = select_buffer(block, write_regions(block), self.index, "written")
         if any(r.buffer is buffer for r in read_regions(block)):
             raise ScheduleError(block, f'block "{block.label}" reads {buffer_name(buffer)} without an init '

@@ -11,10 +11,11 @@ under the same thread loop): compaction sizes it for one thread, but in global m
 copy for the whole grid, which every thread would write. "local" makes it one array per thread
 (registers), "shared" one per thread block.
 
-A scope is "global", "shared" or "local", or one of them with a tag after a dot ("global.A_reg",
-as cache-read names them). The buffer's own scope leaves the program as it is (as in TVM).
-Refused, at the block: the index is not one of B's written buffers; the scope is not one of
-those; the buffer is a function argument (its storage belongs to the caller: TVM's
+A scope is "global", "shared", "local" or "warp", or one of them with a tag after a dot
+("global.A_reg", as cache-read names them). The buffer's own scope leaves the program as it is
+(as in TVM). Refused, at the block: the index is not one of B's written buffers; the scope is not
+one of those, or is TVM's "shared.dyn" (dynamic shared memory, which lower-to-gpu does not have:
+refused here rather than when lowering); the buffer is a function argument (its storage belongs to the caller: TVM's
 NonAllocatedBufferError); it is double-buffered and the scope is not "shared"; an accel op
 accesses it (its tiles live in the scopes the op names).
 """
@@ -29,23 +30,17 @@ from xdsl.ir import Attribute
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import DOUBLE_BUFFER, AllocOp, BlockOp, buffer_name, scope_of
-from xtir.passes.analysis.cache import allocation, select_buffer
+from xtir.passes.analysis.cache import allocation, check_storage_scope, select_buffer
 from xtir.passes.analysis.navigation import get_block
 from xtir.passes.analysis.regions import write_regions
 from xtir.passes.schedule_pass import SchedulePass
 from xtir.passes.transform_layout import refuse_tile_users
 from xtir.support.errors import ScheduleError
 
-STORAGE_RANKS = ("global", "shared", "local")
-"""The storage scopes xtir lowers (TVM's StorageRank names them); a tag may follow a dot."""
-
 
 def _memory_space(block: BlockOp, scope: str) -> Attribute:
     """The memref memory space of `scope`; plain global memory is the memref without one."""
-    rank, _, tag = scope.partition(".")
-    if rank not in STORAGE_RANKS or (scope != rank and not tag):
-        raise ScheduleError(block, f'the storage scope "{scope}" is invalid; a storage scope is '
-                            f'{", ".join(STORAGE_RANKS)}, or one of them with a tag ("global.A_reg")')
+    check_storage_scope(block, scope)
     return NoneAttr() if scope == "global" else StringAttr(scope)
 
 
@@ -58,7 +53,7 @@ class SetScopePass(SchedulePass):
     index: int
     """Which of the block's written buffers (TVM's buffer_index)."""
     scope: str
-    """The storage scope: "global", "shared", "local", or one of them with a tag ("global.A_reg")."""
+    """The storage scope: "global", "shared", "local", "warp", or one of them with a tag ("global.A_reg")."""
 
     def run(self, f: func.FuncOp) -> None:
         block = get_block(f, self.block)

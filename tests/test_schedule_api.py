@@ -8,6 +8,7 @@ nothing. The passes' own behaviour is tested by the lit tests.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -481,3 +482,13 @@ def test_transform_layout_refuses_an_index_map_that_is_not_a_permutation() -> No
     with pytest.raises(xtir.XtirPassError, match='block "B_global" has 1 write buffers; index 3 is out of range'):
         sch.transform_layout(copy, ("write", 3), (1, 0))
     assert sch.trace == "cache-read{block=matmul index=1 scope=global}"
+
+
+@pytest.mark.parametrize("scope", ["bogus", "shared.dyn", "wmma.matrix_a", "shared."])
+def test_cache_read_refuses_a_scope_xtir_does_not_have(scope: str) -> None:
+    sch = Schedule(xtir.parse(SMALL_MATMUL))
+    with pytest.raises(xtir.XtirPassError, match=f'cache-read: the storage scope "{re.escape(scope)}"'):
+        sch.cache_read("matmul", 0, scope)
+    with pytest.raises(xtir.XtirPassError, match=f'cache-write: the storage scope "{re.escape(scope)}"'):
+        sch.cache_write("matmul", 0, scope)
+    assert sch.trace == ""

@@ -16,6 +16,23 @@ from xtir.dialects.walk import ancestors
 from xtir.passes.analysis.regions import BufferRegion
 from xtir.support.errors import ScheduleError
 
+STORAGE_RANKS = ("global", "shared", "local", "warp")
+"""The storage scopes xtir has (TVM's StorageRank names them); a tag may follow a dot
+("global.A_reg"). Inside a GPU kernel lower-to-gpu takes "shared" and "local" only."""
+
+
+def check_storage_scope(op: Operation, scope: str) -> None:
+    """Refuse, at `op`, a storage scope that is none of STORAGE_RANKS (tagged or not) or one of
+    TVM's that xtir does not have (dynamic shared memory, tensor-core fragments)."""
+    rank, dot, tag = scope.partition(".")
+    if scope == "shared.dyn":
+        raise ScheduleError(op, 'the storage scope "shared.dyn" (TVM\'s dynamic shared memory) is not supported: '
+                            'lower-to-gpu sizes shared buffers when it compiles; use "shared"')
+    if rank not in STORAGE_RANKS or (dot and not tag):
+        raise ScheduleError(op, f'the storage scope "{scope}" is invalid; a storage scope is '
+                            f'{", ".join(STORAGE_RANKS)}, or one of them with a tag ("global.A_reg"); '
+                            "TVM's shared.dyn and wmma.* are not supported")
+
 
 def cache_names(buffer: SSAValue, scope: str) -> tuple[str, str]:
     """(buffer name, block name) of the cache of `buffer` in `scope`."""
