@@ -102,6 +102,15 @@ def test_run_reports_errors_without_traceback() -> None:
     assert missing.returncode == 1 and "xtir-run: error:" in missing.stderr
 
 
+@pytest.mark.parametrize(("repeat", "message"), [("0", "a median needs at least one run, got 0"),
+                                                 ("-3", "a median needs at least one run, got -3"),
+                                                 ("x", "expected a whole number of runs, got 'x'")])
+def test_repeat_must_be_a_positive_count(repeat: str, message: str) -> None:
+    result = run("xtir-run", "examples/vector_add.mlir", "--bench", "--repeat", repeat)
+    assert result.returncode == 2 and f"xtir-run: error: argument --repeat: {message}" in result.stderr
+    assert "median" not in result.stdout  # nothing ran (it used to run once and report a median of 1)
+
+
 def test_translate_prints_llvm_ir() -> None:
     result = run("xtir-translate", "examples/vector_add.mlir", "--target", "llvm")
     assert result.returncode == 0, result.stderr

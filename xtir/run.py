@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--entry", help="function to run (default: the only one, or main)")
     parser.add_argument("--check", action="store_true", help="compare with a reference")
     parser.add_argument("--bench", action="store_true", help="print the median time and GFLOP/s")
-    parser.add_argument("--repeat", type=int, default=10, help="runs timed by --bench (default 10)")
+    parser.add_argument("--repeat", type=_positive, default=10, help="runs timed by --bench (default 10)")
     parser.add_argument("--target", default="llvm", choices=TARGETS,
                         help="llvm (the CPU, default), cuda (a GPU) or cuda-cpu (the CUDA C emulated on the CPU)")
     parser.add_argument("--bounds-check", action="store_true",
@@ -198,6 +198,17 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         print(f"xtir-run: error: {e}", file=sys.stderr)
         return 1
+
+
+def _positive(text: str) -> int:
+    """A count of runs for --repeat: a median needs at least one."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of runs, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a median needs at least one run, got {value}")
+    return value
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -238,7 +249,7 @@ def _report(got: list[np.ndarray], expected: list[np.ndarray], names: list[str],
 
 def _bench(call: Callable[[], object], repeat: int, flops: int) -> None:
     times = []
-    for _ in range(max(1, repeat)):
+    for _ in range(repeat):
         start = time.perf_counter()
         call()
         times.append(time.perf_counter() - start)
