@@ -28,7 +28,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind, StringLiteral
 from xtir.dialects.block import duplicate_block_name, stabilize_name_hints
 from xtir.dominance import first_use_before_definition
 from xtir.source_limits import MAX_ATTRIBUTE_NESTING, LinearLexer, recursion_room, too_deep, too_deep_attribute
-from xtir.support.errors import XtirParseError, XtirVerifyError
+from xtir.support.errors import XtirParseError, XtirVerifyError, closest
 from xtir.support.locations import (
     Diagnostic,
     SourceLocation,
@@ -65,6 +65,13 @@ class LocatingParser(Parser):
                 StringAttr(self._file), IntAttr(location.line + self._line_offset), IntAttr(location.col)
             )
         return op
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        """As xDSL's, but an op name of no op suggests the closest of its dialect's ops
+        (`tensor.reluu`: did you mean 'tensor.relu'?), as unknown passes and blocks are answered."""
+        if (op := self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)) is not None:
+            return op
+        self.raise_error(f"Operation {name} is not registered{_closest_op(self.ctx, name)}")
 
     def parse_optional_str_literal(self) -> str | None:
         """Also a literal whose escapes spell UTF-8 (`"\\C3\\BC"`, how xDSL prints `"ü"`): xDSL's
@@ -156,6 +163,20 @@ def _construction_error(error: Exception) -> str:
     if isinstance(error, OverflowError):
         return f"a value is out of range for its type ({text})"
     return text or type(error).__name__
+
+
+def _closest_op(ctx: Context, name: str) -> str:
+    """`; did you mean 'D.OP'?` for an unknown op name: the op of its dialect (or, for an unknown
+    dialect, of the closest dialect name) whose name after the dot is closest; else ""."""
+    dialect_name, _, mnemonic = name.partition(".")
+    if (dialect := ctx.get_optional_dialect(dialect_name)) is None:
+        near_dialect = closest(dialect_name, ctx.registered_dialect_names)
+        dialect = ctx.get_optional_dialect(near_dialect) if near_dialect is not None else None
+    if dialect is None:
+        return ""
+    ops = {op.name.partition(".")[2]: op.name for op in dialect.operations}
+    near = closest(mnemonic, ops)
+    return f"; did you mean '{ops[near]}'?" if near is not None else ""
 
 
 def parse_module(ctx: Context, text: str, name: str = "<string>", line_offset: int = 0) -> ModuleOp:

@@ -10,7 +10,6 @@ that reads back to the same pass (how `Schedule.trace` stays replayable).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields, is_dataclass
@@ -28,6 +27,7 @@ from xtir.context import make_context
 from xtir.diagnostics import verify
 from xtir.passes_registry import XTIR_PASSES
 from xtir.support.errors import ScheduleError, XtirPassError, XtirVerifyError
+from xtir.support.errors import did_you_mean as closest_name
 from xtir.support.locations import Diagnostic, source_of
 
 
@@ -137,8 +137,8 @@ def _quoting_hint(text: str, message: str) -> str:
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name.replace("_", "-"), list(known), n=1, cutoff=0.6)
-    return f"; did you mean '{close[0]}'?" if close else ""
+    """The closest pass or option name: those are written with '-', where Python has '_'."""
+    return closest_name(name.replace("_", "-"), known)
 
 
 # A string that the pipeline lexer reads back as the same string when written bare.

@@ -224,16 +224,26 @@ class _Importer:
             module = self.modules[node.target]
             mapping = self.module_maps.get(type(module))
             if mapping is None:
-                raise _Unsupported(f"no mapping for the module type {type(module).__name__}")
+                mapped = sorted(t.__name__ for t in self.module_maps)
+                raise _Unsupported(f"no mapping for the module type {type(module).__name__}; "
+                                   f"mapped module types: {', '.join(mapped)}")
             return mapping(node, module, *args, **kwargs)
         is_function = node.op == "call_function"
         mapping = (self.function_maps if is_function else self.method_maps).get(node.target)
         if mapping is None:
-            raise _Unsupported(f"no mapping for this {'function' if is_function else 'tensor method'}")
+            raise _Unsupported(f"no mapping for this {'function' if is_function else 'tensor method'}; "
+                               f"mapped: {', '.join(self._mapped(is_function))}")
         try:
             return mapping(node, *args, **kwargs)
         except TypeError as e:  # arguments the mapping does not know (e.g. out=)
             raise _Unsupported(f"unsupported arguments: {e}") from None
+
+    def _mapped(self, functions: bool) -> list[str]:
+        """The functions (as fx names them) or tensor methods the importer maps, sorted."""
+        if not functions:
+            return sorted(self.method_maps)
+        qualified = self.torch.fx.node._get_qualified_name
+        return sorted({qualified(f).removeprefix("_") for f in self.function_maps})
 
     def _kind(self, node) -> str:
         """A name for what the node computes (fx names nn.Sequential's layers `_0`, `_1`, ...)."""

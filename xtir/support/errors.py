@@ -10,6 +10,7 @@ and a caret). The same diagnostic is also kept as data: `error.location` (a
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Sequence
 
 from xdsl.dialects.builtin import ModuleOp
@@ -114,3 +115,14 @@ def expect_module(value: object, api: str, error: type[XtirError] = XtirError) -
         return value
     hint = "; parse IR text with xtir.parse first" if isinstance(value, str | bytes) else ""
     raise error(f"{api} expects a module (builtin.module, e.g. from xtir.parse), got {type(value).__name__}{hint}")
+
+
+def closest(name: str, known: Iterable[str]) -> str | None:
+    """The known name closest to a misspelled `name`; None when none is close."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`; did you mean 'X'?` naming the known name closest to `name`, or "" when none is close."""
+    return f"; did you mean '{near}'?" if (near := closest(name, known)) is not None else ""
