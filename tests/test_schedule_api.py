@@ -492,3 +492,32 @@ def test_cache_read_refuses_a_scope_xtir_does_not_have(scope: str) -> None:
     with pytest.raises(xtir.XtirPassError, match=f'cache-write: the storage scope "{re.escape(scope)}"'):
         sch.cache_write("matmul", 0, scope)
     assert sch.trace == ""
+
+
+def test_tvm_options_other_than_the_default_are_refused() -> None:
+    sch = Schedule(xtir.parse(SMALL_MATMUL), debug_mask="all", error_render_level="fast")
+    i, j, k = sch.get_loops("matmul")
+    refused = "{}: {}={} is not supported; xtir does what TVM does with {}={}, its default"
+    for call, option, value, default in [
+        (lambda: sch.split(i, [None, 2], preserve_unit_iters=False), "preserve_unit_iters", False, True),
+        (lambda: sch.split(i, [None, 3], disable_predication=True), "disable_predication", True, False),
+        (lambda: sch.fuse(i, j, preserve_unit_iters=False), "preserve_unit_iters", False, True),
+        (lambda: sch.blockize(j, preserve_unit_iters=False), "preserve_unit_iters", False, True),
+        (lambda: sch.compute_at("matmul", i, index=0), "index", 0, -1),
+    ]:
+        primitive = call.__code__.co_names[-1]
+        with pytest.raises(xtir.XtirPassError, match=re.escape(refused.format(primitive, option, value, option, default))):
+            call()
+    assert sch.trace == ""
+    _, i1 = sch.split(i, factors=[None, 2], preserve_unit_iters=True, disable_predication=False)
+    assert sch.fuse(i1, j, preserve_unit_iters=True).name == "i_1_j_fused"
+
+
+def test_mod_getitem_is_the_function_as_a_module() -> None:
+    sch = Schedule(xtir.parse(SMALL_MATMUL))
+    main = sch.mod["main"]
+    assert isinstance(main, xtir.schedule.IRModule) and str(main) == str(sch.mod)
+    assert "def main(" in main.script()
+    _matmul_numbers(main)
+    with pytest.raises(xtir.XtirPassError, match='no function named "mian"; functions: main'):
+        sch.mod["mian"]

@@ -82,6 +82,11 @@ class IRModule(ModuleOp):
         run_passes(shown, [build_pass("test-block-regions", {})])
         print(shown)
 
+    def __getitem__(self, name: str) -> IRModule:
+        """The function called `name` (TVM's `mod["main"]`), as a module of its own (a copy) that
+        shows, scripts, evaluates and builds as TVM's PrimFunc does."""
+        return IRModule.of(ModuleOp([select_function(self, name).clone()]))
+
     def script(self) -> str:
         """The module as TVMScript-like text (xtir.script), as TVM's mod.script()."""
         from xtir.script import script
@@ -141,7 +146,11 @@ class Schedule:
     """
 
     def __init__(self, module: ModuleOp, func_name: str | None = None, verify_numerics: bool = False,
-                 seed: int | None = None, decisions: Sequence[Any] | None = None, cache: StateCache | None = None):
+                 seed: int | None = None, decisions: Sequence[Any] | None = None, cache: StateCache | None = None,
+                 *, debug_mask: str | int = "none", error_render_level: str = "detail"):
+        # TVM's debug_mask and error_render_level are taken, for TVM scripts, and change nothing:
+        # every state is verified (debug_mask="all") and every error rendered in full ("detail").
+        del debug_mask, error_render_level
         module = expect_module(module, "xtir.Schedule", XtirPassError)
         function = _function_of(module, func_name)
         self._mod = IRModule.of(module)
@@ -239,15 +248,22 @@ class Schedule:
         return [self._block_rv(b) for b in after if (_buffers(read_regions(b)) | _buffers(write_regions(b))) & written]
 
     # loop transformations ------------------------------------------------------------------
-    def split(self, loop: LoopRV, factors: Sequence[int | None]) -> list[LoopRV]:
-        """Split into len(factors) loops, outermost first; one factor may be None (inferred)."""
+    def split(self, loop: LoopRV, factors: Sequence[int | None], preserve_unit_iters: bool = True,
+              disable_predication: bool = False) -> list[LoopRV]:
+        """Split into len(factors) loops, outermost first; one factor may be None (inferred).
+
+        TVM's options are taken at their defaults only: unit loops stay in the bindings, and a
+        factor that does not divide the extent adds a block predicate."""
+        _only_default("split", "preserve_unit_iters", preserve_unit_iters, True)
+        _only_default("split", "disable_predication", disable_predication, False)
         if isinstance(factors, str | bytes) or not isinstance(factors, Sequence):
             raise XtirPassError(f"split: factors must be a list such as [None, 16], got {type(factors).__name__}")
         factors = tuple(-1 if f is None else f for f in factors)
         loops = self._apply("split", {"loop": self._loop_handle(loop), "factors": factors})
         return [self._loop_rv(lp) for lp in loops]
 
-    def fuse(self, *loops: LoopRV) -> LoopRV:
+    def fuse(self, *loops: LoopRV, preserve_unit_iters: bool = True) -> LoopRV:
+        _only_default("fuse", "preserve_unit_iters", preserve_unit_iters, True)
         fused = self._apply("fuse", {"loops": self._loop_handles("fuse", loops)})
         return self._loop_rv(fused)
 
@@ -289,13 +305,16 @@ class Schedule:
     def annotate(self, block_or_loop: BlockRV | LoopRV | str, ann_key: str, ann_val: int | bool | str) -> None:
         self._apply("annotate", {**self._target(block_or_loop), "key": ann_key, "value": ann_val})
 
-    def tensorize(self, block_or_loop: BlockRV | LoopRV | str, tensor_intrin: str) -> None:
+    def tensorize(self, block_or_loop: BlockRV | LoopRV | str, tensor_intrin: str,
+                  preserve_unit_iters: bool = True) -> None:
         """Compute the block (or the loop's subtree, blockized first) with a registered tensor intrinsic."""
+        _only_default("tensorize", "preserve_unit_iters", preserve_unit_iters, True)
         self._apply("tensorize", {**self._target(block_or_loop), "intrin": tensor_intrin})
 
     # block transformations -----------------------------------------------------------------
-    def blockize(self, loop: LoopRV) -> BlockRV:
-        """Make the subtree at `loop` a new outer block; return it."""
+    def blockize(self, loop: LoopRV, preserve_unit_iters: bool = True) -> BlockRV:
+        """Make the subtree at `loop` a new outer block; return it (TVM's blockize of a loop)."""
+        _only_default("blockize", "preserve_unit_iters", preserve_unit_iters, True)
         outer = self._apply("blockize", {"loop": self._loop_handle(loop)})
         return self._block_rv(outer)
 
@@ -346,10 +365,14 @@ class Schedule:
         self._renamed[old] = update.label
         return self._block_rv(init)
 
-    def compute_at(self, block: BlockRV | str, loop: LoopRV, preserve_unit_loops: bool = False) -> None:
+    def compute_at(self, block: BlockRV | str, loop: LoopRV, preserve_unit_loops: bool = False,
+                   index: int = -1) -> None:
+        _only_default("compute_at", "index", index, -1)
         self._apply("compute-at", self._at_options(block, loop, preserve_unit_loops))
 
-    def reverse_compute_at(self, block: BlockRV | str, loop: LoopRV, preserve_unit_loops: bool = False) -> None:
+    def reverse_compute_at(self, block: BlockRV | str, loop: LoopRV, preserve_unit_loops: bool = False,
+                           index: int = -1) -> None:
+        _only_default("reverse_compute_at", "index", index, -1)
         self._apply("reverse-compute-at", self._at_options(block, loop, preserve_unit_loops))
 
     def fuse_reduction_epilogue(self, reduction: BlockRV | str, epilogue: BlockRV | str, mode: str | None = None) -> BlockRV:
@@ -583,6 +606,13 @@ class Trace(str):
     def show(self) -> None:
         """Print the primitives, one a line."""
         print("\n".join(self.steps))
+
+
+def _only_default(primitive: str, option: str, value: object, default: object) -> None:
+    """Refuse a TVM option that xtir has only at TVM's default value (which is what xtir does)."""
+    if value != default:
+        raise XtirPassError(f"{primitive}: {option}={value!r} is not supported; xtir does what TVM does "
+                            f"with {option}={default!r}, its default")
 
 
 def _function_of(module: ModuleOp, func_name: str | None) -> func.FuncOp:
