@@ -71,3 +71,10 @@ def test_demo_runs_small() -> None:
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "GFLOP/s" in result.stdout and "× numpy" in result.stdout
+
+
+def test_from_tvm_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/from_tvm.md's example, a TVM schedule script with its import changed, runs as printed."""
+    (block,) = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "from_tvm.md").read_text(), re.S)
+    exec(compile(block, "docs/from_tvm.md", "exec"), {})
+    assert 'with T.block("C_update"):' in capsys.readouterr().out
