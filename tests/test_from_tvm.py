@@ -43,68 +43,48 @@ func.func @main(%A: memref<128x128xf32>, %C: memref<128x128xf32>) {
 """
 
 
-def matmul(name: str, n: int, transposed_b: bool) -> str:
-    """C = A·B (A·Bᵀ with `transposed_b`, as TVM's reduction tests) in one block `name`."""
+def matmul(name: str, n: int, transposed_b: bool, relu: bool = False) -> str:
+    """C = A·B (A·Bᵀ with `transposed_b`, as TVM's reduction tests) in one block `name`; with
+    `relu`, the tutorial's mm_relu: block `name` computes Y = A·B and block "C" C = max(Y, 0)."""
     b_index = "%vj, %vk" if transposed_b else "%vk, %vj"
+    out = "%Y" if relu else "%C"
+    memref = f"memref<{n}x{n}xf32>"
+    epilogue = f"""
+  block.for %i2 = 0 to {n} "i" {{
+    block.for %j2 = 0 to {n} "j" {{
+      block.block "C"(%vi = spatial({n}, %i2), %vj = spatial({n}, %j2)) {{
+        %y = block.load %Y[%vi, %vj] : {memref}
+        %zero = arith.constant 0.0 : f32
+        %c = arith.maximumf %y, %zero : f32
+        block.store %c, %C[%vi, %vj] : {memref}
+      }}
+    }}
+  }}"""
     return f"""
-func.func @main(%A: memref<{n}x{n}xf32>, %B: memref<{n}x{n}xf32>, %C: memref<{n}x{n}xf32>) {{
+func.func @main(%A: {memref}, %B: {memref}, %C: {memref}) {{
+  {f"%Y = block.alloc : {memref}" if relu else ""}
   block.for %i = 0 to {n} "i" {{
     block.for %j = 0 to {n} "j" {{
       block.for %k = 0 to {n} "k" {{
         block.block "{name}"(%vi = spatial({n}, %i), %vj = spatial({n}, %j), %vk = reduce({n}, %k)) {{
           block.init {{
             %zero = arith.constant 0.0 : f32
-            block.store %zero, %C[%vi, %vj] : memref<{n}x{n}xf32>
+            block.store %zero, {out}[%vi, %vj] : {memref}
           }}
-          %c = block.load %C[%vi, %vj] : memref<{n}x{n}xf32>
-          %a = block.load %A[%vi, %vk] : memref<{n}x{n}xf32>
-          %b = block.load %B[{b_index}] : memref<{n}x{n}xf32>
+          %c = block.load {out}[%vi, %vj] : {memref}
+          %a = block.load %A[%vi, %vk] : {memref}
+          %b = block.load %B[{b_index}] : {memref}
           %ab = arith.mulf %a, %b : f32
           %s = arith.addf %c, %ab : f32
-          block.store %s, %C[%vi, %vj] : memref<{n}x{n}xf32>
+          block.store %s, {out}[%vi, %vj] : {memref}
         }}
       }}
     }}
-  }}
+  }}{epilogue if relu else ""}
   func.return
 }}
 """
 
-
-MM_RELU = """
-func.func @main(%A: memref<128x128xf32>, %B: memref<128x128xf32>, %C: memref<128x128xf32>) {
-  %Y = block.alloc : memref<128x128xf32>
-  block.for %i = 0 to 128 "i" {
-    block.for %j = 0 to 128 "j" {
-      block.for %k = 0 to 128 "k" {
-        block.block "Y"(%vi = spatial(128, %i), %vj = spatial(128, %j), %vk = reduce(128, %k)) {
-          block.init {
-            %zero = arith.constant 0.0 : f32
-            block.store %zero, %Y[%vi, %vj] : memref<128x128xf32>
-          }
-          %y = block.load %Y[%vi, %vj] : memref<128x128xf32>
-          %a = block.load %A[%vi, %vk] : memref<128x128xf32>
-          %b = block.load %B[%vk, %vj] : memref<128x128xf32>
-          %ab = arith.mulf %a, %b : f32
-          %s = arith.addf %y, %ab : f32
-          block.store %s, %Y[%vi, %vj] : memref<128x128xf32>
-        }
-      }
-    }
-  }
-  block.for %i2 = 0 to 128 "i" {
-    block.for %j2 = 0 to 128 "j" {
-      block.block "C"(%vi = spatial(128, %i2), %vj = spatial(128, %j2)) {
-        %y = block.load %Y[%vi, %vj] : memref<128x128xf32>
-        %zero = arith.constant 0.0 : f32
-        %c = arith.maximumf %y, %zero : f32
-        block.store %c, %C[%vi, %vj] : memref<128x128xf32>
-      }
-    }
-  }
-  func.return
-}
-"""
 
 VECTOR_ADD = """
 func.func @main(%A: memref<8xf32>, %B: memref<8xf32>) {
@@ -213,7 +193,7 @@ def test_reduction_decompose2():
 
 # docs/deep_dive/tensor_ir/tutorials/tir_transformation.py (TVM's names before 0.27: get_block) -
 def test_tir_transformation_tutorial(capsys: pytest.CaptureFixture[str]):
-    MyModule = xtir.parse(MM_RELU)
+    MyModule = xtir.parse(matmul("Y", 128, transposed_b=False, relu=True))
     sch = tir.Schedule(MyModule)
     block_Y = sch.get_block("Y")
     i, j, k = sch.get_loops(block_Y)
