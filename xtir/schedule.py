@@ -297,7 +297,7 @@ class Schedule:
 
     def set_scope(self, block: BlockRV | str, buffer_index: int | str, storage_scope: str) -> None:
         """Store the block's buffer_index-th written buffer (or the one of that name) in
-        `storage_scope` ("global", "shared", "local", optionally tagged; TVM's set_scope). The
+        `storage_scope` ("global", "shared", "local" or "warp", optionally tagged; TVM's set_scope). The
         buffer must be allocated in the function."""
         index = self._buffer_index("set_scope", block, buffer_index, "write")
         self._apply("set-scope", {"block": self._block_handle(block), "index": index, "scope": storage_scope})

@@ -387,7 +387,7 @@ NAMES = ["i j", "a{b}", "a}b", "a,b", "a=b", 'a"b', "a\\b", "a\nb", "\u00fc", "i
 @pytest.mark.parametrize("name", NAMES)
 def test_any_loop_or_block_name_works_everywhere(name: str) -> None:
     """A loop or block name is a user's string: it parses, prints and parses back, schedules
-    (split, fuse, cache-read with it as the scope), replays from the trace, and runs. Names
+    (split, fuse, cache-read with it as the scope's tag), replays from the trace, and runs. Names
     with a space, `{`, a quote or a non-ASCII letter used to end in xDSL's ValueError for an
     SSA name hint, a non-ASCII name did not read back (xDSL printed it as a bytes literal),
     and a `$` loop split into `$_0` crashed the same way."""
@@ -399,7 +399,7 @@ def test_any_loop_or_block_name_works_everywhere(name: str) -> None:
         i, _ = sch.get_loops(b)
         outer, inner = sch.split(i, [None, 2])
         sch.fuse(outer, inner)
-        sch.cache_read(sch.get_block(block), 0, name)
+        sch.cache_read(sch.get_block(block), 0, f"global.{name}" if name else "global")  # a scope is RANK[.TAG]
         assert str(xtir.transform(module, sch.trace)) == str(sch.mod)
         assert str(xtir.parse(str(sch.mod))) == str(sch.mod)
         a = np.ones((4, 4), np.float32)
