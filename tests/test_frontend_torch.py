@@ -212,9 +212,13 @@ def _refused(model, inputs, match):
 @pytest.mark.parametrize(
     "model, match",
     [
-        (nn.Sequential(nn.Linear(3, 3), nn.Sigmoid()), r"fx node '_1' \(call_module Sigmoid '1'\): no mapping for the module"),
-        (Lambda(lambda m, x: x.sum()), r"fx node 'sum_1' \(call_method sum\): no mapping for this tensor method"),
-        (Lambda(lambda m, x: torch.tanh(x)), r"fx node 'tanh' \(call_function torch.tanh\): no mapping for this function"),
+        (nn.Sequential(nn.Linear(3, 3), nn.Sigmoid()),
+         r"fx node '_1' \(call_module Sigmoid '1'\): no mapping for the module type Sigmoid "
+         r"\(mapped: Conv2d, .*, Linear, MaxPool2d, ReLU, Softmax\)"),
+        (Lambda(lambda m, x: x.sum()),
+         r"fx node 'sum_1' \(call_method sum\): no mapping for this tensor method \(mapped: add, .*, view\)"),
+        (Lambda(lambda m, x: torch.tanh(x)),
+         r"fx node 'tanh' \(call_function torch.tanh\): no mapping for this function \(mapped: add, conv2d, .*, relu, "),
         (Lambda(lambda m, x: x[0]), r"fx node 'getitem' .*: indexing or slicing a tensor"),
         (Lambda(lambda m, x: torch.add(x, x, alpha=2)), r"fx node 'add' .*: alpha=2"),
         (Lambda(lambda m, x: F.softmax(x)), r"softmax without dim"),

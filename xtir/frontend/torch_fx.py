@@ -9,7 +9,7 @@ each node maps to graph ops (nn.Linear to dense + add, nn.Conv2d to conv2d + bia
 and torch's own shape propagation over them (fx's ShapeProp) checks the shape and dtype
 of every value the import produces, so that a mapping that disagrees with torch is an
 error instead of a wrong model. Anything without a mapping is an `XtirImportError`
-naming the fx node and its target.
+naming the fx node, its target and what is mapped.
 """
 
 from __future__ import annotations
@@ -101,6 +101,10 @@ def _name_hint(name: str, fallback: str = "v") -> str:
 
 class _Unsupported(Exception):
     """Raised by a mapping for what it cannot import; the importer names the node."""
+
+
+def _listed(names) -> str:
+    return ", ".join(sorted(set(names)))
 
 
 def _pair(value) -> tuple[int, int]:
@@ -224,12 +228,15 @@ class _Importer:
             module = self.modules[node.target]
             mapping = self.module_maps.get(type(module))
             if mapping is None:
-                raise _Unsupported(f"no mapping for the module type {type(module).__name__}")
+                raise _Unsupported(f"no mapping for the module type {type(module).__name__} "
+                                   f"(mapped: {_listed(t.__name__ for t in self.module_maps)})")
             return mapping(node, module, *args, **kwargs)
         is_function = node.op == "call_function"
-        mapping = (self.function_maps if is_function else self.method_maps).get(node.target)
+        maps = self.function_maps if is_function else self.method_maps
+        mapping = maps.get(node.target)
         if mapping is None:
-            raise _Unsupported(f"no mapping for this {'function' if is_function else 'tensor method'}")
+            mapped = _listed(getattr(f, "__name__", str(f)) for f in maps)
+            raise _Unsupported(f"no mapping for this {'function' if is_function else 'tensor method'} (mapped: {mapped})")
         try:
             return mapping(node, *args, **kwargs)
         except TypeError as e:  # arguments the mapping does not know (e.g. out=)
