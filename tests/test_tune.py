@@ -141,6 +141,22 @@ def test_xtir_tune_cli_mistakes_are_one_line_errors(tmp_path: Path, capsys: pyte
     with pytest.raises(xtir.XtirError, match="tuning database"):
         xtir.tune(matmul(16), trials=1, database=str(not_a_db))
 
+def test_a_graph_module_says_which_function_to_tune(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A graph function, legalize-tensor's host function (no blocks: it calls the block
+    functions) and a module of several functions without --func: an error saying what to tune."""
+    graph = xtir.parse_file(str(ROOT / "examples" / "mlp.mlir"))
+    with pytest.raises(xtir.XtirError, match=r"@main is a graph function \(over tensors\): legalize it"):
+        xtir.tune(graph, trials=1)
+    legal = tmp_path / "legal.mlir"
+    legal.write_text(str(xtir.transform(graph, "fuse-ops,legalize-tensor")))
+    for argv, message in [([], r"has 3 functions \(fused_dense_add_relu, fused_dense_add, main\); choose one with --func"),
+                          (["--func", "main"], r"@main has no blocks to schedule: it calls fused_dense_add, "
+                                               r"fused_dense_add_relu; tune those")]:
+        assert tune_main([str(legal), "--trials", "1", *argv]) == 1
+        err = capsys.readouterr().err
+        assert re.search(message, err) and "Traceback" not in err, err
+
+
 # The default space on the workloads of benchmarks/tune_matmul.py, small -----------------------
 
 

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from xtir import parse_file
+from xtir.dialects.symbols import functions
 from xtir.errors import XtirError
 from xtir.passes.analysis.navigation import select_function
 from xtir.tune.cost_model import COST_MODELS
@@ -18,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="xtir-tune", description=__doc__.split("\n")[0])
     parser.add_argument("file")
     parser.add_argument("--trials", type=_positive, default=32)
-    parser.add_argument("--func", help="the function to tune (default: main, or the only one)")
+    parser.add_argument("--func", help="the function to tune (default: the only one)")
     parser.add_argument("--db", help="the SQLite tuning database to read and extend")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--target", default="llvm", choices=list(SPACES),
@@ -30,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         module = parse_file(args.file)
+        _check_function_chosen(module, args)
         if args.best:
             return _print_best(module, args)
         result = search(module, args.target, args.trials, seed=args.seed, database=args.db, func_name=args.func,
@@ -59,6 +61,13 @@ def _positive(text: str) -> int:
     if not text.lstrip("-").isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive number of trials, got {text!r}")
     return int(text)
+
+
+def _check_function_chosen(module, args: argparse.Namespace) -> None:
+    names = [f.sym_name.data for f in functions(module)]
+    if args.func is None and len(names) > 1:
+        raise XtirError(f"xtir-tune: {args.file} has {len(names)} functions ({', '.join(names)}); "
+                        "choose one with --func NAME")
 
 
 def _print_best(module, args: argparse.Namespace) -> int:

@@ -44,8 +44,8 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from xtir.build import build
 from xtir.errors import XtirError, expect_module
@@ -124,7 +124,7 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
            cost_model: str | CostModel | None = "xgb") -> TuneResult:
     expect_module(mod, "xtir.tune")
     space = space or space_for(target)
-    name = select_function(mod, func_name).sym_name.data
+    name = _tunable(mod, func_name).sym_name.data
     measurer = _Measurer(mod, name, target)
     model = make_cost_model(cost_model, seed)
     db = Database(database) if database else None
@@ -196,6 +196,21 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
     if db:
         db.close()
     return result
+
+
+def _tunable(mod: ModuleOp, func_name: str | None) -> func.FuncOp:
+    """The function to tune: one with blocks to schedule (not a graph function over tensors,
+    nor legalize-tensor's host function, which only calls the block functions)."""
+    f = select_function(mod, func_name)
+    name = f.sym_name.data
+    if any(isinstance(t, TensorType) for t in (*f.function_type.inputs, *f.function_type.outputs)):
+        raise XtirError(f"xtir.tune: @{name} is a graph function (over tensors): legalize it "
+                        "(`xtir-opt -p fuse-ops,legalize-tensor`) and tune its block functions one by one")
+    if not all_blocks(f):
+        callees = sorted({op.callee.root_reference.data for op in f.walk() if isinstance(op, func.CallOp)})
+        hint = f": it calls {', '.join(callees)}; tune those" if callees else ""
+        raise XtirError(f"xtir.tune: @{name} has no blocks to schedule{hint}")
+    return f
 
 
 def _recheck(mod: ModuleOp, func_name: str | None, space: Space, measurer: _Measurer,
