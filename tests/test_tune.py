@@ -106,6 +106,14 @@ def test_a_failed_candidate_does_not_stop_the_search() -> None:
     assert len(result.history) == 6
 
 
+def test_a_space_without_a_valid_candidate_says_why() -> None:
+    def illegal(sch: xtir.Schedule) -> None:
+        sch.parallel(sch.get_loops(sch.get_block("matmul"))[2])  # k, a reduction loop: refused
+
+    with pytest.raises(xtir.XtirError, match=r'none of 2 candidates .* \(2 failed; the first: .*parallel: loop "k" '):
+        xtir.tune(matmul(), trials=2, space=illegal, progress=False)
+
+
 def test_xtir_tune_cli_tunes_and_prints_the_best(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = tmp_path / "mm.mlir"
     source.write_text(str(matmul(16)))

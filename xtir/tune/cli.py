@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"xtir-tune: error: {e}", file=sys.stderr)
         return 1
     if result.best is None:
-        print(f"xtir-tune: no candidate built and computed the right results ({result.failures} failed)", file=sys.stderr)
+        print(f"xtir-tune: no candidate built and computed the right results ({result.failed()})", file=sys.stderr)
         return 1
     print(f"// {result.measured} measured, {result.failures} failed; best {result.history[-1]:.1f} GFLOP/s "
           f"({result.best_latency * 1e3:.3f} ms)", file=sys.stderr)
