@@ -197,6 +197,24 @@ def test_compiled_scalars_match_torch(fn, inputs):
     _compiled_matches_torch(Lambda(fn, torch.randn(5, 4)), *(make() for make in inputs))
 
 
+@pytest.mark.parametrize("model, shape", [
+    (Lambda(lambda m, a, b: a @ b), [(8, 2048), (2048, 8)]),
+    (nn.Sequential(nn.Linear(2048, 8), nn.ReLU()), [(4, 2048)]),
+    (nn.Sequential(nn.Conv2d(256, 4, 3, padding=1)), [(1, 256, 4, 4)]),
+])
+def test_compiled_float16_sums_accumulate_in_float32(model, shape):
+    """2048 float16 products summed in float16 were 3% off torch (which accumulates in float32)."""
+    torch.manual_seed(0)
+    model = model.half().eval()
+    inputs = [torch.rand(s).half() for s in shape]
+    compiled = compile_model(xtir.transform(from_torch(model, inputs), GRAPH_PIPELINE))
+    with torch.no_grad():
+        exact = model.double()(*(x.double() for x in inputs)).numpy()
+    got = compiled(*(x.numpy() for x in inputs))
+    assert got.dtype == np.float16
+    assert np.abs(got - exact).max() <= 2e-3 * np.abs(exact).max()
+
+
 def test_shape_ops_on_weights_fold_away():
     module = run_both(Lambda(lambda m, x: x @ m.w.T, torch.randn(4, 3)), torch.randn(2, 3), pipeline="fold-constants")
     text = str(module)

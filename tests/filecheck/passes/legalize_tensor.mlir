@@ -172,3 +172,21 @@ func.func @scale(%x: tensor<2x3xf32>, %s: tensor<f32>) -> (tensor<2x3xf32>, tens
   %t = tensor.multiply %s, %c : tensor<f32>, tensor<f32> -> tensor<f32>
   func.return %y, %t : tensor<2x3xf32>, tensor<f32>
 }
+
+// -----
+
+// A float16 dense multiplies and sums in float32 (as torch and numpy do; 2048 products summed
+// in float16 are off by percents) and is cast back to float16 in a stage of its own.
+// CHECK-LABEL: func.func @dense(%x: memref<2x8xf16>, %w: memref<4x8xf16>, %T_dense_cast: memref<2x4xf16>) {
+// CHECK-NEXT:    %T_dense = block.alloc : memref<2x4xf32>
+// CHECK:           block.block "T_dense"(
+// CHECK:             %{{.*}} = arith.extf %{{.*}} : f16 to f32
+// CHECK:             %{{.*}} = arith.extf %{{.*}} : f16 to f32
+// CHECK-NEXT:        %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:        %{{.*}} = arith.addf %{{.*}}, %[[P]] : f32
+// CHECK:           block.block "T_dense_cast"(
+// CHECK:             %{{.*}} = arith.truncf %{{.*}} : f32 to f16
+func.func @half(%x: tensor<2x8xf16>, %w: tensor<4x8xf16>) -> tensor<2x4xf16> {
+  %y = tensor.dense %x, %w : tensor<2x8xf16>, tensor<4x8xf16> -> tensor<2x4xf16>
+  func.return %y : tensor<2x4xf16>
+}
