@@ -122,7 +122,9 @@ def test_xtir_tune_cli_tunes_and_prints_the_best(tmp_path: Path, capsys: pytest.
     tuned = capsys.readouterr().out.strip()
     assert tune_main([str(source), "--best", "--db", db]) == 0
     assert capsys.readouterr().out.strip() == tuned
-    assert tune_main([str(source), "--best", "--db", str(tmp_path / "empty.db")]) == 1
+    assert tune_main([str(source), "--best", "--db", str(tmp_path / "missing.db")]) == 1
+    assert "no tuning database at" in capsys.readouterr().err
+    assert not (tmp_path / "missing.db").exists()  # --best measures nothing and writes nothing
 
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from xtir import parse_file
@@ -75,6 +76,9 @@ def _print_best(module, args: argparse.Namespace) -> int:
         print("xtir-tune: --best reads the database: give --db PATH", file=sys.stderr)
         return 1
     name = select_function(module, args.func).sym_name.data
+    if not os.path.exists(args.db):  # opening it would create an empty database
+        print(f"xtir-tune: no tuning database at {args.db}", file=sys.stderr)
+        return 1
     db = Database(args.db)
     records = db.records(workload_key(module, name, space_for(args.target).__qualname__), args.target)
     db.close()
