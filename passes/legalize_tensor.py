@@ -35,6 +35,8 @@ becomes
   passes the arrays, which `hoisted_constants(graph_module)` reads off the graph, in that
   order (xtir.model.compile_model does both). Weights stay numpy arrays: no copy into the
   compiled code, no megabytes of constants in the IR or the LLVM module.
+- A 0-d tensor (a Python number in an imported model: `x * 2`) is a one-element buffer,
+  which broadcasts as the 0-d tensor does; a 0-d input or result has the same memory.
 """
 
 from __future__ import annotations
@@ -121,10 +123,16 @@ DEFINITIONS: dict[str, Definition] = {
 """The topi definition of each graph op (seed 003's op_map), from its operands' tensors."""
 
 
+def block_shape(t: TensorType) -> tuple[int, ...]:
+    """The shape of `t`'s buffer: a 0-d tensor (a Python number in an imported model) is
+    one element, which broadcasts against any other operand as the 0-d tensor does."""
+    return tuple(t.get_shape()) or (1,)
+
+
 def _result_shape(op: Operation) -> tuple[int, ...]:
     t = op.results[0].type
     assert isinstance(t, TensorType)
-    return tuple(t.get_shape())
+    return block_shape(t)
 
 
 def _short_name(op: Operation) -> str:
@@ -146,7 +154,7 @@ def _dtype(at: Operation, t: Attribute) -> str:
 def _memref(at: Operation, t: Attribute) -> MemRefType:
     _dtype(at, t)
     assert isinstance(t, TensorType)
-    return MemRefType(t.element_type, t.get_shape())
+    return MemRefType(t.element_type, block_shape(t))
 
 
 def _names(n: int) -> list[str]:
@@ -179,7 +187,7 @@ def _inputs(at: Operation, values: Sequence[SSAValue], transposed: set[int]) -> 
     inputs = []
     for k, (v, name) in enumerate(zip(values, _names(len(values)))):
         assert isinstance(v.type, TensorType)
-        shape = tuple(v.type.get_shape())
+        shape = block_shape(v.type)
         inputs.append(te.placeholder(shape[::-1] if k in transposed else shape, _dtype(at, v.type), v.name_hint or name))
     return inputs
 
@@ -232,7 +240,7 @@ def _inlinable(out: te.Tensor) -> list[te.Tensor]:
 
 
 def copy_function(t: TensorType, name: str) -> func.FuncOp:
-    src = te.placeholder(tuple(t.get_shape()), _DTYPES[str(t.element_type)], "src")
+    src = te.placeholder(block_shape(t), _DTYPES[str(t.element_type)], "src")
     return te.create_func([src, te.compute(src.shape, lambda *i: src(*i), name="T_copy")], name=name)
 
 
@@ -266,7 +274,7 @@ def _constants(f: func.FuncOp, primitives: dict[str, func.FuncOp]) -> dict[str, 
             k += 1
             name = f"{base}_{k}"
         t = op.result.type
-        array = np.array(op.value.get_values(), dtype=_DTYPES[str(t.element_type)]).reshape(t.get_shape())
+        array = np.array(op.value.get_values(), dtype=_DTYPES[str(t.element_type)]).reshape(block_shape(t))
         swap = array.ndim == 2 and _is_dense_weight(op.result, primitives)
         found[name] = (op.result, np.ascontiguousarray(array.T) if swap else array, swap)
     return found

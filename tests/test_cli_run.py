@@ -75,6 +75,14 @@ def test_graph_function_pipeline_must_stay_a_graph() -> None:
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("flags", [["--target", "cuda-cpu"], ["--racecheck"]])
+def test_graph_function_runs_on_the_cpu_only(flags: list[str]) -> None:
+    """compile_model builds for the CPU: a GPU target was ignored, the model run on the CPU."""
+    result = run("xtir-run", "examples/mlp.mlir", "--check", *flags)
+    assert result.returncode == 1 and "a graph function runs on the CPU only" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_mismatch_exits_1(tmp_path: Path) -> None:
     """A wrong reference expression must be reported, not waved through."""
     text = (ROOT / "examples" / "vector_add.mlir").read_text().replace("numpy C = A + B", "numpy C = A - B")

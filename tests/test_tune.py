@@ -106,6 +106,14 @@ def test_a_failed_candidate_does_not_stop_the_search() -> None:
     assert len(result.history) == 6
 
 
+def test_a_space_without_a_valid_candidate_says_why() -> None:
+    def illegal(sch: xtir.Schedule) -> None:
+        sch.parallel(sch.get_loops(sch.get_block("matmul"))[2])  # k, a reduction loop: refused
+
+    with pytest.raises(xtir.XtirError, match=r'none of 2 candidates .* \(2 failed; the first: .*parallel: loop "k" '):
+        xtir.tune(matmul(), trials=2, space=illegal, progress=False)
+
+
 def test_xtir_tune_cli_tunes_and_prints_the_best(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = tmp_path / "mm.mlir"
     source.write_text(str(matmul(16)))
@@ -114,7 +122,9 @@ def test_xtir_tune_cli_tunes_and_prints_the_best(tmp_path: Path, capsys: pytest.
     tuned = capsys.readouterr().out.strip()
     assert tune_main([str(source), "--best", "--db", db]) == 0
     assert capsys.readouterr().out.strip() == tuned
-    assert tune_main([str(source), "--best", "--db", str(tmp_path / "empty.db")]) == 1
+    assert tune_main([str(source), "--best", "--db", str(tmp_path / "missing.db")]) == 1
+    assert "no tuning database at" in capsys.readouterr().err
+    assert not (tmp_path / "missing.db").exists()  # --best measures nothing and writes nothing
 
 
 
@@ -140,6 +150,22 @@ def test_xtir_tune_cli_mistakes_are_one_line_errors(tmp_path: Path, capsys: pyte
     assert "positive number of trials" in capsys.readouterr().err
     with pytest.raises(xtir.XtirError, match="tuning database"):
         xtir.tune(matmul(16), trials=1, database=str(not_a_db))
+
+def test_a_graph_module_says_which_function_to_tune(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A graph function, legalize-tensor's host function (no blocks: it calls the block
+    functions) and a module of several functions without --func: an error saying what to tune."""
+    graph = xtir.parse_file(str(ROOT / "examples" / "mlp.mlir"))
+    with pytest.raises(xtir.XtirError, match=r"@main is a graph function \(over tensors\): legalize it"):
+        xtir.tune(graph, trials=1)
+    legal = tmp_path / "legal.mlir"
+    legal.write_text(str(xtir.transform(graph, "fuse-ops,legalize-tensor")))
+    for argv, message in [([], r"has 3 functions \(fused_dense_add_relu, fused_dense_add, main\); choose one with --func"),
+                          (["--func", "main"], r"@main has no blocks to schedule: it calls fused_dense_add, "
+                                               r"fused_dense_add_relu; tune those")]:
+        assert tune_main([str(legal), "--trials", "1", *argv]) == 1
+        err = capsys.readouterr().err
+        assert re.search(message, err) and "Traceback" not in err, err
+
 
 # The default space on the workloads of benchmarks/tune_matmul.py, small -----------------------
 

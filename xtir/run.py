@@ -25,7 +25,7 @@ one out of range is reported (exit 1).
 
 A graph function (over tensors, e.g. examples/mlp.mlir) runs as a model: the pipeline
 gives the graph passes (e.g. `-p fuse-ewise-fma,fuse-ops`), then `xtir.model.compile_model`
-legalizes it, applies default-schedule and builds it. --check compares its results with
+legalizes it, applies default-schedule and builds it for the CPU (no other --target). --check compares its results with
 the graph run by the reference evaluator (the ops' numpy semantics), or with the numpy
 lines, which may also name the values the function returns (`// xtir-run: numpy out = ...`
 for `func.return %out`). --bench times a whole call of the model.
@@ -271,6 +271,10 @@ def _run_graph(args: argparse.Namespace, text: str, original: ModuleOp) -> int:
 
     if args.bounds_check:
         raise XtirError("xtir-run: --bounds-check is for block-level programs, not graph functions")
+    if args.target != "llvm" or args.racecheck:
+        # compile_model builds for the CPU with default-schedule's CPU schedules
+        raise XtirError("xtir-run: a graph function runs on the CPU only (--target llvm, no --racecheck); for a GPU, "
+                        "legalize it (`xtir-opt -p fuse-ops,legalize-tensor`) and bind its block functions' loops")
     graph = xtir.transform(original, args.pipeline) if args.pipeline else original
     name = entry_function(original, args.entry).sym_name.data
     if not _is_graph_function(entry_function(graph, name)):

@@ -9,7 +9,7 @@ each node maps to graph ops (nn.Linear to dense + add, nn.Conv2d to conv2d + bia
 and torch's own shape propagation over them (fx's ShapeProp) checks the shape and dtype
 of every value the import produces, so that a mapping that disagrees with torch is an
 error instead of a wrong model. Anything without a mapping is an `XtirImportError`
-naming the fx node and its target.
+naming the fx node, its target and what is mapped.
 """
 
 from __future__ import annotations

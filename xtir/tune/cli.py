@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from xtir import parse_file
+from xtir.dialects.symbols import functions
 from xtir.errors import XtirError
 from xtir.passes.analysis.navigation import select_function
 from xtir.tune.cost_model import COST_MODELS
@@ -18,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="xtir-tune", description=__doc__.split("\n")[0])
     parser.add_argument("file")
     parser.add_argument("--trials", type=_positive, default=32)
-    parser.add_argument("--func", help="the function to tune (default: main, or the only one)")
+    parser.add_argument("--func", help="the function to tune (default: the only one)")
     parser.add_argument("--db", help="the SQLite tuning database to read and extend")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--target", default="llvm", choices=list(SPACES),
@@ -30,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         module = parse_file(args.file)
+        _check_function_chosen(module, args)
         if args.best:
             return _print_best(module, args)
         result = search(module, args.target, args.trials, seed=args.seed, database=args.db, func_name=args.func,
@@ -41,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"xtir-tune: error: {e}", file=sys.stderr)
         return 1
     if result.best is None:
-        print(f"xtir-tune: no candidate built and computed the right results ({result.failures} failed)", file=sys.stderr)
+        print(f"xtir-tune: no candidate built and computed the right results ({result.failed()})", file=sys.stderr)
         return 1
     print(f"// {result.measured} measured, {result.failures} failed; best {result.history[-1]:.1f} GFLOP/s "
           f"({result.best_latency * 1e3:.3f} ms)", file=sys.stderr)
@@ -61,11 +64,21 @@ def _positive(text: str) -> int:
     return int(text)
 
 
+def _check_function_chosen(module, args: argparse.Namespace) -> None:
+    names = [f.sym_name.data for f in functions(module)]
+    if args.func is None and len(names) > 1:
+        raise XtirError(f"xtir-tune: {args.file} has {len(names)} functions ({', '.join(names)}); "
+                        "choose one with --func NAME")
+
+
 def _print_best(module, args: argparse.Namespace) -> int:
     if not args.db:
         print("xtir-tune: --best reads the database: give --db PATH", file=sys.stderr)
         return 1
     name = select_function(module, args.func).sym_name.data
+    if not os.path.exists(args.db):  # opening it would create an empty database
+        print(f"xtir-tune: no tuning database at {args.db}", file=sys.stderr)
+        return 1
     db = Database(args.db)
     records = db.records(workload_key(module, name, space_for(args.target).__qualname__), args.target)
     db.close()

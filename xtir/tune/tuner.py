@@ -44,8 +44,8 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from xtir.build import build
 from xtir.errors import XtirError, expect_module
@@ -100,6 +100,12 @@ class TuneResult:
     """The best GFLOP/s so far after each trial (0 before a first success)."""
     exhausted: bool = False
     """Whether the search stopped early: EXHAUSTED trials in a row drew nothing new."""
+    first_failure: str = ""
+    """Why the first failed candidate failed (the space refused it, it did not build, or it computed wrong numbers)."""
+
+    def failed(self) -> str:
+        """The failures counted, and the first one's reason."""
+        return f"{self.failures} failed" + (f"; the first: {self.first_failure}" if self.first_failure else "")
 
 
 def tune(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space | None = None, seed: int | None = None,
@@ -109,7 +115,7 @@ def tune(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space | N
     result = search(mod, target, trials, space, seed, database, func_name, progress, cost_model)
     if result.best is None:
         raise XtirError(f"xtir.tune: none of {trials} candidates built and computed the right results "
-                        f"({result.failures} failed)")
+                        f"({result.failed()})")
     return result.best
 
 
@@ -124,7 +130,7 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
            cost_model: str | CostModel | None = "xgb") -> TuneResult:
     expect_module(mod, "xtir.tune")
     space = space or space_for(target)
-    name = select_function(mod, func_name).sym_name.data
+    name = _tunable(mod, func_name).sym_name.data
     measurer = _Measurer(mod, name, target)
     model = make_cost_model(cost_model, seed)
     db = Database(database) if database else None
@@ -160,11 +166,13 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
             break
         if candidate is None and draw_failed:
             result.failures += 1
+            result.first_failure = result.first_failure or drawer.first_error
         elif new:
             try:
                 latency = measurer.measure(candidate.mod, pool[0].latency if pool else math.inf)
-            except XtirError:
+            except XtirError as e:
                 result.failures += 1
+                result.first_failure = result.first_failure or str(e)
                 known[candidate.trace] = Record(candidate.decision_trace(), candidate.trace, math.inf)
             else:
                 record = Record(candidate.decision_trace(), candidate.trace, latency)
@@ -198,6 +206,21 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
     return result
 
 
+def _tunable(mod: ModuleOp, func_name: str | None) -> func.FuncOp:
+    """The function to tune: one with blocks to schedule (not a graph function over tensors,
+    nor legalize-tensor's host function, which only calls the block functions)."""
+    f = select_function(mod, func_name)
+    name = f.sym_name.data
+    if any(isinstance(t, TensorType) for t in (*f.function_type.inputs, *f.function_type.outputs)):
+        raise XtirError(f"xtir.tune: @{name} is a graph function (over tensors): legalize it "
+                        "(`xtir-opt -p fuse-ops,legalize-tensor`) and tune its block functions one by one")
+    if not all_blocks(f):
+        callees = sorted({op.callee.root_reference.data for op in f.walk() if isinstance(op, func.CallOp)})
+        hint = f": it calls {', '.join(callees)}; tune those" if callees else ""
+        raise XtirError(f"xtir.tune: @{name} has no blocks to schedule{hint}")
+    return f
+
+
 def _recheck(mod: ModuleOp, func_name: str | None, space: Space, measurer: _Measurer,
              records: list[Record], cache: StateCache) -> list[tuple[Record, Schedule]]:
     """`records` (two or more) timed again in turns, with their schedules; none when fewer (or
@@ -222,6 +245,8 @@ class _Drawer:
         """The schedule states of the candidates drawn, shared with every replay of this search."""
         self.failures = 0
         """Draws the space failed on."""
+        self.first_error = ""
+        """Why the space failed on the first of them."""
 
     def draw(self, parents: list[Record], known: Container[str]) -> Schedule | None:
         """A scheduled candidate; None when the space failed on it. Without parents (the random
@@ -257,8 +282,9 @@ class _Drawer:
                        cache=self.cache)
         try:
             self._space(sch)
-        except XtirError:
+        except XtirError as e:
             self.failures += 1
+            self.first_error = self.first_error or str(e)
             return None
         finally:
             self._seconds.append(time.perf_counter() - start)

@@ -155,3 +155,38 @@ func.func private @fused_conv2d_bias_add_relu(%x: tensor<1x3x8x8xf32>, %w: tenso
   %r = tensor.relu %cb : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xf32>
   func.return %r : tensor<1x4x8x8xf32>
 }
+
+// -----
+
+// A 0-d tensor (a Python number in an imported model, `x * 2.5`) is a one-element buffer,
+// broadcast like the 0-d tensor; a 0-d input or result is one element too.
+// CHECK-LABEL: func.func @multiply(%x: memref<2x3xf32>, %c: memref<1xf32>, %T_multiply: memref<2x3xf32>) {
+// CHECK:         %{{.*}} = block.load %c[0] : memref<1xf32>
+// CHECK-LABEL: func.func @multiply_1(%s: memref<1xf32>, %c: memref<1xf32>, %T_multiply: memref<1xf32>) {
+// CHECK-LABEL: func.func @scale(%x: memref<2x3xf32>, %s: memref<1xf32>, %c: memref<1xf32>, %out0: memref<2x3xf32>, %out1: memref<1xf32>) {
+// CHECK-NEXT:    func.call @multiply(%x, %c, %out0)
+// CHECK-NEXT:    func.call @multiply_1(%s, %c, %out1)
+func.func @scale(%x: tensor<2x3xf32>, %s: tensor<f32>) -> (tensor<2x3xf32>, tensor<f32>) {
+  %c = arith.constant dense<2.5> : tensor<f32>
+  %y = tensor.multiply %x, %c : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xf32>
+  %t = tensor.multiply %s, %c : tensor<f32>, tensor<f32> -> tensor<f32>
+  func.return %y, %t : tensor<2x3xf32>, tensor<f32>
+}
+
+// -----
+
+// A float16 dense multiplies and sums in float32 (as torch and numpy do; 2048 products summed
+// in float16 are off by percents) and is cast back to float16 in a stage of its own.
+// CHECK-LABEL: func.func @dense(%x: memref<2x8xf16>, %w: memref<4x8xf16>, %T_dense_cast: memref<2x4xf16>) {
+// CHECK-NEXT:    %T_dense = block.alloc : memref<2x4xf32>
+// CHECK:           block.block "T_dense"(
+// CHECK:             %{{.*}} = arith.extf %{{.*}} : f16 to f32
+// CHECK:             %{{.*}} = arith.extf %{{.*}} : f16 to f32
+// CHECK-NEXT:        %[[P:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:        %{{.*}} = arith.addf %{{.*}}, %[[P]] : f32
+// CHECK:           block.block "T_dense_cast"(
+// CHECK:             %{{.*}} = arith.truncf %{{.*}} : f32 to f16
+func.func @half(%x: tensor<2x8xf16>, %w: tensor<4x8xf16>) -> tensor<2x4xf16> {
+  %y = tensor.dense %x, %w : tensor<2x8xf16>, tensor<4x8xf16> -> tensor<2x4xf16>
+  func.return %y : tensor<2x4xf16>
+}
