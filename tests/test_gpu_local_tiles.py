@@ -147,3 +147,17 @@ def test_local_accumulators_smaller_than_a_tile_compile_without_warnings(tmp_pat
     failures = [f"{name}:\n{said}" for k, name in enumerate(SMALLER_THAN_TILE)
                 if (said := nvcc_complaints(cuda_program(_smaller_than_tile(name)[0]).source, tmp_path / f"{k}.cu"))]
     assert not failures, "\n".join(failures)
+
+
+def test_local_fetch_smaller_than_a_thread_tile() -> None:
+    """compute-at's side (passes/compute_at_small.mlir): each thread fetches its part of the 3
+    elements into its local buffer, predicated at the edge."""
+    text = (Path(__file__).resolve().parent / "filecheck/passes/compute_at_small.mlir").read_text()
+    module = xtir.transform(xtir.parse(text[text.index("\nbuiltin.module") + 1:]), (
+        'split{loop=i factors=-1,2,4},bind{loop=i_0 thread="blockIdx.x"},bind{loop=i_1 thread="threadIdx.x"},'
+        'cache-read{block=B index=0 scope="local"},compute-at{block=A_local loop=i_1}'))
+    assert _local_shapes(module) == {"A_local": (3,)}
+    a = np.random.default_rng(3).standard_normal(3, dtype=np.float32)
+    b = np.full(3, np.nan, np.float32)
+    xtir.build(module, target="cuda-cpu", racecheck=True)(a, b)
+    np.testing.assert_array_equal(b, a + a)
