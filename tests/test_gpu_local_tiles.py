@@ -161,3 +161,14 @@ def test_local_fetch_smaller_than_a_thread_tile() -> None:
     b = np.full(3, np.nan, np.float32)
     xtir.build(module, target="cuda-cpu", racecheck=True)(a, b)
     np.testing.assert_array_equal(b, a + a)
+
+
+def test_local_buffer_of_each_thread_block() -> None:
+    """A kernel of thread blocks of one thread each using a local buffer whole (cuda/local_per_block.mlir):
+    the buffer moves into the blockIdx loop and each block sums its own row."""
+    text = (Path(__file__).resolve().parent / "filecheck/cuda/local_per_block.mlir").read_text()
+    module = xtir.parse(text[text.index("\nbuiltin.module") + 1:])
+    a = np.random.default_rng(4).standard_normal((4, 2), dtype=np.float32)
+    b = np.full(4, np.nan, np.float32)
+    xtir.build(module, target="cuda-cpu", racecheck=True)(a, b)
+    np.testing.assert_array_equal(b, a[:, 0] + a[:, 1])
