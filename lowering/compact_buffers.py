@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import func, scf
+from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -115,9 +115,18 @@ def _write_predicate(use: _Use, top: Operation) -> set[tuple[Expr, int]] | None:
 
 def _zeroed(cond: SSAValue) -> set[SSAValue]:
     """The loop variables an init guard's condition (`b0 == 0 and ...`) holds at 0: those of a
-    conjunct `e < 1` whose `e` is a sum of loops with positive strides (loops count up from 0)."""
-    return {v for e, bound in decode_bounds(cond, equalities=True) or []
+    conjunct `e < 1` whose `e` is a sum of loops with positive strides (loops count up from 0).
+    Each conjunct holds wherever the guard does, so one that cannot be read takes nothing from the others."""
+    return {v for part in _conjuncts(cond) for e, bound in decode_bounds(part, equalities=True) or []
             if bound <= 1 and all(isinstance(a, Var) and c > 0 for a, c in e.terms) for v in e.variables()}
+
+
+def _conjuncts(cond: SSAValue) -> list[SSAValue]:
+    """The conditions `cond` is the `and` of (itself when it is no `and`)."""
+    op = cond.owner
+    if isinstance(op, arith.AndIOp):
+        return [*_conjuncts(op.lhs), *_conjuncts(op.rhs)]
+    return [cond]
 
 
 def _read_predicate_at(read: _Use, write: _Use, top: Operation) -> set[tuple[Expr, int]]:
@@ -274,13 +283,14 @@ def _block_shared(buffer: SSAValue, uses: list[_Use]) -> bool:
 
 def _own_per_iteration(op: Operation, f: func.FuncOp) -> ForOp | None:
     """Among `op` (unless it is `f`) and its ancestors below `f`, the outermost parallel loop, else
-    the innermost loop bound to threadIdx or vthread: its iterations are (virtual) threads, so the
-    buffer private to each iteration becomes each thread's own even when every thread uses all of it
-    (a row sum's accumulator of 2 rows that one thread computes)."""
+    the innermost loop bound to threadIdx or vthread, or blockIdx where the kernel has none around
+    it: its iterations are (virtual) threads, so the buffer private to each iteration becomes each
+    thread's own even when every thread uses all of it (a row sum's accumulator of 2 rows that one
+    thread computes)."""
     chain = [lp for lp in [*([op] if op is not f else []), *ancestors(op, stop=f)] if isinstance(lp, ForOp)]
     parallel = next((lp for lp in reversed(chain) if lp.kind == PARALLEL), None)
     return parallel or next((lp for lp in chain if lp.kind == THREAD_BINDING and lp.thread_attr is not None
-                             and lp.thread_attr.data.startswith(("threadIdx", "vthread"))), None)
+                             and lp.thread_attr.data.startswith(("threadIdx", "vthread", "blockIdx"))), None)
 
 
 def compact(alloc: AllocOp, f: func.FuncOp) -> None:

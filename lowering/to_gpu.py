@@ -383,15 +383,20 @@ def _reads_same_element(use: Use) -> memref.LoadOp | None:
 
 
 def _check_local(kernel: Kernel, alloca: memref.AllocaOp) -> None:
-    """A local buffer is one per thread: it must be allocated inside every thread loop using it
-    (of more than one thread: along an axis of one thread there is nobody to share it with)."""
+    """A local buffer is one per thread: it must be allocated inside every thread-bound loop using it,
+    blockIdx included (of more than one iteration: along an axis of one there is nobody to share it
+    with). compact-buffers moves a buffer there when each iteration uses its own part; one left
+    outside is passed between iterations, which on the GPU are threads that cannot see each other's."""
     users = [u.operation for u in alloca.memref.uses]
-    threads = {v for v, extent in kernel.thread_vars().items() if extent > 1}
-    for lp in (lp for lps in kernel.loops.values() if lps[0].body.block.args[0] in threads for lp in lps):
-        if any(lp.is_ancestor(u) for u in users) and not lp.is_ancestor(alloca):
-            raise fail(_NAME, alloca, f'local buffer {_buffer_name(alloca.memref)} is used by every thread of loop '
-                       f'"{loop_name(lp)}" ({_thread(lp)}) but allocated outside it: threads would share it; local '
-                       "buffers are per thread")
+    for tag, lps in kernel.loops.items():
+        if kernel.extent(tag) < 2:
+            continue
+        for lp in lps:
+            if any(lp.is_ancestor(u) for u in users) and not lp.is_ancestor(alloca):
+                who = "thread block" if tag.startswith("blockIdx") else "thread"
+                raise fail(_NAME, alloca, f'local buffer {_buffer_name(alloca.memref)} is used by every {who} of loop '
+                           f'"{loop_name(lp)}" ({_thread(lp)}) but allocated outside it: {who}s would share it; local '
+                           "buffers are per thread")
 
 
 # Shared buffers: the region of one thread block --------------------------------------------

@@ -29,8 +29,12 @@ placed from the halves each statement touches.
 Refused, at the block or loop: B writes no buffer or several, or one of scope other than shared,
 or another block writes it too; B is not under a loop of every block reading the buffer; that
 loop is thread-bound, parallel, vectorized or unrolled, is not a reduction loop of every reader,
-runs fewer than 2 iterations, or a reader comes before the fetch in it; the two tiles exceed
-48 KiB of shared memory; the buffer is double-buffered already.
+or a reader comes before the fetch in it; the two tiles exceed 48 KiB of shared memory; the
+buffer is double-buffered already.
+
+Over a loop of one iteration (a k tile as long as k) there is no next tile to overlap with the
+computation: double-buffer is a no-op, the IR left as it is (TVM's double_buffer accepts such a
+loop too, marking the buffer whatever the loop).
 """
 
 from __future__ import annotations
@@ -101,8 +105,6 @@ def _pipeline_loop(block: BlockOp, buffer: SSAValue, readers: list[BlockOp]) -> 
         if child_index(loop, reader) < child_index(loop, block):  # type: ignore[operator]  # both are under loop
             raise ScheduleError(block, f'block "{reader.label}" reads {name} before block "{block.label}" fetches it in '
                                 f'loop "{loop.label}"')
-    if loop.extent < 2:
-        raise ScheduleError(loop, f'loop "{loop.label}" runs {loop.extent} iteration; double buffering needs at least 2')
     return loop
 
 
@@ -124,6 +126,8 @@ class DoubleBufferPass(SchedulePass):
         block = get_block(f, self.block)
         buffer, alloc = _fetched_buffer(block)
         loop = _pipeline_loop(block, buffer, _readers(f, buffer))
+        if loop.extent < 2:
+            return  # one tile: no next one to fetch during the computation, so no second half to give it
         tile = _tile_bytes(block, loop, buffer)
         if 2 * tile > MAX_SHARED_BYTES:
             raise ScheduleError(block, f"double-buffered, {hint_name(buffer)} takes 2 x {tile} = {2 * tile} bytes of "

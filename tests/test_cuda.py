@@ -172,16 +172,18 @@ def _gpu_examples() -> dict[str, str]:
     return named
 
 
+def nvcc_complaints(source: str, path: Path) -> str:
+    """What `nvcc -Werror all-warnings` says compiling `source` (written to `path`); empty when clean."""
+    path.write_text(source)
+    done = subprocess.run(["nvcc", "-arch=sm_90", "-Werror", "all-warnings", "-c", str(path), "-o", f"{path}.o"],
+                          capture_output=True, text=True, check=False)
+    return f"{done.stdout}{done.stderr}" if done.returncode or done.stderr.strip() else ""
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH: the emitted CUDA C is not compiled")
 def test_every_gpu_example_compiles_with_nvcc_without_warnings(tmp_path: Path) -> None:
-    failures = []
-    for name, source in _gpu_examples().items():
-        path = tmp_path / (name.replace("/", "_") + ".cu")
-        path.write_text(source)
-        done = subprocess.run(["nvcc", "-arch=sm_90", "-Werror", "all-warnings", "-c", str(path), "-o", str(path) + ".o"],
-                              capture_output=True, text=True, check=False)
-        if done.returncode or done.stderr.strip():
-            failures.append(f"{name}:\n{done.stdout}{done.stderr}")
+    failures = [f"{name}:\n{said}" for name, source in _gpu_examples().items()
+                if (said := nvcc_complaints(source, tmp_path / (name.replace("/", "_") + ".cu")))]
     assert not failures, "\n".join(failures)
 
 

@@ -5,6 +5,7 @@ the pipelined loop, and removing either barrier gives wrong numbers; the Schedul
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +13,10 @@ import pytest
 from xdsl.dialects import gpu, memref, scf
 
 import xtir
-from tests.test_cuda import seed_gpu
-from xtir.build import lower_to_gpu
+from tests.fuzz.gpu_fuzz import Program
+from tests.test_cuda import nvcc_complaints, seed_gpu
+from xtir.build import cuda_program, lower_to_gpu
+from xtir.dialects.block import DOUBLE_BUFFER
 from xtir.schedule import Schedule
 
 LIT = Path(__file__).resolve().parent / "filecheck"
@@ -154,3 +157,49 @@ def test_gemm_partial_tiles(name: str) -> None:
     arrays, expected = seed_gpu.gemm_inputs(m, n, k, np.random.default_rng(0))
     xtir.build(module, target="cuda-cpu")(*arrays)
     assert float(np.max(np.abs(arrays[-1] - expected))) < 1e-3
+
+
+ONE_ITERATION = {  # the fuzzer's refusals "runs 1 iteration; double buffering needs at least 2" (seeds 250, 1075, 449, 8)
+    "rowsum 12x12, k tile 16": (Program("rowsum", (12, 12)), (
+        'split{loop=i factors=-1,32},split{loop=j factors=-1,16},bind{loop=i_0 thread="blockIdx.x"},'
+        'bind{loop=i_1 thread="threadIdx.x"},cache-read{block=B index=0 scope=shared},compute-at{block=A_shared loop=j_0},'
+        'fuse{loops=ax0,ax1},split{loop=ax0_ax1_fused factors=-1,32},bind{loop=ax0_ax1_fused_1 thread="threadIdx.x"},'
+        "double-buffer{block=A_shared}")),
+    "rowsum 5x7, k split by 1": (Program("rowsum", (5, 7)), (
+        'split{loop=i factors=-1,32},split{loop=j factors=-1,1},bind{loop=i_0 thread="blockIdx.x"},'
+        'bind{loop=i_1 thread="threadIdx.x"},cache-read{block=B index=0 scope=shared},compute-at{block=A_shared loop=j_1},'
+        'split{loop=ax0 factors=-1,32},bind{loop=ax0_1 thread="threadIdx.x"},double-buffer{block=A_shared}')),
+    "matmul_bt 32x48x11, k tile 16, vthreads": (Program("matmul_bt", (32, 48, 11)), (
+        "cache-write{block=C index=0 scope=local},split{loop=i factors=-1,2,8,1},split{loop=j factors=-1,1,8,1},"
+        "split{loop=k factors=-1,16},reorder{loops=i_0,j_0,i_1,j_1,i_2,j_2,k_0,k_1,i_3,j_3},fuse{loops=i_2,j_2},"
+        'reverse-compute-at{block=C_local loop=i_2_j_2_fused},bind{loop=i_0 thread="blockIdx.x"},'
+        'bind{loop=j_0 thread="blockIdx.y"},bind{loop=i_1 thread="vthread.y"},bind{loop=j_1 thread="vthread.x"},'
+        'bind{loop=i_2_j_2_fused thread="threadIdx.x"},cache-read{block=C index=0 scope=shared},'
+        "compute-at{block=A_shared loop=k_0},fuse{loops=ax0,ax1},split{loop=ax0_ax1_fused factors=-1,64},"
+        'bind{loop=ax0_ax1_fused_1 thread="threadIdx.x"},cache-read{block=C index=1 scope=shared},'
+        "compute-at{block=B_shared loop=k_0},fuse{loops=ax0,ax1},split{loop=ax0_ax1_fused factors=-1,64,4},"
+        'vectorize{loop=ax0_ax1_fused_2},bind{loop="B_shared/ax0_ax1_fused_1" thread="threadIdx.x"},'
+        "double-buffer{block=A_shared},double-buffer{block=B_shared}")),
+    "matmul_bt 9x32x16, k_1 of 1": (Program("matmul_bt", (9, 32, 16)), (
+        "cache-write{block=C index=0 scope=local},split{loop=i factors=-1,4,2,1},split{loop=j factors=-1,1,2,1},"
+        "split{loop=k factors=-1,1},reorder{loops=i_0,j_0,i_1,j_1,i_2,j_2,k_0,k_1,i_3,j_3},fuse{loops=i_2,j_2},"
+        'reverse-compute-at{block=C_local loop=i_2_j_2_fused},bind{loop=i_0 thread="blockIdx.x"},'
+        'bind{loop=j_0 thread="blockIdx.y"},bind{loop=i_1 thread="vthread.y"},bind{loop=j_1 thread="vthread.x"},'
+        'bind{loop=i_2_j_2_fused thread="threadIdx.x"},cache-read{block=C index=1 scope=shared},'
+        'compute-at{block=B_shared loop=k_1},split{loop=ax0 factors=-1,4},bind{loop=ax0_1 thread="threadIdx.x"},'
+        "decompose-reduction{block=C loop=k_0},double-buffer{block=B_shared}")),
+}
+
+
+@pytest.mark.parametrize("name", ONE_ITERATION)
+def test_one_iteration_is_a_no_op(name: str, tmp_path: Path) -> None:
+    """Over a loop of one iteration double-buffer leaves the buffer single (no tile to overlap), and
+    the kernel gives numpy's numbers under the race detector and compiles without warnings."""
+    program, pipeline = ONE_ITERATION[name]
+    module = xtir.transform(xtir.parse(program.text()), pipeline)
+    assert not [op for op in module.walk() if DOUBLE_BUFFER in op.attributes]
+    arrays, expected = program.arrays(np.random.default_rng(2))
+    xtir.build(module, target="cuda-cpu", racecheck=True)(*arrays)
+    np.testing.assert_allclose(arrays[-1], expected, rtol=1e-4, atol=1e-4)
+    if shutil.which("nvcc") is not None:
+        assert not nvcc_complaints(cuda_program(module).source, tmp_path / "k.cu")

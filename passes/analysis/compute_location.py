@@ -17,9 +17,11 @@ producers) touch there. That part is found in three steps:
    of neighbouring instances overlap (extent above stride), more than those that would
    cover it if each wrote its whole region;
 3. clipping: a range that can leave the instances the block runs now gets TVM's
-   `where` predicate. Those instances are its domain, or less: its loops may run part of
-   it, and its own predicate (whose loops are replaced) cut it; they must form a box, and
-   the new nest runs no instance outside it.
+   `where` predicate (even one longer than the domain: only a range that holds all of it
+   in every iteration is replaced by the domain, else the block would run instances of
+   other iterations, e.g. other threads' part of a local accumulator). Those instances are
+   its domain, or less: its loops may run part of it, and its own predicate (whose loops are
+   replaced) cut it; they must form a box, and the new nest runs no instance outside it.
 """
 
 from __future__ import annotations
@@ -248,10 +250,13 @@ def clip(block: BlockOp, ranges: list[VarRange], box: Box) -> tuple[list[VarRang
     clipped: list[VarRange] = []
     overflow: Overflow = []
     for index, (it, r, (lo, hi)) in enumerate(zip(block.iters(), ranges, box)):
-        if r.extent >= it.extent:
+        span = r.start.bounds(loop_bounds)
+        if span is None and r.extent >= it.extent or span is not None and span[1] <= lo and span[0] + r.extent >= hi:
+            # TVM's rule: a range holding all of [lo, hi) in every iteration runs just that; one that
+            # moves with the loops keeps them (and a predicate), even when longer than the domain
             clipped.append(VarRange(Expr((), lo), hi - lo))
             continue
-        first, last = r.start.bounds(loop_bounds) or (0, it.extent)
+        first, last = span or (0, it.extent)
         if first < lo:
             overflow.append((index, -1, 1 - lo))
         if last + r.extent > hi:

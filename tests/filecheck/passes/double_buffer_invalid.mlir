@@ -113,43 +113,6 @@ builtin.module {
 
 // -----
 
-// The reduction loop runs once: nothing to overlap.
-builtin.module {
-  func.func @main(%A: memref<64x64xf32>, %S: memref<64xf32>) {
-    %A_shared = block.alloc : memref<64x64xf32, "shared">
-    block.for %i0 = 0 to 8 "i_0" bind("blockIdx.x") {
-      block.for %i1 = 0 to 8 "i_1" bind("threadIdx.x") {
-        // expected-error @+1 {{'block.for' op double-buffer: loop "k_0" runs 1 iteration; double buffering needs at least 2}}
-        block.for %k0 = 0 to 1 "k_0" {
-          block.for %ax0 = 0 to 8 "ax0" bind("threadIdx.x") {
-            block.for %ax1 = 0 to 64 "ax1" {
-              block.block "A_shared"(%v0 = spatial(64, %i0 * 8 + %ax0), %v1 = spatial(64, %ax1)) {
-                %0 = block.load %A[%v0, %v1] : memref<64x64xf32>
-                block.store %0, %A_shared[%v0, %v1] : memref<64x64xf32, "shared">
-              }
-            }
-          }
-          block.for %k1 = 0 to 64 "k_1" {
-            block.block "S"(%vi = spatial(64, %i0 * 8 + %i1), %vk = reduce(64, %k0 * 64 + %k1)) {
-              block.init {
-                %zero = arith.constant 0.000000e+00 : f32
-                block.store %zero, %S[%vi] : memref<64xf32>
-              }
-              %s = block.load %S[%vi] : memref<64xf32>
-              %a = block.load %A_shared[%vi, %vk] : memref<64x64xf32, "shared">
-              %sum = arith.addf %s, %a : f32
-              block.store %sum, %S[%vi] : memref<64xf32>
-            }
-          }
-        }
-      }
-    }
-    func.return
-  }
-}
-
-// -----
-
 // Two tiles of 64x128 floats: 64 KiB, more shared memory than a block has.
 builtin.module {
   func.func @main(%A: memref<64x4096xf32>, %S: memref<64xf32>) {
@@ -221,3 +184,43 @@ builtin.module {
     func.return
   }
 }
+
+// -----
+
+// The fetch indexes k by a floor mod, for which region relaxation gives no range: its tile is counted as the
+// whole dimension (8 x 3072 floats, an upper bound; the mod is the identity here, the real tile 8 x 8), and the
+// two such tiles exceed 48 KiB.
+builtin.module {
+  func.func @main(%A: memref<64x3072xf32>, %S: memref<64xf32>) {
+    %A_shared = block.alloc : memref<64x3072xf32, "shared">
+    block.for %i0 = 0 to 8 "i_0" bind("blockIdx.x") {
+      block.for %i1 = 0 to 8 "i_1" bind("threadIdx.x") {
+        block.for %k0 = 0 to 384 "k_0" {
+          block.for %ax0 = 0 to 8 "ax0" {
+            block.for %ax1 = 0 to 8 "ax1" bind("threadIdx.x") {
+              // expected-error @+1 {{'block.block' op double-buffer: double-buffered, A_shared takes 2 x 98304 = 196608 bytes of shared memory; a block has at most 49152 (48 KiB)}}
+              block.block "A_shared"(%v0 = spatial(64, %i0 * 8 + %ax0), %v1 = spatial(3072, (%k0 * 8 + %ax1) mod 3072)) {
+                %0 = block.load %A[%v0, %v1] : memref<64x3072xf32>
+                block.store %0, %A_shared[%v0, %v1] : memref<64x3072xf32, "shared">
+              }
+            }
+          }
+          block.for %k1 = 0 to 8 "k_1" {
+            block.block "S"(%vi = spatial(64, %i0 * 8 + %i1), %vk = reduce(3072, %k0 * 8 + %k1)) {
+              block.init {
+                %zero = arith.constant 0.000000e+00 : f32
+                block.store %zero, %S[%vi] : memref<64xf32>
+              }
+              %s = block.load %S[%vi] : memref<64xf32>
+              %a = block.load %A_shared[%vi, %vk] : memref<64x3072xf32, "shared">
+              %sum = arith.addf %s, %a : f32
+              block.store %sum, %S[%vi] : memref<64xf32>
+            }
+          }
+        }
+      }
+    }
+    func.return
+  }
+}
+
