@@ -136,11 +136,12 @@ def hand_gemm(tile_k: int = 8, double_buffer: bool = True, transpose_a: bool = T
     (its guard). Only for sizes where every one of A, B and C needs padding (A where m or k is no
     multiple of its tile, B where k or n is, C where m or n is): otherwise pad-einsum makes no copy
     of that buffer, and the inline naming it stops with a located error. At n = 1000
-    (benchmarks/gemm_ptx.py --n 1000 --pad, sm_90) ptxas gives it 168 registers against 210 for the
-    versioned kernel, and both versions' main loops read their fragments as 4 ld.shared.v4 a k step
-    (the versioned kernel's guarded copy: 128 scalar ld.shared); but its fetches are scalar under a
-    guard (1 ld.global a k step against 0.25 ld.global.v4): the float4 copy is not recognised
-    through the if_then_else yet."""
+    (benchmarks/gemm_ptx.py --n 1000 1020 --pad, sm_90) ptxas gives it 168 registers against 210 for
+    the versioned kernel (1020: 180 against 201), and both versions' main loops read their fragments
+    as 4 ld.shared.v4 a k step (the versioned kernel's guarded copy: 128 scalar ld.shared). Its
+    fetches, `if_then_else(in range, A[..], 0)`, are float4 selects (0.25 ld.global.v4 a k step, as
+    unpadded) where the range test holds on all 4 lanes or none, the rows 16-byte aligned (k and n
+    multiples of 4; lowering/cuda_align.py); at other sizes they load element by element."""
     if split_columns and phase_grid:
         raise ValueError("split_columns and phase_grid are two layouts of the thread tiles: choose one")
     a_shared, b_shared = ("A_pad_shared", "B_pad_shared") if pad else ("A_shared", "B_shared")

@@ -11,6 +11,12 @@ kernel parameters are `__restrict__`). The buffers themselves start 16-byte
 aligned (cudaMalloc gives 256 bytes; `__shared__`/local arrays are declared
 `__align__(16)`; device arrays passed by the caller are checked at the call).
 
+The copy may sit under a guard `if (c)`, or store a select `c ? src[s] : fill` with `fill` a
+constant (TVM's if_then_else, pad-einsum's padded fetch): it is still one float4 copy when `c`
+is provably the same on the 4 lanes (each test `x < n` with x not depending on the lane, or
+`base + v` with base and n multiples of 4), the select then `c ? float4 load : 4 x fill`.
+Otherwise the loop stays, each lane testing its own condition.
+
 The proof is a small abstract interpretation of the index ops in the loop body: every
 index value is `base + coef * v` with `base` known divisible by `div` (0: base is 0) and,
 where needed, known non-negative. Floor division and remainder by a multiple of 4 keep
@@ -52,7 +58,10 @@ class Float4Copy:
     store: memref.StoreOp
     scattered: bool = False
     guard: scf.IfOp | None = None
-    """An if around the copy whose condition is the same on the 4 lanes."""
+    """An if around the copy whose condition is the same on the 4 lanes, or (with `fill`) the
+    select `c ? load : fill` whose value the copy stores."""
+    fill: SSAValue | None = None
+    """The constant a select stores on all 4 lanes where its condition is false."""
 
     @property
     def float4_buffers(self) -> list[SSAValue]:
@@ -205,25 +214,50 @@ def float4_copy(loop: scf.ForOp) -> Float4Copy | None:
     body = loop.body.block
     v = body.args[0]
     effects = _effects(body)
-    guard = effects[0] if len(effects) == 1 and isinstance(effects[0], scf.IfOp) else None
-    if guard is not None:
+    guard = fill = None
+    if len(effects) == 1 and isinstance(effects[0], scf.IfOp):
+        guard = effects[0]
         if guard.results or (guard.false_region.blocks and _effects(guard.false_region.block)):
             return None
-        if not _uniform(guard.cond, v, body):
-            return None
         effects = _effects(guard.true_region.block)
+    elif len(effects) == 2 and isinstance(effects[0], scf.IfOp):
+        guard = effects[0]
+        if (selected := _selected_load(guard)) is None:
+            return None
+        load, fill = selected
+        effects = [load, effects[1]]
+    if guard is not None and not _uniform(guard.cond, v, body):
+        return None
     if len(effects) != 2 or not isinstance(load := effects[0], memref.LoadOp):
         return None
     store = effects[1]
-    if not isinstance(store, memref.StoreOp) or store.value is not load.res or load.res.uses.get_length() != 1:
+    stored = load.res if fill is None else guard.results[0]  # type: ignore[union-attr]
+    if not isinstance(store, memref.StoreOp) or store.value is not stored or stored.uses.get_length() != 1:
         return None
     if not _aligned(load, v, body):
         return None
     if _aligned(store, v, body):
-        return Float4Copy(loop, load, store, guard=guard)
+        return Float4Copy(loop, load, store, guard=guard, fill=fill)
     if store.memref is load.memref or _memory_space(load.memref) == "local":
         return None  # a per-thread array lives in registers: no wider load to gain
-    return Float4Copy(loop, load, store, scattered=True, guard=guard)
+    return Float4Copy(loop, load, store, scattered=True, guard=guard, fill=fill)
+
+
+def _selected_load(select: scf.IfOp) -> tuple[memref.LoadOp, SSAValue] | None:
+    """`select` as `c ? A[..] : fill` (TVM's if_then_else, pad-einsum's padded fetch): the load
+    that its then-branch yields and the constant its else-branch yields, or None."""
+    if len(select.results) != 1 or not select.false_region.blocks or select.results[0].uses.get_length() != 1:
+        return None
+    then_block, else_block = select.true_region.block, select.false_region.block
+    effects = _effects(then_block)
+    if len(effects) != 1 or not isinstance(load := effects[0], memref.LoadOp) or _effects(else_block):
+        return None
+    then_yield, else_yield = then_block.last_op, else_block.last_op
+    assert isinstance(then_yield, scf.YieldOp) and isinstance(else_yield, scf.YieldOp)
+    fill = else_yield.operands[0]
+    if then_yield.operands[0] is not load.res or load.res.uses.get_length() != 1 or not isinstance(fill.owner, arith.ConstantOp):
+        return None
+    return load, fill
 
 
 def _effects(block: Block) -> list[Operation]:

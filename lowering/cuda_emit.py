@@ -747,36 +747,53 @@ class _KernelEmitter:
         self.line("}")
 
     def float4_copy(self, copy: Float4Copy) -> None:
-        """The copy at lane 0, under its guard (the same on every lane) if it has one."""
+        """The copy at lane 0, under its guard (the same on every lane) if it has one; a select's
+        float4 is a local that each branch assigns."""
         lane = copy.loop.body.block.args[0]
         self.lane_values(copy.loop.body.block, lane, 0)
         if copy.guard is None:
-            (self.scattered_float4 if copy.scattered else self.float4)(copy)
-        else:
+            self.store4(copy, self.load4(copy))
+        elif copy.fill is None:
             self.line(f"if ({self.expr(copy.guard.cond).text}) {{")
             self.depth += 1
             self.lane_values(copy.guard.true_region.block, lane, 0)
-            (self.scattered_float4 if copy.scattered else self.float4)(copy)
+            self.store4(copy, self.load4(copy))
             self.depth -= 1
             self.line("}")
+        else:
+            lanes = self.unique(f"{self.buffer(copy.load.memref)}4")
+            fill = self.expr(copy.fill).text
+            self.line(f"float4 {lanes};")
+            self.line(f"if ({self.expr(copy.guard.cond).text}) {{")
+            self.depth += 1
+            self.lane_values(copy.guard.true_region.block, lane, 0)
+            self.line(f"{lanes} = {self.load4(copy)};  // {_loop_name(copy.loop) or 'vectorized loop'}: 4 floats")
+            self.depth -= 1
+            self.line("} else {")
+            self.line(f"  {lanes} = make_float4({fill}, {fill}, {fill}, {fill});")
+            self.line("}")
+            self.store4(copy, lanes)
         del self.fixed[lane]
 
-    def float4(self, copy: Float4Copy) -> None:
-        label = _loop_name(copy.loop) or "vectorized loop"
-        dst = self.vector_address(copy.store.memref, self.offset(copy.store), write=True)
-        src = self.vector_address(copy.load.memref, self.offset(copy.load), write=False)
-        self.line(f"*(float4*)({dst}) = *(const float4*)({src});  // {label}: 4 floats")
+    def load4(self, copy: Float4Copy) -> str:
+        return f"*(const float4*)({self.vector_address(copy.load.memref, self.offset(copy.load), write=False)})"
 
-    def scattered_float4(self, copy: Float4Copy) -> None:
-        """One float4 load, then a scalar store of each lane (`.x` to `.w`) at its own offset."""
+    def store4(self, copy: Float4Copy, value: str) -> None:
+        """`value` (4 floats) stored as one float4, or (scattered) one lane (`.x` to `.w`) at a time
+        at its own offset, from a local float4."""
         label = _loop_name(copy.loop) or "vectorized loop"
-        lane = copy.loop.body.block.args[0]
-        lanes = self.unique(f"{self.buffer(copy.load.memref)}4")
-        src = self.vector_address(copy.load.memref, self.offset(copy.load), write=False)
-        self.line(f"const float4 {lanes} = *(const float4*)({src});  // {label}: 4 floats, stored one by one")
+        if not copy.scattered:
+            dst = self.vector_address(copy.store.memref, self.offset(copy.store), write=True)
+            self.line(f"*(float4*)({dst}) = {value};  // {label}: 4 floats")
+            return
+        lanes = value
+        if not value.isidentifier():
+            lanes = self.unique(f"{self.buffer(copy.load.memref)}4")
+            self.line(f"const float4 {lanes} = {value};  // {label}: 4 floats, stored one by one")
         self.line(f"{self.access(copy.store)} = {lanes}.x;")
-        for value in [v for v in self.names if not isinstance(v, BlockArgument) and copy.loop.is_ancestor(v.owner)]:
-            del self.names[value]  # lane 0's locals: the other lanes' offsets are printed whole
+        lane = copy.loop.body.block.args[0]
+        for local in [v for v in self.names if not isinstance(v, BlockArgument) and copy.loop.is_ancestor(v.owner)]:
+            del self.names[local]  # lane 0's locals: the other lanes' offsets are printed whole
         for k, field_name in enumerate("yzw", start=1):
             self.fixed[lane] = k
             self.line(f"{self.access(copy.store)} = {lanes}.{field_name};")

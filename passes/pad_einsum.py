@@ -48,7 +48,7 @@ from xtir.passes.analysis.navigation import blocks_under, get_block, loops_aroun
 from xtir.passes.analysis.reduction import ADDS, formula
 from xtir.passes.analysis.regions import BufferRegion, format_expr, format_region, hint_name, read_regions, write_regions
 from xtir.passes.loop_kind import StatementPrimitive
-from xtir.passes.transforms.cache import redirect_accesses
+from xtir.passes.transforms.cache import copy_nest, redirect_accesses
 from xtir.passes.transforms.rewrite import replace_op
 from xtir.passes.utils import fresh_name
 from xtir.support.errors import ScheduleError
@@ -281,35 +281,20 @@ def _padded_buffer(region: BufferRegion, padded: dict[SSAValue, int], f: func.Fu
 def _copy_nest(buffer: SSAValue, pad: SSAValue, origin: BlockOp, is_read: bool) -> ForOp:
     """TVM's copy block: `for i0, i1: block A_pad(v0, v1)`, over A_pad's shape reading A where
     in range (else 0), or over C's shape writing C from C_pad."""
-    assert isinstance(buffer.type, MemRefType) and isinstance(pad.type, MemRefType)
-    shape = (pad if is_read else buffer).type.get_shape()
-    loops = [ForOp(f"i{d}", n) for d, n in enumerate(shape)]
-    for outer, inner in zip(loops, loops[1:]):
-        outer.body.block.add_op(inner)
     name = fresh_name(origin.get_toplevel_object(), buffer_name(pad))
-    copy = BlockOp(name, [(f"v{d}", SPATIAL, n, Expr.var(lp.var)) for d, (n, lp) in enumerate(zip(shape, loops))])
-    index = [Expr.var(v) for v in copy.iter_vars]
     if is_read:
-        value = _guarded_load(copy, buffer, index, buffer.type.get_shape(), shape)
-        copy.body.block.add_op(StoreOp(value, pad, index))
-    else:
-        load = LoadOp(pad, index)
-        copy.body.block.add_ops([load, StoreOp(load.result, buffer, index)])
-    loops[-1].body.block.add_op(copy)
-    for op in loops[0].walk():
-        op.location = origin.location
-    return loops[0]
+        return copy_nest(name, pad, buffer, origin, prefix="i", value=_guarded_load)
+    return copy_nest(name, buffer, pad, origin, prefix="i")
 
 
-def _guarded_load(copy: BlockOp, buffer: SSAValue, index: list[Expr], shape: list[int],
-                  padded_shape: list[int]) -> SSAValue:
+def _guarded_load(copy: BlockOp, buffer: SSAValue, index: list[Expr]) -> SSAValue:
     """`if_then_else(v0 < n0 and ..., A[v0, ...], 0)` as an scf.if, so A is loaded only in range."""
     body = copy.body.block
     conditions = []
-    for var, n, m in zip(copy.iter_vars, shape, padded_shape):
-        if n != m:
+    for it, n in zip(copy.iters(), _shape(buffer)):
+        if n != it.extent:
             bound = arith.ConstantOp(IntegerAttr.from_index_int_value(n))
-            less = arith.CmpiOp(var, bound, "slt")
+            less = arith.CmpiOp(it.var, bound, "slt")
             body.add_ops([bound, less])
             conditions.append(less.result)
     condition = conditions[0]

@@ -4,6 +4,7 @@ GPU GEMM (hand_gemm(pad=True)) through cuda-cpu at sizes its 128x128x8 tiles do 
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 
 import xtir
 from tests.fuzz.gpu_fuzz import Program
+from xtir.build import cuda_program
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
 import seed_gpu  # noqa: E402
@@ -96,10 +98,21 @@ builtin.module {
     np.testing.assert_array_equal(c, a[1::2] + np.arange(1, 8, 2))
 
 
-@pytest.mark.parametrize("shape", [(72, 136, 20), (200, 136, 60)])
+@pytest.mark.parametrize("shape", [(72, 136, 20), (200, 136, 60), (130, 136, 12), (133, 131, 21)])
 def test_hand_gemm_padded_on_cuda_cpu(shape):
+    """Float4 fetches (k and n multiples of 4), and per-lane ones at (133, 131, 21); with racecheck."""
     m, n, k = shape
     module = seed_gpu.scheduled_gemm(seed_gpu.hand_gemm(pad=True), m, n, k)
     args, expected = seed_gpu.gemm_inputs(m, n, k, np.random.default_rng(0))
-    xtir.build(module, target="cuda-cpu")(*args)
+    xtir.build(module, target="cuda-cpu", racecheck=True)(*args)
     np.testing.assert_allclose(args[2], expected, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize(("shape", "vector"), [((72, 136, 20), True), ((130, 136, 12), True), ((133, 131, 21), False)])
+def test_hand_gemm_padded_fetch_is_float4_where_its_guard_is_uniform(shape, vector):
+    """The padded fetch `if_then_else(in range, A[..], 0)` reads A and B as float4 where the rows
+    are 16-byte aligned and the range test holds on all 4 lanes or none (k and n multiples of 4),
+    and element by element otherwise."""
+    source = cuda_program(seed_gpu.scheduled_gemm(seed_gpu.hand_gemm(pad=True), *shape)).source
+    scalar_loads = re.findall(r"\b[AB]\[", source)
+    assert ("make_float4" in source, bool(scalar_loads)) == (vector, not vector)

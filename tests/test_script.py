@@ -112,6 +112,23 @@ def test_loop_kinds_predicates_and_lets() -> None:
     assert "T.where(i_0 * 1000 + i_1 < 1024)" in text
 
 
+def test_pad_einsum_prints_if_then_else_as_tvm_does() -> None:
+    """TVM's pad_einsum pads A as `T.if_then_else(v0 < m and v1 < k, A[v0, v1], 0)` (its test_pad_einsum
+    prints it so): the scf.if of one result is that call, its conditions' `&` on booleans `and`, the
+    bounds plain ints as every index is."""
+    module = seed_gpu.scheduled_gemm("pad-einsum{block=C padding=16,16,8}", 20, 18, 12)
+    expected = """\
+        for i0, i1 in T.grid(32, 16):
+            with T.block("A_pad"):
+                v0, v1 = T.axis.remap("SS", [i0, i1])
+                T.reads(A[v0, v1])
+                T.writes(A_pad[v0, v1])
+                A_pad[v0, v1] = T.if_then_else(v0 < 20 and v1 < 12, A[v0, v1], T.float32(0.0))
+        for i0, i1 in T.grid(16, 32):
+"""
+    assert expected in xtir.script(module)
+
+
 def test_schedule_show_tvm_style(capsys: pytest.CaptureFixture[str]) -> None:
     sch = xtir.Schedule(xtir.parse_file(ROOT / "examples" / "matmul.mlir"))
     sch.show(style="tvm")

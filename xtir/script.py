@@ -4,7 +4,8 @@ Prints what TVM's `mod.show()` prints for the same program, so a course user can
 next to the seeds: `for i, j in T.grid(...)`, `with T.block("C")`, `T.axis.remap` /
 `T.axis.spatial|reduce`, `T.where`, `T.reads`/`T.writes` (the derived regions of
 passes/analysis/regions.py), `with T.init()`, `T.alloc_buffer(..., scope=...)` and the loop
-kinds `T.parallel`, `T.vectorized`, `T.unroll`, `T.thread_binding`. Names are those of the
+kinds `T.parallel`, `T.vectorized`, `T.unroll`, `T.thread_binding`; an `scf.if` of one value
+(pad-einsum's padded load) is `T.if_then_else(c, a, b)`. Names are those of the
 IR: loops print as their names (`i_0`), iteration variables and buffers as their SSA names.
 The MLIR form stays the source of truth; this text is not parsed back.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, func, math
+from xdsl.dialects import arith, func, math, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
     FloatAttr,
@@ -23,6 +24,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    i1,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -65,6 +67,8 @@ _BINARY: dict[type[Operation], tuple[str, int]] = {
     arith.AndIOp: ("&", _AND),
     arith.OrIOp: ("|", _OR),
 }
+_LOGICAL = {"&": "and", "|": "or"}
+"""TVM prints the bitwise operators on booleans as Python's `and` / `or`."""
 _CALLS: dict[type[Operation], str] = {
     arith.MaximumfOp: "T.max",
     arith.MaxnumfOp: "T.max",
@@ -314,12 +318,16 @@ class _Printer:
             return self.access(op.buffer, op.indices()), _ATOM
         if type(op) in _BINARY:
             symbol, level = _BINARY[type(op)]  # type: ignore[index]
+            symbol = _LOGICAL.get(symbol, symbol) if value.type == i1 else symbol
             lhs, rhs = (self._value(v) for v in op.operands)
             return f"{_wrap(lhs, level)} {symbol} {_wrap(rhs, level + 1)}", level
         if isinstance(op, arith.CmpfOp | arith.CmpiOp):
             symbol = _PREDICATES.get(_predicate_name(op).lstrip("ou").lstrip("s"), "?")
             lhs, rhs = (self._value(v) for v in op.operands)
             return f"{_wrap(lhs, _CMP + 1)} {symbol} {_wrap(rhs, _CMP + 1)}", _CMP
+        if isinstance(op, scf.IfOp):
+            cond, then, otherwise = (self.value(v) for v in (op.cond, *_arm_values(op)))
+            return f"T.if_then_else({cond}, {then}, {otherwise})", _ATOM
         if isinstance(op, arith.NegfOp):
             return f"-{_wrap(self._value(op.operands[0]), _UNARY)}", _UNARY
         if isinstance(op, _CASTS):
@@ -375,13 +383,25 @@ def _constant(value: Attribute) -> str:
         if isinstance(value.type, IntegerType) and value.type.width.data == 1:
             return "T.bool(True)" if number else "T.bool(False)"
         kind = dtype(value.type)
-        return str(number) if kind == "int32" else f"T.{kind}({number})"
+        # An index prints as loop variables and indices do: a plain int (TVM's int32).
+        return str(number) if kind == "int32" or isinstance(value.type, IndexType) else f"T.{kind}({number})"
     return str(value)
 
 
 def _is_expression(op: Operation) -> bool:
-    """Ops printed as expressions where their value is used: pure arithmetic and loads."""
+    """Ops printed as expressions where their value is used: pure arithmetic, loads and
+    `T.if_then_else` (an scf.if of one result whose arms compute only its two values)."""
+    if isinstance(op, scf.IfOp):
+        return len(op.results) == 1 and all(_is_expression(o) for arm in (op.true_region, op.false_region)
+                                            for o in arm.ops if not isinstance(o, scf.YieldOp))
     return isinstance(op, LoadOp) or (op.dialect_name() in ("arith", "math") and len(op.results) == 1)
+
+
+def _arm_values(op: scf.IfOp) -> tuple[SSAValue, SSAValue]:
+    """What the then and else arms of an if_then_else yield."""
+    then_yield, else_yield = op.true_region.block.last_op, op.false_region.block.last_op
+    assert isinstance(then_yield, scf.YieldOp) and isinstance(else_yield, scf.YieldOp)
+    return then_yield.operands[0], else_yield.operands[0]
 
 
 def _use_counts(ops: Sequence[Operation]) -> dict[SSAValue, int]:

@@ -7,7 +7,7 @@ variables `v0, v1, ...`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects.builtin import MemRefType, StringAttr
 from xdsl.ir import Operation, SSAValue
@@ -30,23 +30,36 @@ def alloc_cache(buffer: SSAValue, scope: str, at: Operation) -> SSAValue:
     return alloc.buffer
 
 
+CopyValue = Callable[[BlockOp, SSAValue, list[Expr]], SSAValue]
+"""Builds, at the end of a copy block's body, the value it stores: from the block, the source
+buffer and the block's indices (its variables)."""
+
+
+def load(block: BlockOp, src: SSAValue, index: list[Expr]) -> SSAValue:
+    """`src[v...]`: what a copy stores unless told otherwise."""
+    op = LoadOp(src, index)
+    block.body.block.add_op(op)
+    return op.result
+
+
 def copy_nest(name: str, dst: SSAValue, src: SSAValue, origin: Operation,
-              box: Sequence[tuple[int, int]] | None = None) -> ForOp:
-    """for ax0, ax1, ...: block name(v0, v1, ...): dst[v...] = src[v...] over the whole buffer, or
-    over `box` ([lo, hi) per dimension: v_d = lo + ax_d, as TVM binds a cache region).
+              box: Sequence[tuple[int, int]] | None = None, prefix: str = "ax", value: CopyValue = load) -> ForOp:
+    """for ax0, ax1, ...: block name(v0, v1, ...): dst[v...] = src[v...] over dst's whole shape, or
+    over `box` ([lo, hi) per dimension: v_d = lo + ax_d, as TVM binds a cache region). `prefix`
+    names the loops (pad-einsum's are `i0, i1, ...`); `value` builds what is stored in place of
+    the load of src (pad-einsum's `if_then_else(in range, A[v...], 0)`).
 
     The nest takes `origin`'s location: diagnostics about it point at the block it was made for."""
-    assert isinstance(src.type, MemRefType)
-    shape = src.type.get_shape()
+    assert isinstance(dst.type, MemRefType)
+    shape = dst.type.get_shape()
     box = box if box is not None else [(0, n) for n in shape]
-    loops = [ForOp(f"ax{d}", hi - lo) for d, (lo, hi) in enumerate(box)]
+    loops = [ForOp(f"{prefix}{d}", hi - lo) for d, (lo, hi) in enumerate(box)]
     for outer, inner in zip(loops, loops[1:]):
         outer.body.block.add_op(inner)
     block = BlockOp(name, [(f"v{d}", SPATIAL, n, Expr.var(lp.var) + lo)
                            for d, (n, lp, (lo, _)) in enumerate(zip(shape, loops, box))])
     index = [Expr.var(v) for v in block.iter_vars]
-    load = LoadOp(src, index)
-    block.body.block.add_ops([load, StoreOp(load.result, dst, index)])
+    block.body.block.add_op(StoreOp(value(block, src, index), dst, index))
     loops[-1].body.block.add_op(block)
     for op in loops[0].walk():
         op.location = origin.location
