@@ -395,6 +395,18 @@ def test_block_name_that_names_no_block() -> None:
     assert sch.trace == "decompose-reduction{block=matmul loop=k}"
 
 
+def test_loop_name_given_as_a_block_says_it_is_a_loop() -> None:
+    sch = Schedule(xtir.parse(SMALL_MATMUL))
+    with pytest.raises(xtir.XtirPassError, match='no block named "k"; blocks: matmul \\("k" is a loop\\)'):
+        sch.compute_inline("k")
+
+
+def test_tvm_keywords_of_blockize_and_schedule() -> None:
+    sch = Schedule(xtir.parse(SMALL_MATMUL), enable_check=False)
+    i, j, k = sch.get_loops("matmul")
+    assert sch.blockize(target=j) == BlockRV("matmul_o")
+
+
 def test_consumed_loop_handle_is_refused() -> None:
     sch = Schedule(xtir.parse_file(MATMUL))
     i = sch.get_loops(sch.get_block("matmul"))[0]
@@ -484,7 +496,7 @@ def test_transform_layout_refuses_an_index_map_that_is_not_a_permutation() -> No
     assert sch.trace == "cache-read{block=matmul index=1 scope=global}"
 
 
-@pytest.mark.parametrize("scope", ["bogus", "shared.dyn", "wmma.matrix_a", "shared."])
+@pytest.mark.parametrize("scope", ["bogus", "shared.dyn", "shared.dyn.x", "wmma.matrix_a", "shared."])
 def test_cache_read_refuses_a_scope_xtir_does_not_have(scope: str) -> None:
     sch = Schedule(xtir.parse(SMALL_MATMUL))
     with pytest.raises(xtir.XtirPassError, match=f'cache-read: the storage scope "{re.escape(scope)}"'):

@@ -147,10 +147,11 @@ class Schedule:
 
     def __init__(self, module: ModuleOp, func_name: str | None = None, verify_numerics: bool = False,
                  seed: int | None = None, decisions: Sequence[Any] | None = None, cache: StateCache | None = None,
-                 *, debug_mask: str | int = "none", error_render_level: str = "detail"):
-        # TVM's debug_mask and error_render_level are taken, for TVM scripts, and change nothing:
-        # every state is verified (debug_mask="all") and every error rendered in full ("detail").
-        del debug_mask, error_render_level
+                 *, debug_mask: str | int = "none", error_render_level: str = "detail", enable_check: bool = True):
+        # TVM's debug_mask, error_render_level and enable_check are taken, for TVM scripts, and change
+        # nothing: every state is verified (debug_mask="all"), every error rendered in full ("detail")
+        # and every primitive's legality checked (enable_check=False cannot turn a check off).
+        del debug_mask, error_render_level, enable_check
         module = expect_module(module, "xtir.Schedule", XtirPassError)
         function = _function_of(module, func_name)
         self._mod = IRModule.of(module)
@@ -312,10 +313,10 @@ class Schedule:
         self._apply("tensorize", {**self._target(block_or_loop), "intrin": tensor_intrin})
 
     # block transformations -----------------------------------------------------------------
-    def blockize(self, loop: LoopRV, preserve_unit_iters: bool = True) -> BlockRV:
-        """Make the subtree at `loop` a new outer block; return it (TVM's blockize of a loop)."""
+    def blockize(self, target: LoopRV, preserve_unit_iters: bool = True) -> BlockRV:
+        """Make the subtree at the loop `target` a new outer block; return it (TVM's blockize of a loop)."""
         _only_default("blockize", "preserve_unit_iters", preserve_unit_iters, True)
-        outer = self._apply("blockize", {"loop": self._loop_handle(loop)})
+        outer = self._apply("blockize", {"loop": self._loop_handle(target)})
         return self._block_rv(outer)
 
     def cache_read(self, block: BlockRV | str, read_buffer_index: int | str, storage_scope: str,
@@ -577,7 +578,8 @@ class Schedule:
         if not isinstance(block, str):
             raise XtirPassError(f"expected a block handle (BlockRV) or a block name, got {block!r}")
         function = self._function()
-        if (renamed := self._renaming(block, {b.label for b in all_blocks(function)})) != block:
+        names = {b.label for b in all_blocks(function)}
+        if (renamed := self._renaming(block, names)) != block and renamed in names:
             raise XtirPassError(f'no block named "{block}": decompose_reduction renamed it "{renamed}" '
                                 f"(a handle of it, sch.get_block({block!r}) taken before, follows the renaming)")
         return BlockRV(get_block(function, block).label)

@@ -25,8 +25,8 @@ def check_storage_scope(op: Operation, scope: str) -> None:
     """Refuse, at `op`, a storage scope that is none of STORAGE_RANKS (tagged or not) or one of
     TVM's that xtir does not have (dynamic shared memory, tensor-core fragments)."""
     rank, dot, tag = scope.partition(".")
-    if scope == "shared.dyn":
-        raise ScheduleError(op, 'the storage scope "shared.dyn" (TVM\'s dynamic shared memory) is not supported: '
+    if rank == "shared" and tag.partition(".")[0] == "dyn":
+        raise ScheduleError(op, f'the storage scope "{scope}" (TVM\'s dynamic shared memory) is not supported: '
                             'lower-to-gpu sizes shared buffers when it compiles; use "shared"')
     if rank not in STORAGE_RANKS or (dot and not tag):
         raise ScheduleError(op, f'the storage scope "{scope}" is invalid; a storage scope is '

@@ -73,9 +73,10 @@ def get_block(root: Operation, name: str) -> BlockOp:
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise _handle_error(
-            root, f'no block named "{name}"; blocks: {_listing(b.label for b in all_blocks(root))}'
-        )
+        message = f'no block named "{name}"; blocks: {_listing(b.label for b in all_blocks(root))}'
+        if any(lp.label == name for lp in all_loops(root)):
+            message += f' ("{name}" is a loop)'
+        raise _handle_error(root, message)
     raise _handle_error(root, f'block name "{name}" is ambiguous: {len(matches)} blocks have it')
 
 
