@@ -7,8 +7,9 @@
 Each returns the output tensor; intermediate stages (a padding, softmax's maximum) are
 tensors of their own. Names follow TVM's topi (`T_dense`, `pad_temp`, `conv2d_nchw`,
 `pool_max`, `T_softmax_*`); a float16 dense, matmul or conv2d multiplies and sums in float32
-and is cast back in a stage of its own (`T_dense_cast`, `T_matmul_cast`, `conv2d_nchw_cast`), as torch does. Shapes are checked here with errors naming both shapes, as the
-tensor dialect's verifiers do.
+and is cast back in a stage of its own (`T_dense_cast`, `T_matmul_cast`, `conv2d_nchw_cast`),
+as torch does. Shapes are checked here with errors naming both shapes, as the tensor
+dialect's verifiers do.
 """
 
 from __future__ import annotations
