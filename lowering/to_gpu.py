@@ -595,8 +595,9 @@ def _private(uses: list[Use], relaxed_of, extents: dict[SSAValue, int], bounds) 
     return True
 
 
-def _rebase(plan: SharedPlan, uses: list[Use]) -> int:
-    """Shrink the buffer to the box and shift its indices; the size in bytes."""
+def _rebase(plan: SharedPlan, uses: list[Use], canon: dict[SSAValue, SSAValue]) -> int:
+    """Shrink the buffer to the box and shift its indices (in the variables of the loops around
+    each access, `_own_vars`); the size in bytes."""
     old = plan.alloca.memref.type
     assert isinstance(old, MemRefType)
     new_type = storage_type(old.element_type, [r.extent for r in plan.box], old.memory_space, dim_aligns(plan.alloca))
@@ -609,7 +610,8 @@ def _rebase(plan: SharedPlan, uses: list[Use]) -> int:
     for use in uses:
         assert use.indices is not None
         emitter = IndexEmitter(use.op)
-        shifted = [emitter.expr(i - r.start) for i, r in zip(use.indices, plan.box)]
+        own = _own_vars(use.op, canon)
+        shifted = [emitter.expr((i - r.start).substitute(own)) for i, r in zip(use.indices, plan.box)]
         if isinstance(use.op, memref.LoadOp):
             repl = memref.LoadOp.get(new.memref, shifted)
             repl.res.name_hint = use.op.res.name_hint
@@ -620,6 +622,19 @@ def _rebase(plan: SharedPlan, uses: list[Use]) -> int:
     Rewriter.erase_op(plan.alloca)
     element = new_type.element_type
     return reach(new_type) * (element.size if isinstance(element, FixedBitwidthType) else 8)  # index: 8 bytes
+
+
+def _own_vars(op: Operation, canon: dict[SSAValue, SSAValue]) -> dict[SSAValue, Expr]:
+    """Each canonical thread variable → the variable of the loop of its tag around `op`: the
+    canonical one belongs to the first loop of the tag, which inject_virtual_threads may copy
+    and erase (it sits in another vthread loop, or is one) while `op` stays outside it."""
+    own = {}
+    for lp in ancestors(op, op.get_toplevel_object()):
+        if isinstance(lp, scf.ForOp) and _thread(lp) is not None:
+            var = lp.body.block.args[0]
+            if canon[var] is not var:
+                own[canon[var]] = Expr.var(var)
+    return own
 
 
 # Double buffering (TVM's InjectDoubleBuffer) -------------------------------------------------
@@ -1244,7 +1259,7 @@ def _prepare_buffers(kernel: Kernel, f: func.FuncOp) -> int:
             if not mine:
                 continue
             doubled = DOUBLE_BUFFER in alloca.attributes
-            size = _rebase(_plan_shared(kernel, alloca, mine), mine) * (2 if doubled else 1)
+            size = _rebase(_plan_shared(kernel, alloca, mine), mine, canon) * (2 if doubled else 1)
             total += size
             largest = max(largest, (size, _buffer_name(alloca.memref) + (" double-buffered" if doubled else "")))
         else:

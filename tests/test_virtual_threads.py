@@ -231,20 +231,43 @@ def test_shared_flow_in_an_unrolled_loop() -> None:
     np.testing.assert_array_equal(o, np.repeat(a[:, None, ::-1], 2, axis=1))
 
 
-def _kernels() -> dict[str, xtir.ModuleOp]:
+TWO_LOOPS = ROOT / "tests/filecheck/lowering/to_gpu_vthread_two_loops.mlir"
+
+
+def test_two_vthread_loops_of_one_tag() -> None:
+    """Two sibling nests bound vthread.x (and threadIdx.x) under one blockIdx loop: each keeps its
+    own variables (before: "the kernel uses %t, computed on the host")."""
+    a, o = np.arange(32, dtype=np.float32).reshape(4, 8), np.zeros((4, 8), np.float32)
+    xtir.build(xtir.parse(TWO_LOOPS.read_text()), target="cuda-cpu", entry="two_vthread_loops", racecheck=True)(a, o)
+    np.testing.assert_array_equal(o, a[:, ::-1])
+
+
+def test_thread_loop_after_a_vthread_loop() -> None:
+    """A threadIdx nest after a vthread loop holding the first threadIdx loop reads the shared tile
+    with its own thread variable (before: the same refusal)."""
+    a, o = np.arange(32, dtype=np.float32).reshape(4, 8), np.zeros((4, 4), np.float32)
+    xtir.build(xtir.parse(TWO_LOOPS.read_text()), target="cuda-cpu", entry="thread_loop_after_a_vthread_loop",
+               racecheck=True)(a, o)
+    np.testing.assert_array_equal(o, a[:, :3:-1])
+
+def _kernels() -> dict[str, tuple[xtir.ModuleOp, str | None]]:
+    """The CUDA programs of this file's regression kernels: name → (module, entry)."""
+    two_loops = xtir.parse(TWO_LOOPS.read_text())
     return {
-        "fetch_in_unrolled": xtir.parse((ROOT / "tests/filecheck/lowering/to_gpu_vthread_fetch.mlir").read_text()),
-        "shared_flow_in_unrolled": xtir.parse(SHARED_FLOW_IN_UNROLLED),
-        "gemm_fetch_at_k1": seed_gpu.scheduled_gemm(GEMM_FETCH_AT_K1, 72, 100, 20),
+        "fetch_in_unrolled": (xtir.parse((ROOT / "tests/filecheck/lowering/to_gpu_vthread_fetch.mlir").read_text()), None),
+        "shared_flow_in_unrolled": (xtir.parse(SHARED_FLOW_IN_UNROLLED), None),
+        "gemm_fetch_at_k1": (seed_gpu.scheduled_gemm(GEMM_FETCH_AT_K1, 72, 100, 20), None),
+        "two_vthread_loops": (two_loops, "two_vthread_loops"),
+        "thread_loop_after_a_vthread_loop": (two_loops, "thread_loop_after_a_vthread_loop"),
     }
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH: the emitted CUDA C is not compiled")
 def test_vthread_kernels_compile_with_nvcc_without_warnings(tmp_path: Path) -> None:
     failures = []
-    for name, module in _kernels().items():
+    for name, (module, entry) in _kernels().items():
         path = tmp_path / f"{name}.cu"
-        path.write_text(cuda_program(module).source)
+        path.write_text(cuda_program(module, entry).source)
         done = subprocess.run(["nvcc", "-arch=sm_90", "-Werror", "all-warnings", "-c", str(path), "-o", f"{path}.o"],
                               capture_output=True, text=True, check=False)
         if done.returncode or done.stderr.strip():
