@@ -15,6 +15,7 @@ import pytest
 
 import xtir
 from xtir.build import cuda_program, lower_to_gpu
+from xtir.lowering.bank_conflicts import shared_accesses
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("seed_gpu", ROOT / "examples" / "seed_gpu.py")
@@ -197,6 +198,15 @@ def test_fetch_in_an_unrolled_loop_runs_once() -> None:
     expected = a.reshape(4, 2, 8)[:, :, ::-1]  # O[b, r, c] = A[b, 8r + 7 - c]
     np.testing.assert_array_equal(o, expected)
 
+
+def test_bank_report_counts_loads_of_a_tile_refetched_in_an_unrolled_loop() -> None:
+    """A_shared, fetched at the unrolled k_1, is loaded 256 times per warp (by hand: k_0 4 x k_1 8 x
+    i_3 2 x j_3 2 x vthread.y 2; the address repeats along vthread.x, no store between): nvcc
+    cannot keep the value of one k_1 iteration for the next across the refetch (before: 32)."""
+    lowered = lower_to_gpu(seed_gpu.scheduled_gemm(GEMM_FETCH_AT_K1, 64, 64, 32))
+    (kernel,) = [op for op in lowered.walk() if op.name == "gpu.func"]
+    (load,) = [a for a in shared_accesses(kernel) if a.buffer == "A_shared" and a.op.name == "memref.load"]
+    assert (load.loops, load.runs) == (("k_0", "k_1", "i_3", "j_3", "j_1", "i_1"), 256)
 
 SHARED_FLOW_IN_UNROLLED = """
 func.func @main(%A: memref<4x8xf32>, %O: memref<4x2x8xf32>) {

@@ -1,5 +1,6 @@
 // RUN: xtir-opt %s -p 'lower-blocks,lower-to-gpu' | filecheck %s
 // RUN: xtir-translate %s --target cuda | filecheck %s --check-prefix=CUDA
+// RUN: xtir-translate %s --target cuda --bank-report | filecheck %s --check-prefix=BANKS
 
 // A cooperative fetch under a vthread loop, in an unrolled loop (MetaSchedule's fetch at an
 // unrolled k_1): its element does not use the virtual thread, so it runs once per real thread,
@@ -84,3 +85,11 @@ func.func @main(%A: memref<4x16xf32>, %O: memref<4x2x8xf32>) {
 // CUDA-NEXT: }
 // CUDA-NEXT: }
 // CUDA-NEXT: }
+
+// The bank report counts the load of S 4 times per warp, as by hand and in the PTX (4
+// ld.shared.f32): 2 virtual threads in each of the 2 iterations of r. Its address does not move
+// along the unrolled r, but r refetches S between (before: 2, r's trips left out as if nvcc
+// loaded once).
+// BANKS: // Shared-memory banks of @main_kernel (first warp):
+// BANKS-NEXT: //   store S (4-byte) in r/e: 1 wavefronts per warp (ideal 1), conflict-free; 4 time(s) per warp
+// BANKS-NEXT: //   load S (4-byte) in r/v: 1 wavefronts per warp (ideal 1), conflict-free; 4 time(s) per warp
