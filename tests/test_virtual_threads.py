@@ -260,6 +260,17 @@ def test_thread_loop_after_a_vthread_loop() -> None:
                racecheck=True)(a, o)
     np.testing.assert_array_equal(o, a[:, :3:-1])
 
+LAST_WINS = ROOT / "tests/filecheck/lowering/to_gpu_vthread_last_wins.mlir"
+
+
+def test_store_whose_value_alone_uses_the_vthread_keeps_the_last_value() -> None:
+    """A[b, t] = v and S[t] = v + 2 with v the virtual thread: the last virtual thread's value stays,
+    as when the loop runs serially; O reads S after the vthread loop (before: refused as a race)."""
+    a, o = np.zeros((4, 4), np.float32), np.zeros((4, 4), np.float32)
+    xtir.build(xtir.parse(LAST_WINS.read_text()), target="cuda-cpu", racecheck=True)(a, o)
+    np.testing.assert_array_equal(a, np.ones((4, 4)))
+    np.testing.assert_array_equal(o, np.full((4, 4), 3.0))
+
 def _kernels() -> dict[str, tuple[xtir.ModuleOp, str | None]]:
     """The CUDA programs of this file's regression kernels: name → (module, entry)."""
     two_loops = xtir.parse(TWO_LOOPS.read_text())
@@ -269,6 +280,7 @@ def _kernels() -> dict[str, tuple[xtir.ModuleOp, str | None]]:
         "gemm_fetch_at_k1": (seed_gpu.scheduled_gemm(GEMM_FETCH_AT_K1, 72, 100, 20), None),
         "two_vthread_loops": (two_loops, "two_vthread_loops"),
         "thread_loop_after_a_vthread_loop": (two_loops, "thread_loop_after_a_vthread_loop"),
+        "last_wins": (xtir.parse(LAST_WINS.read_text()), None),
     }
 
 
