@@ -287,10 +287,10 @@ def _writers(kernel: Kernel, store: Operation, over: dict[SSAValue, int],
     that run it one after another, the last one's value staying (`_last_wins`). `dependent`
     caches each vthread loop's `dependents`."""
     canon = kernel.canonical()
-    vthreads = [lp for lp in ancestors(store, kernel.root) if vthread_tag(lp) is not None]
+    vthreads = [lp for lp in ancestors(store, kernel.root) if isinstance(lp, scf.ForOp) and vthread_tag(lp) is not None]
     around = {canon[lp.body.block.args[0]] for lp in vthreads}
     idle = {canon[lp.body.block.args[0]] for lp in untouched_vthreads(store, kernel.root, dependent)}
-    serial = {canon[lp.body.block.args[0]] for lp in vthreads if _last_wins(store, lp, dependent)}  # type: ignore[arg-type]
+    serial = {canon[lp.body.block.args[0]] for lp in vthreads if _last_wins(store, lp, dependent)}
     virtual = {lps[0].body.block.args[0] for tag, lps in kernel.loops.items() if tag.startswith("vthread")}
     return {v: n for v, n in over.items() if v not in virtual or (v in around and v not in idle | serial)}
 
