@@ -20,9 +20,10 @@ unknown, not guessed.
 The counts are of the accesses the CUDA emitter writes, but where nvcc merges the scalar
 accesses of an unrolled loop into a wider one (`ld.shared.v4` in the PTX): an unrolled loop from
 0 in steps of 1 along which every thread's address advances one element from a multiple of the
-width counts as that vector access, and an access the loop repeats unchanged counts once. That
-model is checked against the PTX of the hand GEMM only. A kernel without gpu.known_block_size
-is taken as one warp of 32 threads along x.
+width counts as that vector access, and a load the loop repeats unchanged counts once (unless
+the loop holds a barrier or a store into its buffer). That model is checked against the PTX of
+the hand GEMM only. A kernel without gpu.known_block_size is taken as one warp of 32 threads
+along x.
 """
 
 from __future__ import annotations
@@ -168,9 +169,13 @@ def _moves(op: memref.LoadOp | memref.StoreOp, iv: SSAValue, threads: list[tuple
 def _repeats(loop: scf.ForOp, op: memref.LoadOp | memref.StoreOp, threads: list[tuple[int, int, int]],
              element: int) -> bool:
     """Whether `loop` is unrolled and `op` loads the same addresses in each of its iterations:
-    nvcc then loads once (the unrolled copies are one expression), so its trips do not count."""
+    nvcc then loads once (the unrolled copies are one expression), so its trips do not count;
+    not when the loop also holds a barrier or a store into the buffer (a fetch at an unrolled k
+    loop, the virtual threads' loops inside it): each iteration loads what was stored anew."""
     return (isinstance(op, memref.LoadOp) and loop_kind(loop) == UNROLLED
-            and not _moves(op, loop.body.block.args[0], threads, element))
+            and not _moves(op, loop.body.block.args[0], threads, element)
+            and not any(isinstance(o, gpu.BarrierOp) or (isinstance(o, memref.StoreOp) and o.memref is op.memref)
+                        for o in loop.walk()))
 
 
 def _advances(op: memref.LoadOp | memref.StoreOp, tid: tuple[int, int, int], iv: SSAValue, width: int,

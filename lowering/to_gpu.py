@@ -36,10 +36,12 @@ attribute, so the storage scope stays what lower-blocks leaves: the memref memor
 Virtual threads (loops bound to vthread.{x,y,z}, TVM's InjectVirtualThread): a thread axis for
 the checks and shared sizes below (no two virtual threads write one element, a local buffer used
 in one is allocated in it, shared regions are relaxed over them; a store that does not use the
-variable runs once per real thread), then run serially in each real thread: once buffers are
-sized and double-buffered, lowering/virtual_threads.py pushes each vthread loop down to the
-statements that use its variable (serial loops tagged `xtir.vthread`; a local buffer allocated in
-it gets a leading dimension per virtual thread), before barriers are placed on the result.
+variable runs once per real thread, one whose value alone uses it keeps the last virtual
+thread's value when nothing else in the loop touches its buffer), then run serially in each
+real thread: once buffers are sized and double-buffered, lowering/virtual_threads.py pushes each
+vthread loop down to the statements that use its variable (serial loops tagged `xtir.vthread`; a
+local buffer allocated in it gets a leading dimension per virtual thread), before barriers are
+placed on the result.
 
 Barriers (`gpu.barrier`, CUDA `__syncthreads()`) are placed from the shared accesses, at points
 every thread of the block reaches (not under a condition on a thread id): before a statement
@@ -103,7 +105,7 @@ from xtir.lowering.blocks_to_scf import THREAD
 from xtir.lowering.compact_buffers import INIT_GUARD
 from xtir.lowering.index_expr import IndexEmitter, constant, decode, decode_bounds, index_bounds
 from xtir.lowering.loops import PARALLEL, THREAD_BINDING, constant_int, loop_kind, loop_name, trip_count
-from xtir.lowering.virtual_threads import inject_virtual_threads, untouched_vthreads, vthread_tag
+from xtir.lowering.virtual_threads import dependents, inject_virtual_threads, untouched_vthreads, vthread_tag
 from xtir.passes.analysis.instances import distinct, gapless, injective, points
 from xtir.passes.analysis.regions import Range, relax
 from xtir.passes.utils import fail
@@ -281,13 +283,32 @@ def _check_writes(kernel: Kernel, uses: list[Use]) -> None:
 def _writers(kernel: Kernel, store: Operation, over: dict[SSAValue, int],
              dependent: dict[scf.ForOp, set[SSAValue]]) -> dict[SSAValue, int]:
     """`over` without the virtual threads that do not run `store` apart: those of vthread loops
-    not around it, or whose variable it does not use (it runs once, inject_virtual_threads).
-    `dependent` caches each vthread loop's `dependents`."""
+    not around it, whose variable it does not use (it runs once, inject_virtual_threads), or
+    that run it one after another, the last one's value staying (`_last_wins`). `dependent`
+    caches each vthread loop's `dependents`."""
     canon = kernel.canonical()
-    around = {canon[lp.body.block.args[0]] for lp in ancestors(store, kernel.root) if vthread_tag(lp) is not None}
+    vthreads = [lp for lp in ancestors(store, kernel.root) if isinstance(lp, scf.ForOp) and vthread_tag(lp) is not None]
+    around = {canon[lp.body.block.args[0]] for lp in vthreads}
     idle = {canon[lp.body.block.args[0]] for lp in untouched_vthreads(store, kernel.root, dependent)}
+    serial = {canon[lp.body.block.args[0]] for lp in vthreads if _last_wins(store, lp, dependent)}
     virtual = {lps[0].body.block.args[0] for tag, lps in kernel.loops.items() if tag.startswith("vthread")}
-    return {v: n for v, n in over.items() if v not in virtual or (v in around and v not in idle)}
+    return {v: n for v, n in over.items() if v not in virtual or (v in around and v not in idle | serial)}
+
+
+def _last_wins(store: Operation, loop: scf.ForOp, dependent: dict[scf.ForOp, set[SSAValue]]) -> bool:
+    """Whether the virtual threads of `loop` store into the same elements one after another and
+    the last one's value stays, as when `loop` runs serially: only the stored value uses the
+    variable (not an index, nor a condition or loop bound around the store), and nothing else in
+    `loop` touches the buffer (inject_virtual_threads runs each statement for every virtual
+    thread in turn: another access of the buffer would see them in another order)."""
+    assert isinstance(store, memref.StoreOp)
+    if loop not in dependent:
+        dependent[loop] = dependents(loop)
+    values = dependent[loop]
+    if any(i in values for i in store.indices) or any(o in values for p in ancestors(store, loop) for o in p.operands):
+        return False
+    return all(op is store for op in loop.walk()
+               if isinstance(op, memref.LoadOp | memref.StoreOp) and op.memref is store.memref)
 
 
 def _enumerate(over: dict[SSAValue, int], exprs: list[Expr],
@@ -350,8 +371,11 @@ def _write_race(kernel: Kernel, use: Use, over: dict[SSAValue, int], shared: boo
                 "cross-thread reduction is not supported yet (keep the reduction loop serial)")
     if tags and all(tag.startswith("vthread") for tag in tags):
         loop = kernel.loops[tags[0]][0]
-        return (f'the stored value depends on loop "{loop_name(loop)}" ({tags[0]}) but the element does not: its '
-                f"virtual threads write the same elements of {name} (a race)")
+        return (f'the store into {name} writes the same elements in every virtual thread of loop "{loop_name(loop)}" '
+                f"({tags[0]}) (its element does not use the virtual thread, what it stores or when does): they run "
+                f"one after another, which keeps the last value only when nothing else in the loop reads or writes "
+                f"{name} and no condition or loop bound around the store uses the virtual thread; make the element "
+                "depend on the virtual thread")
     if shared:
         return (f"{_describe(use.op)} is not bound to a thread (or not to every threadIdx axis), and the threads of the "
                 f"block that run it write the same elements of shared buffer {name} (a race); bind it to a threadIdx "
@@ -600,8 +624,9 @@ def _private(uses: list[Use], relaxed_of, extents: dict[SSAValue, int], bounds) 
     return True
 
 
-def _rebase(plan: SharedPlan, uses: list[Use]) -> int:
-    """Shrink the buffer to the box and shift its indices; the size in bytes."""
+def _rebase(plan: SharedPlan, uses: list[Use], canon: dict[SSAValue, SSAValue]) -> int:
+    """Shrink the buffer to the box and shift its indices (in the variables of the loops around
+    each access, `_own_vars`); the size in bytes."""
     old = plan.alloca.memref.type
     assert isinstance(old, MemRefType)
     new_type = storage_type(old.element_type, [r.extent for r in plan.box], old.memory_space, dim_aligns(plan.alloca))
@@ -614,7 +639,8 @@ def _rebase(plan: SharedPlan, uses: list[Use]) -> int:
     for use in uses:
         assert use.indices is not None
         emitter = IndexEmitter(use.op)
-        shifted = [emitter.expr(i - r.start) for i, r in zip(use.indices, plan.box)]
+        own = _own_vars(use.op, canon)
+        shifted = [emitter.expr((i - r.start).substitute(own)) for i, r in zip(use.indices, plan.box)]
         if isinstance(use.op, memref.LoadOp):
             repl = memref.LoadOp.get(new.memref, shifted)
             repl.res.name_hint = use.op.res.name_hint
@@ -625,6 +651,19 @@ def _rebase(plan: SharedPlan, uses: list[Use]) -> int:
     Rewriter.erase_op(plan.alloca)
     element = new_type.element_type
     return reach(new_type) * (element.size if isinstance(element, FixedBitwidthType) else 8)  # index: 8 bytes
+
+
+def _own_vars(op: Operation, canon: dict[SSAValue, SSAValue]) -> dict[SSAValue, Expr]:
+    """Each canonical thread variable → the variable of the loop of its tag around `op`: the
+    canonical one belongs to the first loop of the tag, which inject_virtual_threads may copy
+    and erase (it sits in another vthread loop, or is one) while `op` stays outside it."""
+    own = {}
+    for lp in ancestors(op, op.get_toplevel_object()):
+        if isinstance(lp, scf.ForOp) and _thread(lp) is not None:
+            var = lp.body.block.args[0]
+            if canon[var] is not var:
+                own[canon[var]] = Expr.var(var)
+    return own
 
 
 # Double buffering (TVM's InjectDoubleBuffer) -------------------------------------------------
@@ -1249,7 +1288,7 @@ def _prepare_buffers(kernel: Kernel, f: func.FuncOp) -> int:
             if not mine:
                 continue
             doubled = DOUBLE_BUFFER in alloca.attributes
-            size = _rebase(_plan_shared(kernel, alloca, mine), mine) * (2 if doubled else 1)
+            size = _rebase(_plan_shared(kernel, alloca, mine), mine, canon) * (2 if doubled else 1)
             total += size
             largest = max(largest, (size, _buffer_name(alloca.memref) + (" double-buffered" if doubled else "")))
         else:

@@ -18,7 +18,10 @@ vthread loop is pushed down to the statements that touch its variable:
 - through a loop (serial or thread-bound) or an `scf.if` whose bounds or condition do not use
   the variable: the vthread loop moves inside it (its iterations being independent, the
   interchange keeps what each reads and writes); an unrolled or vectorized loop is wrapped
-  whole instead, so that its accesses stay side by side (the float4 fragment reads);
+  whole instead, so that its accesses stay side by side (the float4 fragment reads), but for an
+  unrolled loop holding a store that does not use the variable (MetaSchedule's cooperative
+  fetch at an unrolled k loop: wrapped whole, it would run once per virtual thread) or a shared
+  buffer stored and loaded (no barrier could order the virtual threads of a loop wrapped whole);
 - a statement that does not touch the variable (a load of a fragment every virtual thread
   shares, a cooperative fetch) runs once, where it was;
 - a statement that touches it (through its indices, a value computed from it, or a buffer
@@ -278,10 +281,23 @@ class _Distributor:
 
     def pushable(self, op: Operation) -> bool:
         """Loops unrolled or vectorized are not pushed through: the virtual threads' loop goes
-        around them, so that their accesses stay side by side (float4)."""
-        return (isinstance(op, scf.ForOp | scf.IfOp) and not op.results
-                and not (isinstance(op, scf.ForOp) and loop_kind(op) in (UNROLLED, VECTORIZED))
-                and not any(o in self.dependent for o in op.operands))
+        around them, so that their accesses stay side by side (float4); but an unrolled loop that
+        wrapped whole would run wrong is (`runs_whole_badly`: MetaSchedule's fetch at an unrolled
+        k loop)."""
+        if not isinstance(op, scf.ForOp | scf.IfOp) or op.results or any(o in self.dependent for o in op.operands):
+            return False
+        kind = loop_kind(op) if isinstance(op, scf.ForOp) else None
+        return kind != VECTORIZED and (kind != UNROLLED or self.runs_whole_badly(op))
+
+    def runs_whole_badly(self, op: Operation) -> bool:
+        """Whether `op` holds a store that does not use the variable (a cooperative fetch, a double
+        buffer's staging: wrapped whole, it would run once per virtual thread, not once) or a shared
+        buffer stored and loaded (wrapped whole, no barrier could order the virtual threads)."""
+        inner = list(op.walk())
+        stores = [o for o in inner if isinstance(o, memref.StoreOp)]
+        shared = {o.memref for o in stores if _in_space(o.memref.type, "shared")}
+        return (any(not self.touches(o) for o in stores)
+                or any(isinstance(o, memref.LoadOp) and o.memref in shared for o in inner))
 
     def push(self, op: Operation, point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
         """A copy of `op` with the vthread loop pushed into its regions."""
@@ -344,7 +360,7 @@ class _Distributor:
         raise fail(_NAME, at, f"shared buffer {load.memref.name_hint or '?'} is stored and loaded inside one "
                    f'statement that each virtual thread of loop "{loop_name(self.loop)}" ({vthread_tag(self.loop)}) '
                    "runs whole in turn: a barrier between the store and the load would order the real threads only, "
-                   "not the virtual threads; keep an unrolled or vectorized loop there serial, or move the vthread "
+                   "not the virtual threads; keep a vectorized loop there serial or unrolled, or move the vthread "
                    "loop inside it")
 
     def copy(self, op: Operation, point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:

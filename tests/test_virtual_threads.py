@@ -6,13 +6,16 @@ and the hand GEMM with its columns split over a vthread."""
 from __future__ import annotations
 
 import importlib.util
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import xtir
-from xtir.build import lower_to_gpu
+from xtir.build import cuda_program, lower_to_gpu
+from xtir.lowering.bank_conflicts import shared_accesses
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("seed_gpu", ROOT / "examples" / "seed_gpu.py")
@@ -166,3 +169,129 @@ def test_load_kept_in_the_vthread_loop_used_after_its_statement() -> None:
     xtir.build(xtir.parse(LOAD_USED_AFTER_ITS_STATEMENT), target="cuda-cpu", racecheck=True)(a, o, p)
     np.testing.assert_array_equal(o, a)
     np.testing.assert_array_equal(p, a[:, 0::2])  # virtual thread 1 stores last, what 0 wrote
+
+
+FETCH_A_AT_K1 = ('cache-read{block=C index=0 scope="shared"},compute-at{block=A_shared loop=k_1},'
+                 'split{loop="A_shared/ax0" factors=-1,64},bind{loop=ax0_1 thread="threadIdx.x"}')
+GEMM_FETCH_AT_K1 = (multi_level_tiling(2, 8, 2, 8).replace(seed_gpu._fetch(0, "A_shared", 64), FETCH_A_AT_K1)
+                    + ",unroll{loop=k_1}")
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(64, 64, 32), (72, 100, 20)], ids=["divides", "edges"])
+def test_gemm_with_a_fetch_in_an_unrolled_k_loop(m: int, n: int, k: int) -> None:
+    """The fuzzer's MetaSchedule tiling with A fetched at k_1, unrolled: the fetch does not use
+    the virtual threads and runs once; the vthread loops go inside k_1 (before: refused, "the
+    store into A_shared does not use the virtual thread")."""
+    assert FETCH_A_AT_K1 in GEMM_FETCH_AT_K1
+    module = seed_gpu.scheduled_gemm(GEMM_FETCH_AT_K1, m, n, k)
+    arrays, expected = seed_gpu.gemm_inputs(m, n, k, np.random.default_rng(3))
+    xtir.build(module, target="cuda-cpu", racecheck=True)(*arrays)
+    np.testing.assert_allclose(arrays[-1], expected, rtol=1e-4, atol=1e-4)
+
+
+def test_fetch_in_an_unrolled_loop_runs_once() -> None:
+    """tests/filecheck/lowering/to_gpu_vthread_fetch.mlir: S fetched once per iteration of the
+    unrolled r, both virtual threads reading what other threads fetched (before: refused)."""
+    module = xtir.parse((ROOT / "tests/filecheck/lowering/to_gpu_vthread_fetch.mlir").read_text())
+    a, o = np.arange(64, dtype=np.float32).reshape(4, 16), np.zeros((4, 2, 8), np.float32)
+    xtir.build(module, target="cuda-cpu", racecheck=True)(a, o)
+    expected = a.reshape(4, 2, 8)[:, :, ::-1]  # O[b, r, c] = A[b, 8r + 7 - c]
+    np.testing.assert_array_equal(o, expected)
+
+
+def test_bank_report_counts_loads_of_a_tile_refetched_in_an_unrolled_loop() -> None:
+    """A_shared, fetched at the unrolled k_1, is loaded 256 times per warp (by hand: k_0 4 x k_1 8 x
+    i_3 2 x j_3 2 x vthread.y 2; the address repeats along vthread.x, no store between): nvcc
+    cannot keep the value of one k_1 iteration for the next across the refetch (before: 32)."""
+    lowered = lower_to_gpu(seed_gpu.scheduled_gemm(GEMM_FETCH_AT_K1, 64, 64, 32))
+    (kernel,) = [op for op in lowered.walk() if op.name == "gpu.func"]
+    (load,) = [a for a in shared_accesses(kernel) if a.buffer == "A_shared" and a.op.name == "memref.load"]
+    assert (load.loops, load.runs) == (("k_0", "k_1", "i_3", "j_3", "j_1", "i_1"), 256)
+
+SHARED_FLOW_IN_UNROLLED = """
+func.func @main(%A: memref<4x8xf32>, %O: memref<4x2x8xf32>) {
+  %S = block.alloc : memref<8xf32, "shared">
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %u = 0 to 2 "v" bind("vthread.x") {
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+        block.for %r = 0 to 2 "r" unrolled {
+          block.block "S"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u), %vr = spatial(2, %r)) {
+            %a = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+            block.store %a, %S[%vt * 2 + %vu] : memref<8xf32, "shared">
+          }
+          block.block "O"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u), %vr = spatial(2, %r)) {
+            %x = block.load %S[7 - %vt * 2 - %vu] : memref<8xf32, "shared">
+            block.store %x, %O[%vb, %vr, %vt * 2 + %vu] : memref<4x2x8xf32>
+          }
+        }
+      }
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_shared_flow_in_an_unrolled_loop() -> None:
+    """S written by every virtual thread and read by another in one iteration of the unrolled r:
+    the vthread loop goes inside r, one loop for the stores, a barrier, one for the loads
+    (before: refused, no barrier could order the virtual threads of r wrapped whole)."""
+    a, o = np.arange(32, dtype=np.float32).reshape(4, 8), np.zeros((4, 2, 8), np.float32)
+    xtir.build(xtir.parse(SHARED_FLOW_IN_UNROLLED), target="cuda-cpu", racecheck=True)(a, o)
+    np.testing.assert_array_equal(o, np.repeat(a[:, None, ::-1], 2, axis=1))
+
+
+TWO_LOOPS = ROOT / "tests/filecheck/lowering/to_gpu_vthread_two_loops.mlir"
+
+
+def test_two_vthread_loops_of_one_tag() -> None:
+    """Two sibling nests bound vthread.x (and threadIdx.x) under one blockIdx loop: each keeps its
+    own variables (before: "the kernel uses %t, computed on the host")."""
+    a, o = np.arange(32, dtype=np.float32).reshape(4, 8), np.zeros((4, 8), np.float32)
+    xtir.build(xtir.parse(TWO_LOOPS.read_text()), target="cuda-cpu", entry="two_vthread_loops", racecheck=True)(a, o)
+    np.testing.assert_array_equal(o, a[:, ::-1])
+
+
+def test_thread_loop_after_a_vthread_loop() -> None:
+    """A threadIdx nest after a vthread loop holding the first threadIdx loop reads the shared tile
+    with its own thread variable (before: the same refusal)."""
+    a, o = np.arange(32, dtype=np.float32).reshape(4, 8), np.zeros((4, 4), np.float32)
+    xtir.build(xtir.parse(TWO_LOOPS.read_text()), target="cuda-cpu", entry="thread_loop_after_a_vthread_loop",
+               racecheck=True)(a, o)
+    np.testing.assert_array_equal(o, a[:, :3:-1])
+
+LAST_WINS = ROOT / "tests/filecheck/lowering/to_gpu_vthread_last_wins.mlir"
+
+
+def test_store_whose_value_alone_uses_the_vthread_keeps_the_last_value() -> None:
+    """A[b, t] = v and S[t] = v + 2 with v the virtual thread: the last virtual thread's value stays,
+    as when the loop runs serially; O reads S after the vthread loop (before: refused as a race)."""
+    a, o = np.zeros((4, 4), np.float32), np.zeros((4, 4), np.float32)
+    xtir.build(xtir.parse(LAST_WINS.read_text()), target="cuda-cpu", racecheck=True)(a, o)
+    np.testing.assert_array_equal(a, np.ones((4, 4)))
+    np.testing.assert_array_equal(o, np.full((4, 4), 3.0))
+
+def _kernels() -> dict[str, tuple[xtir.ModuleOp, str | None]]:
+    """The CUDA programs of this file's regression kernels: name → (module, entry)."""
+    two_loops = xtir.parse(TWO_LOOPS.read_text())
+    return {
+        "fetch_in_unrolled": (xtir.parse((ROOT / "tests/filecheck/lowering/to_gpu_vthread_fetch.mlir").read_text()), None),
+        "shared_flow_in_unrolled": (xtir.parse(SHARED_FLOW_IN_UNROLLED), None),
+        "gemm_fetch_at_k1": (seed_gpu.scheduled_gemm(GEMM_FETCH_AT_K1, 72, 100, 20), None),
+        "two_vthread_loops": (two_loops, "two_vthread_loops"),
+        "thread_loop_after_a_vthread_loop": (two_loops, "thread_loop_after_a_vthread_loop"),
+        "last_wins": (xtir.parse(LAST_WINS.read_text()), None),
+    }
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH: the emitted CUDA C is not compiled")
+def test_vthread_kernels_compile_with_nvcc_without_warnings(tmp_path: Path) -> None:
+    failures = []
+    for name, (module, entry) in _kernels().items():
+        path = tmp_path / f"{name}.cu"
+        path.write_text(cuda_program(module, entry).source)
+        done = subprocess.run(["nvcc", "-arch=sm_90", "-Werror", "all-warnings", "-c", str(path), "-o", f"{path}.o"],
+                              capture_output=True, text=True, check=False)
+        if done.returncode or done.stderr.strip():
+            failures.append(f"{name}:\n{done.stdout}{done.stderr}")
+    assert not failures, "\n".join(failures)

@@ -259,7 +259,10 @@ func.func @local_outside_vthread(%A: memref<4x8xf32>) {
 // -----
 
 // A shared store that does not use the virtual thread's variable runs once per real thread; one
-// whose value depends on it runs once per virtual thread, at the same element
+// whose value depends on it runs once per virtual thread, at the same element, and block A reads
+// that element in the same vthread loop: after inject-virtual-threads both virtual threads would
+// read what the last one stored (virtual thread 0 would read 1.0, not 0.0). Without the read, the
+// last value stays as when the loop runs serially: tests/filecheck/lowering/to_gpu_vthread_last_wins.mlir
 func.func @vthread_shared_race(%A: memref<4x8xf32>) {
   %S = block.alloc : memref<4xf32, "shared">
   block.for %b = 0 to 4 "b" bind("blockIdx.x") {
@@ -268,12 +271,32 @@ func.func @vthread_shared_race(%A: memref<4x8xf32>) {
         block.block "S"(%vt = spatial(4, %t), %vu = spatial(2, %u)) {
           %x = arith.index_cast %vu : index to i64
           %y = arith.sitofp %x : i64 to f32
-          // expected-error @+1 {{'memref.store' op lower-to-gpu: the stored value depends on loop "v" (vthread.x) but the element does not: its virtual threads write the same elements of S (a race)}}
+          // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into S writes the same elements in every virtual thread of loop "v" (vthread.x) (its element does not use the virtual thread, what it stores or when does): they run one after another, which keeps the last value only when nothing else in the loop reads or writes S and no condition or loop bound around the store uses the virtual thread; make the element depend on the virtual thread}}
           block.store %y, %S[%vt] : memref<4xf32, "shared">
         }
         block.block "A"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
           %x = block.load %S[%vt] : memref<4xf32, "shared">
           block.store %x, %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// The store's element does not use the virtual thread, its condition does (virtual thread 0
+// stores): which virtual thread stores last could change where the vthread loop is pushed through
+// loops around the store, so only a store whose value alone uses it is taken as "last one wins"
+func.func @vthread_guarded_same_element(%A: memref<4x4xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %u = 0 to 2 "v" bind("vthread.x") {
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+        block.block "A"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) where(%u < 1) {
+          %one = arith.constant 1.0 : f32
+          // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into A writes the same elements in every virtual thread of loop "v" (vthread.x) (its element does not use the virtual thread, what it stores or when does): they run one after another, which keeps the last value only when nothing else in the loop reads or writes A and no condition or loop bound around the store uses the virtual thread; make the element depend on the virtual thread}}
+          block.store %one, %A[%vb, %vt] : memref<4x4xf32>
         }
       }
     }
@@ -384,16 +407,17 @@ func.func @thread_reduction_into_intermediate(%A: memref<16x16xf32>, %D: memref<
 
 // -----
 
-// An unrolled loop is wrapped whole in the virtual threads' loop; S is written by every virtual
+// A vectorized loop is wrapped whole in the virtual threads' loop; S is written by every virtual
 // thread and read by another in one iteration of r: a barrier inside would order the real
-// threads only (virtual thread 0 would read before virtual thread 1 wrote).
+// threads only (virtual thread 0 would read before virtual thread 1 wrote). (An unrolled loop
+// is pushed through instead: tests/test_virtual_threads.py, SHARED_FLOW_IN_UNROLLED.)
 func.func @vthread_wrapped_shared_flow(%A: memref<4x8xf32>, %O: memref<4x2x8xf32>) {
   %S = block.alloc : memref<8xf32, "shared">
   block.for %b = 0 to 4 "b" bind("blockIdx.x") {
     block.for %u = 0 to 2 "v" bind("vthread.x") {
       block.for %t = 0 to 4 "t" bind("threadIdx.x") {
-        // expected-error @+1 {{'scf.for' op lower-to-gpu: shared buffer S is stored and loaded inside one statement that each virtual thread of loop "v" (vthread.x) runs whole in turn: a barrier between the store and the load would order the real threads only, not the virtual threads; keep an unrolled or vectorized loop there serial, or move the vthread loop inside it}}
-        block.for %r = 0 to 2 "r" unrolled {
+        // expected-error @+1 {{'scf.for' op lower-to-gpu: shared buffer S is stored and loaded inside one statement that each virtual thread of loop "v" (vthread.x) runs whole in turn: a barrier between the store and the load would order the real threads only, not the virtual threads; keep a vectorized loop there serial or unrolled, or move the vthread loop inside it}}
+        block.for %r = 0 to 2 "r" vectorized {
           block.block "S"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u), %vr = spatial(2, %r)) {
             %a = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
             block.store %a, %S[%vt * 2 + %vu] : memref<8xf32, "shared">
