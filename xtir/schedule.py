@@ -570,6 +570,9 @@ class Trace(str):
         """Print the primitives, one a line."""
         print("\n".join(self.steps))
 
+    def __reduce__(self) -> tuple[type[Trace], tuple[tuple[str, ...]]]:
+        return Trace, (self.steps,)  # pickle's default calls Trace(text), which takes steps
+
 
 def _function_of(module: ModuleOp, func_name: str | None) -> func.FuncOp:
     """The function to schedule; with several and no name, say how to pick one from Python."""
