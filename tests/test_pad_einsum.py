@@ -67,6 +67,19 @@ def test_schedule_api_mirrors_tvm():
         sch.pad_einsum(sch.get_block("C"), [16, 0, 8])
 
 
+@pytest.mark.parametrize("split", [False, True])
+def test_pads_blockized(split):
+    """Regression (CPU fuzz seed 70012, matmul_bias12): blockize of a pad block, whose
+    if_then_else compares its iteration variables, crashed ("arith.cmpi does not use index
+    expressions"); its variables, used as values, are now computed from the new blocks'."""
+    sch = xtir.Schedule(_matmul(20, 18, 12))
+    sch.pad_einsum(sch.get_block("C"), [16, 16, 8])
+    for name in ("A_pad", "B_pad"):
+        outer, inner = sch.get_loops(sch.get_block(name))
+        sch.blockize(sch.split(outer, [None, 4])[1] if split else inner)
+    _check(sch.mod, 20, 18, 12)
+
+
 def test_compute_inline_computes_an_iteration_variable_used_as_a_value():
     """Regression: an inlined body using its iteration variable in arithmetic (an index cast, an
     if_then_else's comparison) kept the removed block's variable: IR that no longer verified."""

@@ -3,6 +3,8 @@ Python API habits of tvm.tir.Schedule (issue 14)."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -200,6 +202,17 @@ def test_trace_object_shows_one_step_a_line(capsys: pytest.CaptureFixture[str]) 
     assert str(sch.trace) == 'split{loop="Y/i" factors=-1,8},parallel{loop="Y/j"}'
     sch.trace.show()
     assert capsys.readouterr().out == 'split{loop="Y/i" factors=-1,8}\nparallel{loop="Y/j"}\n'
+
+
+def test_trace_survives_pickling() -> None:
+    """Regression: a trace sent from a child process (tests/fuzz/isolation.py pickles failures)
+    came back as its characters joined by commas ("s,p,l,i,t,{,..."): unpickling called
+    Trace(text), which takes steps."""
+    sch = two_stages()
+    sch.split(sch.get_loops("Y")[0], [None, 8])
+    sch.parallel(sch.get_loops("Y")[1])
+    copy = pickle.loads(pickle.dumps(sch.trace))
+    assert copy == sch.trace and copy.steps == sch.trace.steps
 
 
 def test_show_prints_reads_and_writes(capsys: pytest.CaptureFixture[str]) -> None:

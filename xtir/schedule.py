@@ -609,6 +609,9 @@ class Trace(str):
         """Print the primitives, one a line."""
         print("\n".join(self.steps))
 
+    def __reduce__(self) -> tuple[type[Trace], tuple[tuple[str, ...]]]:
+        return Trace, (self.steps,)  # pickle's default calls Trace(text), which takes steps
+
 
 def _only_default(primitive: str, option: str, value: object, default: object) -> None:
     """Refuse a TVM option that xtir has only at TVM's default value (which is what xtir does)."""

@@ -91,12 +91,20 @@ def erase_empty_loops(op: Operation | None) -> None:
 
 
 def substitute_var(var: SSAValue, expr: Expr, within: Operation | None = None) -> None:
-    """Replace the uses of an index variable (those inside `within`, if given) by an expression."""
+    """Replace the uses of an index variable (those inside `within`, if given) by an expression:
+    in index expressions, and where arithmetic uses it as a value (an if_then_else's comparison,
+    an index cast) by the expression computed before the user."""
     users = {id(use.operation): use.operation for use in list(var.uses)}
     for user in users.values():
         if within is not None and not within.is_ancestor(user):
             continue
-        substitute_in_op(user, {var: expr})
+        if isinstance(user, BlockOp | LoadOp | StoreOp | RegionOp):
+            substitute_in_op(user, {var: expr})
+            continue
+        value = _LocalIndexEmitter(user).expr(expr)
+        for k, operand in enumerate(user.operands):
+            if operand is var:
+                user.operands[k] = value
 
 
 def clone_before(

@@ -79,6 +79,25 @@ def _matmul(m: int, n: int, k: int, transposed: bool = False) -> str:
 }}"""
 
 
+def _matmul_relu(m: int, n: int, k: int) -> str:
+    """D = relu(A @ B) through an intermediate C allocated in the function (set-scope's use)."""
+    text = _matmul(m, n, k)
+    c = _memref((m, n))
+    text = text.replace(f"%C: {c}) {{", f"%D: {c}) {{\n    %C = block.alloc : {c}", 1)
+    relu = f"""    block.for %i2 = 0 to {m} "i2" {{
+      block.for %j2 = 0 to {n} "j2" {{
+        block.block "D"(%vi = spatial({m}, %i2), %vj = spatial({n}, %j2)) {{
+          %c = block.load %C[%vi, %vj] : {c}
+          %zero = arith.constant 0.000000e+00 : f32
+          %r = arith.maximumf %c, %zero : f32
+          block.store %r, %D[%vi, %vj] : {c}
+        }}
+      }}
+    }}
+    func.return"""
+    return text.replace("    func.return", relu, 1)
+
+
 def _elementwise(m: int, n: int) -> str:
     t = _memref((m, n))
     return f"""builtin.module {{
@@ -172,6 +191,11 @@ def _matmul_arrays(rng, m, n, k, transposed=False):
     return [a, b, np.full((m, n), np.nan, np.float32)], a @ (b.T if transposed else b)
 
 
+def _matmul_relu_arrays(rng, m, n, k):
+    arrays, product = _matmul_arrays(rng, m, n, k)
+    return arrays, np.maximum(product, 0)
+
+
 def _elementwise_arrays(rng, m, n):
     a, b = _data(rng, (m, n), (m, n))
     return [a, b, np.full((m, n), np.nan, np.float32)], a * b + a
@@ -190,6 +214,7 @@ def _window_arrays(rng, n):
 TEMPLATES = {
     "matmul": (_matmul, _matmul_arrays),
     "matmul_bt": (lambda m, n, k: _matmul(m, n, k, True), lambda rng, m, n, k: _matmul_arrays(rng, m, n, k, True)),
+    "matmul_relu": (_matmul_relu, _matmul_relu_arrays),
     "elementwise": (_elementwise, _elementwise_arrays),
     "rowsum": (_rowsum, _rowsum_arrays),
     "window": (_window, _window_arrays),
@@ -240,7 +265,7 @@ def _schedule_one_dim(r: random.Random, sch: xtir.Schedule, program: Program) ->
     loops = sch.get_loops(block)
     threads = r.choice([1, 3, 8, 32, 64, 128])
     inner = r.choice([None, 2, 4])
-    vthreads = r.choice([2, 3, 4]) if r.random() < 0.3 else None
+    vthreads = r.choice([2, 3, 4, 5, 6, 8]) if r.random() < 0.3 else None
     parts = sch.split(sch.fuse(*loops) if len(loops) > 1 else loops[0],
                       [None] + ([vthreads] if vthreads else []) + [threads] + ([inner] if inner else []))
     sch.bind(parts[0], "blockIdx.x")
@@ -274,10 +299,32 @@ def _schedule_rowsum(r: random.Random, sch: xtir.Schedule, program: Program) -> 
         _shape_tile(r, sch, copy)
 
 
-def _schedule_matmul(r: random.Random, sch: xtir.Schedule, program: Program) -> None:
-    """Seed 002's blocking: local (threadIdx.x, .y) or shared (fused threads, cooperative fetches)."""
+def _pad(r: random.Random, sch: xtir.Schedule, block: BlockRV, tiles: tuple[int, int, int]) -> bool:
+    """Maybe pad the matmul to multiples of its tiles first (pad-einsum, as MetaSchedule's
+    padding rule does); True when it made padded copies (A_pad, B_pad, C_pad: see _unpad)."""
+    if r.random() >= 0.3:
+        return False
+    sch.pad_einsum(block, list(tiles))
+    return "C_pad" in sch.block_names()
+
+
+def _unpad(r: random.Random, sch: xtir.Schedule) -> None:
+    """Inline the padded copies pad-einsum made: the inputs' pads into their readers (a shared
+    fetch when there is one, else the compute: if_then_else bodies inlined), the output's crop into
+    its writer (the local accumulator's write-back); now and then one is left as its own loop nest."""
+    for name in ("A_pad", "B_pad"):
+        if name in sch.block_names() and r.random() < 0.9:
+            sch.compute_inline(sch.get_block(name))
+    if r.random() < 0.9:
+        sch.reverse_compute_inline(sch.get_block("C_pad"))
+
+
+def _schedule_matmul(r: random.Random, sch: xtir.Schedule, program: Program) -> LoopRV:
+    """Seed 002's blocking: local (threadIdx.x, .y) or shared (fused threads, cooperative fetches).
+    Returns the innermost loop bound to a thread axis."""
     block = sch.get_block("C")
     tb, tt, tk = r.choice([2, 4, 8, 16]), r.choice([1, 2, 4, 8]), r.choice([1, 2, 3, 4, 8, 16])
+    padded = _pad(r, sch, block, (tb * tt, tb * tt, tk))
     local = sch.cache_write(block, 0, "local")
     i, j, k = sch.get_loops(block)
     i0, i1, i2 = sch.split(i, [None, tb, tt])
@@ -291,6 +338,7 @@ def _schedule_matmul(r: random.Random, sch: xtir.Schedule, program: Program) -> 
         sch.reverse_compute_at(local, j1)
         sch.bind(i1, "threadIdx.x")
         sch.bind(j1, "threadIdx.y")
+        thread = j1
     else:
         thread = sch.fuse(i1, j1)
         sch.reverse_compute_at(local, thread)
@@ -306,18 +354,24 @@ def _schedule_matmul(r: random.Random, sch: xtir.Schedule, program: Program) -> 
     for loop in (k1, i2, j2):
         if r.random() < 0.3:
             sch.unroll(loop)
+    if padded:
+        _unpad(r, sch)
+    return thread
 
 
-def _schedule_matmul_vthread(r: random.Random, sch: xtir.Schedule, program: Program) -> None:
+def _schedule_matmul_vthread(r: random.Random, sch: xtir.Schedule, program: Program) -> LoopRV:
     """MetaSchedule's GPU multi-level tiling: i and j each split (blockIdx, vthread, threadIdx,
     inner), k split (outer, inner); threads fused, local accumulator at the threads' loop, A and B
-    maybe fetched into shared at a k loop; inner loops unrolled or vectorized."""
+    maybe fetched into shared at a k loop; inner loops unrolled or vectorized. Virtual threads up to
+    8 an axis (TVM allows any number), on one axis or both. Returns the threads' loop."""
     block = sch.get_block("C")
-    v, t, inner, tk = r.choice([1, 2, 3, 4]), r.choice([1, 2, 4, 8]), r.choice([1, 2, 4]), r.choice([1, 2, 4, 8, 16])
+    v, vj = r.choice([1, 2, 3, 4, 5, 6, 8]), r.choice([1, 2, 3, 4, 5, 8])
+    t, inner, tk = r.choice([1, 2, 4, 8]), r.choice([1, 2, 4]), r.choice([1, 2, 4, 8, 16])
+    padded = _pad(r, sch, block, (v * t * inner, vj * t * inner, tk))
     local = sch.cache_write(block, 0, "local") if r.random() < 0.8 else None
     i, j, k = sch.get_loops(block)
     i0, i1, i2, i3 = sch.split(i, [None, v, t, inner])
-    j0, j1, j2, j3 = sch.split(j, [None, r.choice([1, 2, 4]), t, inner])
+    j0, j1, j2, j3 = sch.split(j, [None, vj, t, inner])
     k0, k1 = sch.split(k, [None, tk])
     sch.reorder(i0, j0, i1, j1, i2, j2, k0, k1, i3, j3)
     thread = sch.fuse(i2, j2)
@@ -339,13 +393,29 @@ def _schedule_matmul_vthread(r: random.Random, sch: xtir.Schedule, program: Prog
             sch.unroll(loop)
     if r.random() < 0.3:
         (sch.vectorize if r.random() < 0.5 else sch.unroll)(j3)
+    if padded:
+        _unpad(r, sch)
+    return thread
 
 
-def _schedule_any_matmul(r: random.Random, sch: xtir.Schedule, program: Program) -> None:
-    (_schedule_matmul_vthread if r.random() < 0.4 else _schedule_matmul)(r, sch, program)
+def _schedule_any_matmul(r: random.Random, sch: xtir.Schedule, program: Program) -> LoopRV:
+    return (_schedule_matmul_vthread if r.random() < 0.4 else _schedule_matmul)(r, sch, program)
 
 
-SCHEDULES = {"matmul": _schedule_any_matmul, "matmul_bt": _schedule_any_matmul, "elementwise": _schedule_one_dim,
+def _schedule_matmul_relu(r: random.Random, sch: xtir.Schedule, program: Program) -> None:
+    """The matmul scheduled as above, the ReLU computed under its threads' loop (reverse-compute-at),
+    the intermediate C stored per thread ("local") or per thread block ("shared"), as set-scope
+    makes it; sometimes left global, which lower-to-gpu must refuse (every thread writes it)."""
+    thread = _schedule_any_matmul(r, sch, program)
+    relu = sch.get_block("D")
+    sch.reverse_compute_at(relu, thread)
+    scope = r.choice(["local", "local", "shared", "global"])
+    if scope != "global":
+        sch.set_scope(sch.get_producers(relu)[0], "C", scope)
+
+
+SCHEDULES = {"matmul": _schedule_any_matmul, "matmul_bt": _schedule_any_matmul, "matmul_relu": _schedule_matmul_relu,
+             "elementwise": _schedule_one_dim,
              "rowsum": _schedule_rowsum, "window": _schedule_one_dim}
 
 

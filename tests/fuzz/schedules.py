@@ -55,7 +55,7 @@ import xtir
 from tests.fuzz import gen_programs
 from tests.fuzz.oracles import GuardedArguments, compare, evaluate_reordered, has_parallel_loops, marked_loops_independent
 from xtir import BlockRV, LoopRV, Schedule, XtirError, XtirPassError
-from xtir.dialects.block import REDUCE, BlockOp, ForOp
+from xtir.dialects.block import REDUCE, BlockOp, ForOp, buffer_name
 from xtir.passes.analysis.navigation import all_blocks, all_loops
 from xtir.passes.analysis.regions import read_regions, write_regions
 
@@ -261,6 +261,8 @@ PRIMITIVES: dict[str, float] = {
     "storage_align": 0.6,
     "transform_layout": 0.6,
     "double_buffer": 0.3,
+    "pad_einsum": 2.0,
+    "set_scope": 0.6,
 }
 THREAD_AXES = ("blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y", "vthread.x")
 SCOPES = ("global", "local", "shared", "global.A_reg")
@@ -759,7 +761,23 @@ class Generator:
             return Call(prim, (block, epilogue))
         if prim in ("storage_align", "transform_layout", "double_buffer"):
             return self._layout_call(sch, prim, names)
+        if prim == "pad_einsum":
+            return self._pad_call(sch, names)
+        if prim == "set_scope":
+            block = self.block(sch)
+            return Call(prim, (block, 0 if r.random() < 0.95 else 1, r.choice(SCOPES)))
         raise AssertionError(prim)
+
+    def _pad_call(self, sch: Schedule, names: list[str]) -> Call:
+        """pad_einsum, mostly of a reduction, mostly to paddings its extents are no multiples of."""
+        r = self.r
+        reductions = [b.label for b in all_blocks(sch.mod) if REDUCE in b.kinds]
+        block = self.block(sch, reductions if reductions and r.random() < 0.9 else names)
+        extents = _block_op(sch, block.name).extents if block.name in names else [8]
+        padding = [r.choice((1, 2, 4, 8, 16, extent + 1)) for extent in extents]
+        if r.random() < 0.05:  # invalid on purpose: a zero, or one factor too few
+            padding = padding[1:] if r.random() < 0.5 else [0, *padding[1:]]
+        return Call("pad_einsum", (block, padding))
 
     def _layout_call(self, sch: Schedule, prim: str, names: list[str]) -> Call | None:
         """A layout primitive, mostly on a cache block (the buffers it allocates are what these
@@ -799,10 +817,32 @@ class Generator:
             self.pending.append(lambda sch: Call("fuse", tuple(result[:2])))
         elif call.method == "split" and isinstance(result, list) and result and r.random() < 0.4:
             self.pending.append(lambda sch: self._inline_next_to(sch, result[0]))
+        elif call.method == "pad_einsum":
+            self._plan_unpad(call.args[0])
         elif call.method == "fuse" and isinstance(result, LoopRV) and (self.rounds > 0 or r.random() < 0.15):
             self.rounds = self.rounds - 1 if self.rounds > 0 else r.randint(3, 6)
             if self.rounds:
                 self.pending.append(lambda sch: Call("split", (result,), (("factors", [None, r.choice((1, 2, 3))]),)))
+
+    def _plan_unpad(self, padded: BlockRV) -> None:
+        """What follows pad_einsum in TVM's schedules: maybe a cache read and a cache write of the
+        padded block, then the pads inlined into their readers and the crop into its writer
+        (if_then_else bodies through compute-inline and reverse-compute-inline)."""
+        r = self.r
+        if r.random() < 0.5:
+            self.pending.append(lambda sch: Call("cache_read", (padded, r.randrange(2), r.choice(SCOPES))))
+        if r.random() < 0.6:
+            self.pending.append(lambda sch: Call("cache_write", (padded, 0, r.choice(SCOPES))))
+        self.pending.append(lambda sch: self._unpad_call(sch, "compute_inline"))
+        self.pending.append(lambda sch: self._unpad_call(sch, "reverse_compute_inline"))
+
+    def _unpad_call(self, sch: Schedule, prim: str) -> Call | None:
+        """Inline one of pad_einsum's copies: an input's pad (compute_inline) or the output's crop,
+        the `_pad` block writing a buffer not named `_pad` (reverse_compute_inline)."""
+        pads = [b for b in all_blocks(sch.mod) if b.label.endswith("_pad")]
+        crops = [b.label for b in pads if not all(buffer_name(w.buffer).endswith("_pad") for w in write_regions(b))]
+        chosen = crops if prim == "reverse_compute_inline" else [b.label for b in pads if b.label not in crops]
+        return Call(prim, (BlockRV(self.r.choice(chosen)),)) if chosen else None
 
     def _inline_next_to(self, sch: Schedule, loop: LoopRV) -> Call | None:
         """Inline a consumer into a block under `loop` (or the block into its consumer)."""

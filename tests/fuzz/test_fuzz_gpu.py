@@ -10,7 +10,8 @@ from tests.fuzz import gpu_fuzz
 from tests.fuzz.gpu_fuzz import Case, Outcome, Program, random_case, run_case, steps_of
 from xtir.errors import XtirError
 
-SEEDS = [*range(7, 15), 21, 23]  # covers the five programs, both schedule kinds and a vthread level
+SEEDS = [*range(7, 15), 19, 21, 23, 36]
+"""Cover the six programs, both schedule kinds, a vthread level, pad-einsum and set-scope."""
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -22,16 +23,18 @@ def test_random_gpu_schedules_match_numpy_without_races(seed: int) -> None:
 
 def test_the_short_run_covers_each_program_and_both_schedule_kinds() -> None:
     cases = [random_case(seed) for seed in SEEDS]
-    assert {c.program.name for c in cases} == {"matmul", "matmul_bt", "elementwise", "rowsum", "window"}
+    assert {c.program.name for c in cases} == set(gpu_fuzz.TEMPLATES)
     assert {c.space for c in cases} == {True, False}
-    assert any(_binds_a_vthread(c) for c in cases if not c.space)
+    traces = [_trace(c) for c in cases if not c.space]
+    for words in ("vthread", "pad-einsum", "set-scope"):
+        assert any(words in trace for trace in traces), words
 
 
-def _binds_a_vthread(case: Case) -> bool:
+def _trace(case: Case) -> str:
     try:
-        return "vthread" in gpu_fuzz.scheduled(case)[1]
-    except XtirError:  # a refused schedule binds nothing
-        return False
+        return gpu_fuzz.scheduled(case)[1]
+    except XtirError:  # a refused schedule: no trace
+        return ""
 
 
 NESTED_DOUBLE_BUFFERS = steps_of(
