@@ -129,6 +129,34 @@ def test_pad_einsum_prints_if_then_else_as_tvm_does() -> None:
     assert expected in xtir.script(module)
 
 
+def test_if_of_two_results_is_not_printed_as_one_if_then_else() -> None:
+    """Only an scf.if of one value is TVM's if_then_else; printing each result of a two-result if as
+    one would show the first result's values for the second."""
+    module = xtir.parse("""
+func.func @main(%A: memref<4xf32>, %B: memref<4xf32>, %C: memref<4xf32>) {
+  block.for %i = 0 to 4 "i" {
+    block.block "B"(%vi = spatial(4, %i)) {
+      %c2 = arith.constant 2 : index
+      %p = arith.cmpi slt, %vi, %c2 : index
+      %x, %y = scf.if %p -> (f32, f32) {
+        %a = block.load %A[%vi] : memref<4xf32>
+        %one = arith.constant 1.0 : f32
+        scf.yield %a, %one : f32, f32
+      } else {
+        %z = arith.constant 0.0 : f32
+        %w = arith.constant 2.0 : f32
+        scf.yield %z, %w : f32, f32
+      }
+      block.store %x, %B[%vi] : memref<4xf32>
+      block.store %y, %C[%vi] : memref<4xf32>
+    }
+  }
+  func.return
+}
+""")
+    assert "T.if_then_else" not in xtir.script(module)
+
+
 def test_schedule_show_tvm_style(capsys: pytest.CaptureFixture[str]) -> None:
     sch = xtir.Schedule(xtir.parse_file(ROOT / "examples" / "matmul.mlir"))
     sch.show(style="tvm")

@@ -325,7 +325,7 @@ class _Printer:
             symbol = _PREDICATES.get(_predicate_name(op).lstrip("ou").lstrip("s"), "?")
             lhs, rhs = (self._value(v) for v in op.operands)
             return f"{_wrap(lhs, _CMP + 1)} {symbol} {_wrap(rhs, _CMP + 1)}", _CMP
-        if isinstance(op, scf.IfOp):
+        if isinstance(op, scf.IfOp) and _is_expression(op):
             cond, then, otherwise = (self.value(v) for v in (op.cond, *_arm_values(op)))
             return f"T.if_then_else({cond}, {then}, {otherwise})", _ATOM
         if isinstance(op, arith.NegfOp):

@@ -28,8 +28,8 @@
 
 builtin.module attributes {gpu.container_module} {
   "gpu.module"() <{sym_name = "main_kernels"}> ({
-    "gpu.func"() <{function_type = (memref<1004xf32>, memref<1004xf32>, memref<1004xf32>) -> (), kernel}> ({
-    ^bb0(%A: memref<1004xf32>, %B: memref<1004xf32>, %C: memref<1004xf32>):
+    "gpu.func"() <{function_type = (memref<1004xf32>, memref<1024xf32>, memref<1024xf32>) -> (), kernel}> ({
+    ^bb0(%A: memref<1004xf32>, %B: memref<1024xf32>, %C: memref<1024xf32>):
       %c0 = arith.constant 0 : index
       %c1 = arith.constant 1 : index
       %c4 = arith.constant 4 : index
@@ -51,7 +51,7 @@ builtin.module attributes {gpu.container_module} {
           %z = arith.constant 0.0 : f32
           scf.yield %z : f32
         }
-        memref.store %5, %B[%3] : memref<1004xf32>
+        memref.store %5, %B[%3] : memref<1024xf32>
       } {xtir.loop_name = "i_2", xtir.loop_kind = "vectorized"}
       scf.for %w = %c0 to %c4 step %c1 {
         %6 = arith.addi %2, %w : index
@@ -63,16 +63,16 @@ builtin.module attributes {gpu.container_module} {
           %z = arith.constant 0.0 : f32
           scf.yield %z : f32
         }
-        memref.store %8, %C[%6] : memref<1004xf32>
+        memref.store %8, %C[%6] : memref<1024xf32>
       } {xtir.loop_name = "i_2", xtir.loop_kind = "vectorized"}
       "gpu.return"() : () -> ()
     }) {sym_name = "main_kernel", gpu.known_block_size = array<i32: 32, 1, 1>, gpu.known_grid_size = array<i32: 8, 1, 1>} : () -> ()
   }) : () -> ()
-  func.func @main(%A: memref<1004xf32>, %B: memref<1004xf32>, %C: memref<1004xf32>) {
+  func.func @main(%A: memref<1004xf32>, %B: memref<1024xf32>, %C: memref<1024xf32>) {
     %c1 = arith.constant 1 : index
     %c8 = arith.constant 8 : index
     %c32 = arith.constant 32 : index
-    "gpu.launch_func"(%c8, %c1, %c1, %c32, %c1, %c1, %A, %B, %C) <{kernel = @main_kernels::@main_kernel, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, 0>}> : (index, index, index, index, index, index, memref<1004xf32>, memref<1004xf32>, memref<1004xf32>) -> ()
+    "gpu.launch_func"(%c8, %c1, %c1, %c32, %c1, %c1, %A, %B, %C) <{kernel = @main_kernels::@main_kernel, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, 0>}> : (index, index, index, index, index, index, memref<1004xf32>, memref<1024xf32>, memref<1024xf32>) -> ()
     func.return
   }
 }
