@@ -22,7 +22,8 @@ Loops of one iteration are 0 in these predicates (a thread tile of 1 guards the 
 `i_0 * 8 + i_1 + i_2 < 60` and the write-back at `i_0 * 8 + i_1 < 60`: one edge).
 Otherwise the next loop out is tried; at the function level the buffer is only
 shrunk to the box its accesses can reach. A buffer with nothing to shrink still moves into
-the outermost parallel loop, else the innermost one bound to threadIdx: one per GPU thread.
+the outermost parallel loop, else the innermost one bound to threadIdx or vthread, or to
+blockIdx when no threadIdx or vthread loop encloses the uses: one per (virtual) GPU thread.
 """
 
 from __future__ import annotations

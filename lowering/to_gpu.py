@@ -410,7 +410,7 @@ def _reads_same_element(use: Use) -> memref.LoadOp | None:
 def _check_local(kernel: Kernel, alloca: memref.AllocaOp) -> None:
     """A local buffer is one per thread: it must be allocated inside every thread-bound loop using it,
     blockIdx included (of more than one iteration: along an axis of one there is nobody to share it
-    with). compact-buffers moves a buffer there when each iteration uses its own part; one left
+    with). compact-buffers moves a buffer there when no iteration reads what another wrote; one left
     outside is passed between iterations, which on the GPU are threads that cannot see each other's."""
     users = [u.operation for u in alloca.memref.uses]
     for tag, lps in kernel.loops.items():
