@@ -22,7 +22,8 @@ Loops of one iteration are 0 in these predicates (a thread tile of 1 guards the 
 `i_0 * 8 + i_1 + i_2 < 60` and the write-back at `i_0 * 8 + i_1 < 60`: one edge).
 Otherwise the next loop out is tried; at the function level the buffer is only
 shrunk to the box its accesses can reach. A buffer with nothing to shrink still moves into
-the outermost parallel loop, else the innermost one bound to threadIdx: one per GPU thread.
+the outermost parallel loop, else the innermost one bound to threadIdx or vthread, or to
+blockIdx when no threadIdx or vthread loop encloses the uses: one per (virtual) GPU thread.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import arith, func, scf
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -43,7 +44,7 @@ from xtir.dialects.expr import Expr, Var
 from xtir.dialects.layout import row_major
 from xtir.dialects.walk import ancestors
 from xtir.errors import LoweringError
-from xtir.lowering.index_expr import decode_bounds
+from xtir.lowering.index_expr import conjuncts, decode_bounds
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT, distinct, gapless, points_in_context
 from xtir.passes.analysis.regions import Range, loop_bounds, relax, union_ranges
 from xtir.passes.transforms.rewrite import reindex, reregion
@@ -117,16 +118,8 @@ def _zeroed(cond: SSAValue) -> set[SSAValue]:
     """The loop variables an init guard's condition (`b0 == 0 and ...`) holds at 0: those of a
     conjunct `e < 1` whose `e` is a sum of loops with positive strides (loops count up from 0).
     Each conjunct holds wherever the guard does, so one that cannot be read takes nothing from the others."""
-    return {v for part in _conjuncts(cond) for e, bound in decode_bounds(part, equalities=True) or []
+    return {v for part in conjuncts(cond) for e, bound in decode_bounds(part, equalities=True) or []
             if bound <= 1 and all(isinstance(a, Var) and c > 0 for a, c in e.terms) for v in e.variables()}
-
-
-def _conjuncts(cond: SSAValue) -> list[SSAValue]:
-    """The conditions `cond` is the `and` of (itself when it is no `and`)."""
-    op = cond.owner
-    if isinstance(op, arith.AndIOp):
-        return [*_conjuncts(op.lhs), *_conjuncts(op.rhs)]
-    return [cond]
 
 
 def _read_predicate_at(read: _Use, write: _Use, top: Operation) -> set[tuple[Expr, int]]:

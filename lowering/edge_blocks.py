@@ -47,7 +47,7 @@ from xdsl.transforms.common_subexpression_elimination import cse
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from xtir.dialects.expr import Expr
-from xtir.lowering.index_expr import IndexEmitter, decode_bounds, index_bounds
+from xtir.lowering.index_expr import IndexEmitter, conjuncts, decode_bounds, index_bounds
 
 VERSIONS = "xtir.edge_versions"
 """Marks a kernel this pass has run on."""
@@ -59,13 +59,6 @@ class Inside:
 
     block: Expr
     limit: int
-
-
-def _conjuncts(cond: SSAValue) -> list[SSAValue]:
-    op = cond.owner
-    if isinstance(op, arith.AndIOp):
-        return _conjuncts(op.lhs) + _conjuncts(op.rhs)
-    return [cond]
 
 
 def _sizes(attr: DenseArrayBase | None) -> list[int]:
@@ -122,7 +115,7 @@ def _edge_guards(kernel: gpu.FuncOp, ranges: _Ranges) -> dict[SSAValue, Inside]:
     guards: dict[SSAValue, Inside] = {}
     for op in kernel.walk():
         if isinstance(op, scf.IfOp) and not op.results:  # an if with results is a select, not a guard
-            for leaf in _conjuncts(op.cond):
+            for leaf in conjuncts(op.cond):
                 if leaf not in guards and (inside := _inside(leaf, ranges)) is not None:
                     guards[leaf] = inside
     return guards

@@ -304,15 +304,26 @@ def _decode_floor_mod(op: arith.SelectOp) -> Expr | None:
     return inner.mod(divisor.const) if inner is not None else None
 
 
+def conjuncts(cond: SSAValue) -> list[SSAValue]:
+    """The conditions `cond` is the `and` of (itself when it is no `and`)."""
+    op = cond.owner
+    if isinstance(op, arith.AndIOp):
+        return [*conjuncts(op.lhs), *conjuncts(op.rhs)]
+    return [cond]
+
+
 def decode_bounds(cond: SSAValue, equalities: bool = False) -> list[tuple[Expr, int]] | None:
     """A condition `e0 < b0 and e1 < b1 ...` (what a block predicate lowers to) as its
     conjuncts, each with the constant moved into the bound; with `equalities`, also `e == f`
     conjuncts (the init guard's `b == 0`), each as `e - f < 1` and `f - e < 1`. None for other
     conditions."""
+    bounds = [_decode_bound(c, equalities) for c in conjuncts(cond)]
+    return None if any(b is None for b in bounds) else [bound for b in bounds for bound in b]  # type: ignore[union-attr]
+
+
+def _decode_bound(cond: SSAValue, equalities: bool) -> list[tuple[Expr, int]] | None:
+    """One conjunct of decode_bounds: one bound, or two for an equality."""
     op = cond.owner
-    if isinstance(op, arith.AndIOp):
-        lhs, rhs = decode_bounds(op.lhs, equalities), decode_bounds(op.rhs, equalities)
-        return None if lhs is None or rhs is None else lhs + rhs
     if not isinstance(op, arith.CmpiOp) or op.predicate.value.data not in ((0, 2) if equalities else (2,)):
         return None  # 0: eq, 2: slt
     lhs, rhs = decode(op.lhs), decode(op.rhs)

@@ -52,7 +52,8 @@ serial loop whose next iteration would overwrite what this one read (GEMM's `k_0
 Double buffering (TVM's InjectDoubleBuffer, for buffers marked by the double-buffer primitive:
 `memref.alloca() {double_buffer_scope}`), once shared buffers are sized: the buffer gets a
 leading dimension of 2, tile k living in half k mod 2, in the serial loop whose first statements
-fetch the tile its later statements read. Tile 0 is fetched before the loop; iteration k loads
+fetch the tile its later statements read (loops of one iteration passed over, and those of them
+in its body holding both the fetch and the reads replaced by their bodies). Tile 0 is fetched before the loop; iteration k loads
 tile k+1 into a per-thread array (`A_shared_next`, registers) first and stores it into half
 (k+1) mod 2 last; the last iteration runs after the loop without a fetch. The barriers follow
 from the halves each access touches (one per iteration, at the top of the loop). Refused: the
@@ -409,7 +410,7 @@ def _reads_same_element(use: Use) -> memref.LoadOp | None:
 def _check_local(kernel: Kernel, alloca: memref.AllocaOp) -> None:
     """A local buffer is one per thread: it must be allocated inside every thread-bound loop using it,
     blockIdx included (of more than one iteration: along an axis of one there is nobody to share it
-    with). compact-buffers moves a buffer there when each iteration uses its own part; one left
+    with). compact-buffers moves a buffer there when no iteration reads what another wrote; one left
     outside is passed between iterations, which on the GPU are threads that cannot see each other's."""
     users = [u.operation for u in alloca.memref.uses]
     for tag, lps in kernel.loops.items():
@@ -683,6 +684,7 @@ def _pipeline_of(kernel: Kernel, alloca: memref.AllocaOp) -> tuple[scf.ForOp, li
     """The loop whose iterations fetch and read `alloca`'s tiles, and its fetch statements."""
     users = [u.operation for u in alloca.memref.uses]
     loop = _tile_loop(kernel, alloca, users)
+    _inline_unit_loops(loop, users)
     fetches = _fetches_before_reads(loop, alloca, users)
     _check_counts_tiles(loop, alloca)
     _check_fetches_can_move(kernel, alloca, fetches)
@@ -690,14 +692,31 @@ def _pipeline_of(kernel: Kernel, alloca: memref.AllocaOp) -> tuple[scf.ForOp, li
 
 
 def _tile_loop(kernel: Kernel, alloca: memref.AllocaOp, users: list[Operation]) -> scf.ForOp:
-    """The innermost serial loop around every use of `alloca`."""
-    common = _serial_loops(users[0], kernel.root)
+    """The innermost serial loop of more than one iteration around every use of `alloca` (as
+    double-buffer picked it: `k_0` when the fetch is computed at `k_1` of one iteration)."""
+    common = [lp for lp in _serial_loops(users[0], kernel.root) if trip_count(lp) != 1]
     for user in users[1:]:
         common = [lp for lp in common if lp.is_ancestor(user)]
     if not common:
         raise fail(_NAME, alloca, f"double-buffered {_buffer_name(alloca.memref)} is not fetched and read in one "
                    "serial loop")
     return common[0]
+
+
+def _inline_unit_loops(loop: scf.ForOp, users: list[Operation]) -> None:
+    """Replace the serial loops of one iteration in `loop`'s body that hold both a fetch and a
+    read by their bodies (TVM drops such loops before injecting double buffers), so that the
+    fetch and the reads are statements of `loop` of their own (a fetch computed at `k_1` of one
+    iteration, `loop` being `k_0`)."""
+    body = loop.body.block
+
+    def holds_both(op: Operation) -> bool:
+        held = {type(u) for u in users if op.is_ancestor(u)}
+        return memref.StoreOp in held and memref.LoadOp in held
+
+    while unit := next((op for op in body.ops if isinstance(op, scf.ForOp) and _thread(op) is None
+                        and trip_count(op) == 1 and holds_both(op)), None):
+        _inline_loop(unit, unit.lb)
 
 
 def _fetches_before_reads(loop: scf.ForOp, alloca: memref.AllocaOp, users: list[Operation]) -> list[Operation]:
@@ -1199,11 +1218,16 @@ def _inline_thread_loops(root: Operation) -> None:
     loops = [op for op in root.walk() if _thread(op) is not None]
     for lp in reversed(loops):  # inner first: their bodies move into their parents' bodies
         assert isinstance(lp, scf.ForOp)
-        body = lp.body.block
-        assert isinstance(body.last_op, scf.YieldOp)
-        Rewriter.erase_op(body.last_op)
-        Rewriter.inline_block(body, InsertPoint.before(lp), [lp.lb])  # the variable has no uses left
-        Rewriter.erase_op(lp)
+        _inline_loop(lp, lp.lb)  # the variable has no uses left
+
+
+def _inline_loop(lp: scf.ForOp, value: SSAValue) -> None:
+    """Replace `lp` by its body, its variable by `value`."""
+    body = lp.body.block
+    assert isinstance(body.last_op, scf.YieldOp)
+    Rewriter.erase_op(body.last_op)
+    Rewriter.inline_block(body, InsertPoint.before(lp), [value])
+    Rewriter.erase_op(lp)
 
 
 # The pass ------------------------------------------------------------------------------------

@@ -32,9 +32,12 @@ loop is thread-bound, parallel, vectorized or unrolled, is not a reduction loop 
 or a reader comes before the fetch in it; the two tiles exceed 48 KiB of shared memory; the
 buffer is double-buffered already.
 
-Over a loop of one iteration (a k tile as long as k) there is no next tile to overlap with the
-computation: double-buffer is a no-op, the IR left as it is (TVM's double_buffer accepts such a
-loop too, marking the buffer whatever the loop).
+Serial loops of one iteration around the fetch are passed over, as TVM drops them before
+injecting double buffers: a fetch computed at `k_1` of `split{loop=k factors=-1,1}` is pipelined
+over `k_0`. When no serial loop of more iterations holds it inside the thread mapping (a k tile
+as long as k) there is no next tile to overlap with the computation: double-buffer is a no-op,
+the IR left as it is (TVM's double_buffer accepts such a loop too, marking the buffer whatever
+the loop).
 """
 
 from __future__ import annotations
@@ -83,9 +86,15 @@ def _readers(f: Operation, buffer: SSAValue) -> list[BlockOp]:
     return [b for b in all_blocks(f) if any(r.buffer is buffer for r in read_regions(b))]
 
 
-def _pipeline_loop(block: BlockOp, buffer: SSAValue, readers: list[BlockOp]) -> ForOp:
+def _serial(loop: ForOp) -> bool:
+    return loop.thread is None and loop.kind == SERIAL
+
+
+def _pipeline_loop(block: BlockOp, buffer: SSAValue, readers: list[BlockOp]) -> ForOp | None:
     """The innermost loop around the fetch that holds every reader: the loop whose iterations
-    the tiles belong to (where compute-at put the fetch)."""
+    the tiles belong to (where compute-at put the fetch). Serial loops of one iteration are
+    passed over (TVM drops them first): a fetch computed at `k_1` of `split{factors=-1,1}` is
+    pipelined over `k_0`. None when only such loops hold it inside the thread mapping: one tile."""
     name = hint_name(buffer)
     if not readers:
         raise ScheduleError(block, f"no block reads {name}: there is nothing to overlap the fetch with")
@@ -93,8 +102,13 @@ def _pipeline_loop(block: BlockOp, buffer: SSAValue, readers: list[BlockOp]) -> 
     if not around:
         raise ScheduleError(block, f'block "{block.label}" is not under a loop of the blocks reading {name}; compute it '
                             "at the reduction loop first (compute-at)")
-    loop = around[-1]
-    if loop.thread is not None or loop.kind != SERIAL:
+    kept = list(around)
+    while kept and _serial(kept[-1]) and kept[-1].extent < 2:
+        kept.pop()
+    if len(kept) < len(around) and (not kept or not _serial(kept[-1])):
+        return None
+    loop = kept[-1]
+    if not _serial(loop):
         how = f"bound to {loop.thread}" if loop.thread is not None else loop.kind
         raise ScheduleError(loop, f'loop "{loop.label}" around the fetch of {name} is {how}; double buffering needs a '
                             "serial loop whose iterations fetch one tile each")
@@ -126,7 +140,7 @@ class DoubleBufferPass(SchedulePass):
         block = get_block(f, self.block)
         buffer, alloc = _fetched_buffer(block)
         loop = _pipeline_loop(block, buffer, _readers(f, buffer))
-        if loop.extent < 2:
+        if loop is None:
             return  # one tile: no next one to fetch during the computation, so no second half to give it
         tile = _tile_bytes(block, loop, buffer)
         if 2 * tile > MAX_SHARED_BYTES:

@@ -251,12 +251,12 @@ def clip(block: BlockOp, ranges: list[VarRange], box: Box) -> tuple[list[VarRang
     overflow: Overflow = []
     for index, (it, r, (lo, hi)) in enumerate(zip(block.iters(), ranges, box)):
         span = r.start.bounds(loop_bounds)
-        if span is None and r.extent >= it.extent or span is not None and span[1] <= lo and span[0] + r.extent >= hi:
-            # TVM's rule: a range holding all of [lo, hi) in every iteration runs just that; one that
-            # moves with the loops keeps them (and a predicate), even when longer than the domain
+        if span is not None and span[1] <= lo and span[0] + r.extent >= hi:
+            # TVM's rule: a range shown to hold all of [lo, hi) in every iteration runs just that; one
+            # that moves with the loops keeps them (and a predicate), even when longer than the domain
             clipped.append(VarRange(Expr((), lo), hi - lo))
             continue
-        first, last = span or (0, it.extent)
+        first, last = span or (0, it.extent)  # a start of unknown bounds: taken as anywhere in the domain
         if first < lo:
             overflow.append((index, -1, 1 - lo))
         if last + r.extent > hi:

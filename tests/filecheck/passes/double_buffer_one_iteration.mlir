@@ -1,9 +1,10 @@
 // RUN: xtir-opt %s -p 'double-buffer{block=A_shared}' | filecheck %s
 // RUN: xtir-translate %s -p 'double-buffer{block=A_shared}' --target cuda | filecheck %s --check-prefix=CUDA
 
-// double-buffer over a reduction loop of one iteration (here k_0, the k tile being all of k; in the
-// fuzzer's 20 such refusals also a k_1 split off by 1): no next tile to fetch while computing on this
-// one, so it is a no-op, the buffer left unmarked and single (it was refused, "needs at least 2").
+// double-buffer over a reduction loop of one iteration (here k_0, the k tile being all of k) with no
+// serial loop of more around it inside the thread mapping: no next tile to fetch while computing on
+// this one, so it is a no-op, the buffer left unmarked and single (it was refused, "needs at least 2").
+// A k_1 of one iteration under a longer k_0 pipelines k_0: double_buffer_unit_loop.mlir.
 
 // CHECK:      %A_shared = block.alloc : memref<64x64xf32, "shared">
 // CHECK-NOT:  double_buffer_scope
