@@ -200,9 +200,10 @@ def test_fetch_in_an_unrolled_loop_runs_once() -> None:
 
 
 def test_bank_report_counts_loads_of_a_tile_refetched_in_an_unrolled_loop() -> None:
-    """A_shared, fetched at the unrolled k_1, is loaded 256 times per warp (by hand: k_0 4 x k_1 8 x
-    i_3 2 x j_3 2 x vthread.y 2; the address repeats along vthread.x, no store between): nvcc
-    cannot keep the value of one k_1 iteration for the next across the refetch (before: 32)."""
+    """A_shared, fetched at the unrolled k_1, is loaded 256 times per warp by the report's model
+    (serial i_3/j_3 counted in full; nvcc may unroll and merge them): k_0 4 x k_1 8 x i_3 2 x j_3 2
+    x vthread.y 2, the address repeating along vthread.x with no store between. nvcc cannot keep
+    the value of one k_1 iteration for the next across the refetch (before: 32)."""
     lowered = lower_to_gpu(seed_gpu.scheduled_gemm(GEMM_FETCH_AT_K1, 64, 64, 32))
     (kernel,) = [op for op in lowered.walk() if op.name == "gpu.func"]
     (load,) = [a for a in shared_accesses(kernel) if a.buffer == "A_shared" and a.op.name == "memref.load"]
