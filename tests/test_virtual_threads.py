@@ -272,6 +272,36 @@ def test_store_whose_value_alone_uses_the_vthread_keeps_the_last_value() -> None
     np.testing.assert_array_equal(a, np.ones((4, 4)))
     np.testing.assert_array_equal(o, np.full((4, 4), 3.0))
 
+
+FISSION_KEEPS_ORDER = _in_one_vthread_block(
+    "%A: memref<4x4xf32>, %G: memref<4x4xf32>, %X: memref<4x8xf32>, %P: memref<4x8xf32>", """\
+          %a = block.load %A[%vb, %vt] : memref<4x4xf32>
+          block.store %a, %G[%vb, %vt] : memref<4x4xf32>
+        }
+        block.block "P"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %g = block.load %G[%vb, %vt] : memref<4x4xf32>
+          %x = block.load %X[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+          %s = arith.addf %g, %x : f32
+          block.store %s, %P[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+        }
+        block.block "X"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %a = block.load %A[%vb, %vt] : memref<4x4xf32>
+          block.store %a, %X[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+""")
+
+
+def test_distributed_statements_that_keep_their_order_across_vthreads() -> None:
+    """Block U stores G[b, t] the same in every virtual thread (run once), P then loads it; P loads
+    X[b, 2t + v], which block X later stores at the same element (its own virtual thread's): loop
+    fission keeps what each virtual thread reads, as the loop run serially (P = A + X before)."""
+    rng = np.random.default_rng(0)
+    a, g = rng.integers(0, 9, (4, 4)).astype(np.float32), np.zeros((4, 4), np.float32)
+    x, p = rng.integers(0, 9, (4, 8)).astype(np.float32), np.zeros((4, 8), np.float32)
+    expected = np.repeat(a, 2, axis=1) + x
+    xtir.build(xtir.parse(FISSION_KEEPS_ORDER), target="cuda-cpu", racecheck=True)(a, g, x, p)
+    np.testing.assert_array_equal(p, expected)
+    np.testing.assert_array_equal(x, np.repeat(a, 2, axis=1))
+
 def _kernels() -> dict[str, tuple[xtir.ModuleOp, str | None]]:
     """The CUDA programs of this file's regression kernels: name → (module, entry)."""
     two_loops = xtir.parse(TWO_LOOPS.read_text())
