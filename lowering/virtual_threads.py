@@ -59,12 +59,14 @@ from __future__ import annotations
 
 from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import IndexType, MemRefType, NoneAttr, StridedLayoutAttr, StringAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xtir.dialects.expr import Expr, Var
 from xtir.dialects.layout import reach, strides_of
 from xtir.dialects.walk import ancestors
 from xtir.lowering.blocks_to_scf import THREAD
+from xtir.lowering.index_expr import decode, index_bounds
 from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, THREAD_BINDING, UNROLLED, VECTORIZED, constant_int, loop_kind, loop_name
 from xtir.passes.utils import fail
 
@@ -144,7 +146,8 @@ def _reordered_pair(accesses: list[Access], wrapped: dict[Operation, scf.ForOp],
         for second in accesses[k + 1:]:
             if (second.memref is first.memref and memref.StoreOp in (type(first), type(second))
                     and (first not in wrapped or wrapped[first] is not wrapped.get(second))
-                    and not _own_elements(first, second, dependent) and not _idempotent(first, loop, dependent)):
+                    and not _own_elements(first, second, loop, dependent)
+                    and not _idempotent(first, loop, dependent)):
                 return first, second
     return None
 
@@ -159,11 +162,50 @@ def _reordered(loop: scf.ForOp, first: Access, second: Access) -> str:
             "whose element and value do not use it (a cooperative fetch)")
 
 
-def _own_elements(a: Access, b: Access, dependent: set[SSAValue]) -> bool:
-    """Whether `a` and `b` touch the same element, that of their virtual thread: equal indices that
-    use the variable (lower-to-gpu has checked that a store's element differs between virtual threads)."""
-    return (len(a.indices) == len(b.indices) and any(i in dependent for i in a.indices)
-            and all(_same_value(x, y) for x, y in zip(a.indices, b.indices)))
+def _own_elements(a: Access, b: Access, loop: scf.ForOp, dependent: set[SSAValue]) -> bool:
+    """Whether `a` and `b` touch only elements of their own virtual thread (two virtual threads of
+    one real thread never one element): equal indices that use the variable (lower-to-gpu has
+    checked that a store's element differs between virtual threads), or an index in which both
+    hold the same row of the variable (`_vthread_row`)."""
+    if len(a.indices) != len(b.indices):
+        return False
+    if any(i in dependent for i in a.indices) and all(_same_value(x, y) for x, y in zip(a.indices, b.indices)):
+        return True
+    return any((row := _vthread_row(x, loop)) is not None and row == _vthread_row(y, loop)
+               for x, y in zip(a.indices, b.indices))
+
+
+def _vthread_row(index: SSAValue, loop: scf.ForOp) -> tuple[int, Expr] | None:
+    """(s, outer) where `index` = s * v + outer + inner, v the loop's variable, outer over values
+    alike in every virtual thread of a real thread (defined outside the loop, or a real thread's
+    id), inner within [0, s): the virtual thread is (index - outer) floordiv s. Else None."""
+    expr = decode(index)
+    v = loop.body.block.args[0]
+    if expr is None:
+        return None
+    stride, outer, inner = 0, {}, {}
+    for atom, coef in expr.terms:
+        variables = [atom.value] if isinstance(atom, Var) else atom.expr.variables()
+        if isinstance(atom, Var) and atom.value is v:
+            stride = coef
+        elif v in variables:
+            return None
+        else:
+            (outer if all(_alike_in_vthreads(x, loop) for x in variables) else inner)[atom] = coef
+    span = Expr._make(inner, expr.const).bounds(index_bounds)
+    if stride <= 0 or span is None or span[0] < 0 or span[1] >= stride:
+        return None
+    return stride, Expr._make(outer, 0)
+
+
+def _alike_in_vthreads(value: SSAValue, loop: scf.ForOp) -> bool:
+    """Whether `value` is the same in every virtual thread of `loop` in one real thread: defined
+    outside it, or the variable of a loop inside bound to a real thread."""
+    holder = value.owner.parent_op() if isinstance(value, BlockArgument) else value.owner
+    if not isinstance(holder, Operation) or not (holder is loop or loop.is_ancestor(holder)):
+        return True
+    return (isinstance(holder, scf.ForOp) and value is holder.body.block.args[0] and holder is not loop
+            and loop_kind(holder) == THREAD_BINDING and vthread_tag(holder) is None)
 
 
 def _same_value(a: SSAValue, b: SSAValue) -> bool:
