@@ -37,11 +37,12 @@ Virtual threads (loops bound to vthread.{x,y,z}, TVM's InjectVirtualThread): a t
 the checks and shared sizes below (no two virtual threads write one element, a local buffer used
 in one is allocated in it, shared regions are relaxed over them; a store that does not use the
 variable runs once per real thread, one whose value alone uses it keeps the last virtual
-thread's value when nothing else in the loop touches its buffer), then run serially in each
-real thread: once buffers are sized and double-buffered, lowering/virtual_threads.py pushes each
-vthread loop down to the statements that use its variable (serial loops tagged `xtir.vthread`; a
-local buffer allocated in it gets a leading dimension per virtual thread), before barriers are
-placed on the result.
+thread's value when nothing else in the loop touches its buffer and no other store in the loop
+writes a global buffer its value is loaded from), then run serially in each real thread: once
+buffers are sized and double-buffered, lowering/virtual_threads.py pushes each vthread loop down
+to the statements that use its variable (serial loops tagged `xtir.vthread`; a local buffer
+allocated in it gets a leading dimension per virtual thread; refused where that would reorder
+the accesses of a global buffer across virtual threads), before barriers are placed on the result.
 
 Barriers (`gpu.barrier`, CUDA `__syncthreads()`) are placed from the shared accesses, at points
 every thread of the block reaches (not under a condition on a thread id): before a statement
@@ -106,7 +107,14 @@ from xtir.lowering.blocks_to_scf import THREAD
 from xtir.lowering.compact_buffers import INIT_GUARD
 from xtir.lowering.index_expr import IndexEmitter, constant, decode, decode_bounds, index_bounds
 from xtir.lowering.loops import PARALLEL, THREAD_BINDING, constant_int, loop_kind, loop_name, trip_count
-from xtir.lowering.virtual_threads import dependents, inject_virtual_threads, untouched_vthreads, vthread_tag
+from xtir.lowering.virtual_threads import (
+    cached_dependents,
+    guarded_by,
+    inject_virtual_threads,
+    loaded_buffers,
+    untouched_vthreads,
+    vthread_tag,
+)
 from xtir.passes.analysis.instances import distinct, gapless, injective, points
 from xtir.passes.analysis.regions import Range, relax
 from xtir.passes.utils import fail
@@ -298,18 +306,21 @@ def _writers(kernel: Kernel, store: Operation, over: dict[SSAValue, int],
 
 def _last_wins(store: Operation, loop: scf.ForOp, dependent: dict[scf.ForOp, set[SSAValue]]) -> bool:
     """Whether the virtual threads of `loop` store into the same elements one after another and
-    the last one's value stays, as when `loop` runs serially: only the stored value uses the
-    variable (not an index, nor a condition or loop bound around the store), and nothing else in
-    `loop` touches the buffer (inject_virtual_threads runs each statement for every virtual
-    thread in turn: another access of the buffer would see them in another order)."""
+    the last one's value stays, as inject_virtual_threads runs them: only the stored value uses
+    the variable (not an index, nor a condition or loop bound around the store), nothing else in
+    `loop` touches the buffer (inject_virtual_threads runs each statement for every virtual thread
+    in turn: another access of the buffer would see them in another order), and no other store in
+    `loop` writes a buffer the value is loaded from (run serially, a later virtual thread would
+    load what an earlier one stored there; distributed, every one loads what was there before),
+    but for a shared buffer (to it virtual threads are threads: barriers order every thread's
+    accesses of one statement before the next statement's, as distributed)."""
     assert isinstance(store, memref.StoreOp)
-    if loop not in dependent:
-        dependent[loop] = dependents(loop)
-    values = dependent[loop]
-    if any(i in values for i in store.indices) or any(o in values for p in ancestors(store, loop) for o in p.operands):
+    values = cached_dependents(loop, dependent)
+    if any(i in values for i in store.indices) or guarded_by(store, loop, values):
         return False
-    return all(op is store for op in loop.walk()
-               if isinstance(op, memref.LoadOp | memref.StoreOp) and op.memref is store.memref)
+    sources = {b for b in loaded_buffers(store.value, loop) if _memory_space(b) != SHARED}
+    return all(op is store for op in loop.walk() if isinstance(op, memref.StoreOp | memref.LoadOp)
+               and (op.memref is store.memref or (isinstance(op, memref.StoreOp) and op.memref in sources)))
 
 
 def _enumerate(over: dict[SSAValue, int], exprs: list[Expr],
@@ -375,7 +386,8 @@ def _write_race(kernel: Kernel, use: Use, over: dict[SSAValue, int], shared: boo
         return (f'the store into {name} writes the same elements in every virtual thread of loop "{loop_name(loop)}" '
                 f"({tags[0]}) (its element does not use the virtual thread, what it stores or when does): they run "
                 f"one after another, which keeps the last value only when nothing else in the loop reads or writes "
-                f"{name} and no condition or loop bound around the store uses the virtual thread; make the element "
+                f"{name}, no other store in the loop writes a buffer its value is loaded from and no condition or "
+                "loop bound around the store uses the virtual thread; make the element "
                 "depend on the virtual thread")
     if shared:
         return (f"{_describe(use.op)} is not bound to a thread (or not to every threadIdx axis), and the threads of the "

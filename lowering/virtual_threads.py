@@ -18,10 +18,11 @@ vthread loop is pushed down to the statements that touch its variable:
 - through a loop (serial or thread-bound) or an `scf.if` whose bounds or condition do not use
   the variable: the vthread loop moves inside it (its iterations being independent, the
   interchange keeps what each reads and writes); an unrolled or vectorized loop is wrapped
-  whole instead, so that its accesses stay side by side (the float4 fragment reads), but for an
+  whole instead, so that its accesses stay side by side (the float4 fragment reads), but an
   unrolled loop holding a store that does not use the variable (MetaSchedule's cooperative
   fetch at an unrolled k loop: wrapped whole, it would run once per virtual thread) or a shared
-  buffer stored and loaded (no barrier could order the virtual threads of a loop wrapped whole);
+  buffer stored and loaded (no barrier could order the virtual threads of a loop wrapped whole)
+  has the vthread loop moved inside it, as a serial loop does;
 - a statement that does not touch the variable (a load of a fragment every virtual thread
   shares, a cooperative fetch) runs once, where it was;
 - a statement that touches it (through its indices, a value computed from it, or a buffer
@@ -38,22 +39,34 @@ its tag in `xtir.vthread`. Barriers are placed afterwards on the result, which r
 a barrier inside a loop made would order the real threads only, not the virtual threads, so a
 statement wrapped whole must not both store into a shared buffer and load from it.
 
+Distributing the loop over its statements is loop fission: each statement runs for every
+virtual thread before the next one does. It keeps the loop's meaning where no access of a global
+(or outer local) buffer and a later store into it, or a store and a later load, in different
+statements belong to different virtual threads: both index the buffer by the variable alike
+(their own virtual thread's elements), or the earlier is a store whose element and value do not
+use the variable (the same value in every virtual thread). A shared buffer is exempt: to it
+virtual threads are threads, and the barriers placed afterwards order every thread's accesses of
+one statement before the next statement's, as the distributed loop runs them.
+
 Refused, at the loop: a vthread loop that is the outermost loop of a kernel, or that does not
 run from 0 in steps of 1 to a constant (only hand-written scf: a block.for always does); a local
 buffer allocated inside one that is used other than by loads and stores; a statement wrapped
-whole that stores into and loads from one shared buffer (at its loop, else at the load).
+whole that stores into and loads from one shared buffer (at its loop, else at the load); a
+pair of accesses that distributing would reorder across virtual threads (naming the buffer).
 """
 
 from __future__ import annotations
 
 from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import IndexType, MemRefType, NoneAttr, StridedLayoutAttr, StringAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from xtir.dialects.expr import Expr, Var
 from xtir.dialects.layout import reach, strides_of
 from xtir.dialects.walk import ancestors
 from xtir.lowering.blocks_to_scf import THREAD
+from xtir.lowering.index_expr import decode, index_bounds
 from xtir.lowering.loops import LOOP_KIND, LOOP_NAME, THREAD_BINDING, UNROLLED, VECTORIZED, constant_int, loop_kind, loop_name
 from xtir.passes.utils import fail
 
@@ -97,9 +110,124 @@ def _inject(loop: scf.ForOp) -> None:
     if lb != 0 or step != 1 or ub is None:
         raise fail(_NAME, loop, f'loop "{loop_name(loop)}" bound to {vthread_tag(loop)} must run from 0 in steps of 1 '
                    "to a constant")
-    _expand_locals(loop, ub, dependents(loop))
-    _Distributor(loop, ub).block(loop.body.block, InsertPoint.before(loop), {})
+    dependent = dependents(loop)
+    accesses = _accesses(loop, dependent)  # before the loop's own local buffers get new accesses
+    _expand_locals(loop, ub, dependent)
+    distributor = _Distributor(loop, ub)
+    distributor.block(loop.body.block, InsertPoint.before(loop), {})
+    reordered = _reordered_pair(accesses, distributor.wrapped, loop, dependent)
+    if reordered is not None:
+        raise fail(_NAME, loop, _reordered(loop, *reordered))
     Rewriter.erase_op(loop)
+
+
+Access = memref.LoadOp | memref.StoreOp
+
+
+def _accesses(loop: scf.ForOp, dependent: set[SSAValue]) -> list[Access]:
+    """The loads and stores in `loop` that distributing it must keep in order across virtual
+    threads: not those of a local buffer one per virtual thread, nor of a shared buffer (virtual
+    threads are threads to it: the barriers placed afterwards order a statement's accesses by every
+    thread, virtual or real, before the next statement's, which the distributed loop does)."""
+    private = {op.memref for op in loop.walk() if isinstance(op, memref.AllocaOp) and op.memref in dependent}
+    return [op for op in loop.walk() if isinstance(op, Access) and op.memref not in private
+            and not _in_space(op.memref.type, "shared")]
+
+
+def _reordered_pair(accesses: list[Access], wrapped: dict[Operation, scf.ForOp], loop: scf.ForOp,
+                    dependent: set[SSAValue]) -> tuple[Access, Access] | None:
+    """Two of `accesses` that distributing the loop (each statement run for every virtual thread
+    before the next one: loop fission) reorders across virtual threads: an access of a buffer and
+    a later store into it (or a store and a later load) in different statements (`wrapped`: the loop
+    over the virtual threads each op of a statement runs in; one run once has none), unless both touch
+    only their own virtual thread's elements (`_own_elements`) or the earlier one is a store that
+    writes the same value in every virtual thread (`_idempotent`)."""
+    for k, first in enumerate(accesses):
+        for second in accesses[k + 1:]:
+            if (second.memref is first.memref and memref.StoreOp in (type(first), type(second))
+                    and (first not in wrapped or wrapped[first] is not wrapped.get(second))
+                    and not _own_elements(first, second, loop, dependent)
+                    and not _idempotent(first, loop, dependent)):
+                return first, second
+    return None
+
+
+def _reordered(loop: scf.ForOp, first: Access, second: Access) -> str:
+    def verb(op: Operation) -> str:
+        return "stored" if isinstance(op, memref.StoreOp) else "loaded"
+    return (f"{first.memref.name_hint or 'a buffer'} is {verb(first)} and later {verb(second)} in loop "
+            f'"{loop_name(loop)}" ({vthread_tag(loop)}) at elements other virtual threads may touch: inject-virtual-'
+            "threads runs each statement for every virtual thread before the next statement, which would reorder "
+            "the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store "
+            "whose element and value do not use it (a cooperative fetch)")
+
+
+def _own_elements(a: Access, b: Access, loop: scf.ForOp, dependent: set[SSAValue]) -> bool:
+    """Whether `a` and `b` touch only elements of their own virtual thread (two virtual threads of
+    one real thread never one element): equal indices that use the variable (lower-to-gpu has
+    checked that a store's element differs between virtual threads), or an index in which both
+    hold the same row of the variable (`_vthread_row`)."""
+    if len(a.indices) != len(b.indices):
+        return False
+    if any(i in dependent for i in a.indices) and all(_same_value(x, y) for x, y in zip(a.indices, b.indices)):
+        return True
+    return any((row := _vthread_row(x, loop)) is not None and row == _vthread_row(y, loop)
+               for x, y in zip(a.indices, b.indices))
+
+
+def _vthread_row(index: SSAValue, loop: scf.ForOp) -> tuple[int, Expr] | None:
+    """(s, outer) where `index` = s * v + outer + inner, v the loop's variable, outer over values
+    alike in every virtual thread of a real thread (defined outside the loop, or a real thread's
+    id), inner within [0, s): the virtual thread is (index - outer) floordiv s. Else None."""
+    expr = decode(index)
+    v = loop.body.block.args[0]
+    if expr is None:
+        return None
+    stride, outer, inner = 0, {}, {}
+    for atom, coef in expr.terms:
+        variables = [atom.value] if isinstance(atom, Var) else atom.expr.variables()
+        if isinstance(atom, Var) and atom.value is v:
+            stride = coef
+        elif v in variables:
+            return None
+        else:
+            (outer if all(_alike_in_vthreads(x, loop) for x in variables) else inner)[atom] = coef
+    span = Expr._make(inner, expr.const).bounds(index_bounds)
+    if stride <= 0 or span is None or span[0] < 0 or span[1] >= stride:
+        return None
+    return stride, Expr._make(outer, 0)
+
+
+def _alike_in_vthreads(value: SSAValue, loop: scf.ForOp) -> bool:
+    """Whether `value` is the same in every virtual thread of `loop` in one real thread: defined
+    outside it, or the variable of a loop inside bound to a real thread."""
+    holder = value.owner.parent_op() if isinstance(value, BlockArgument) else value.owner
+    if not isinstance(holder, Operation) or not (holder is loop or loop.is_ancestor(holder)):
+        return True
+    return (isinstance(holder, scf.ForOp) and value is holder.body.block.args[0] and holder is not loop
+            and loop_kind(holder) == THREAD_BINDING and vthread_tag(holder) is None)
+
+
+def _same_value(a: SSAValue, b: SSAValue) -> bool:
+    """Whether `a` and `b` are one value or computed alike by pure ops from the same values."""
+    if a is b:
+        return True
+    x, y = a.owner, b.owner
+    return (isinstance(x, Operation) and isinstance(y, Operation) and _pure(x) and type(x) is type(y)
+            and x.properties == y.properties and x.attributes == y.attributes and len(x.operands) == len(y.operands)
+            and list(x.results).index(a) == list(y.results).index(b)
+            and all(_same_value(p, q) for p, q in zip(x.operands, y.operands)))
+
+
+def _idempotent(op: Access, loop: scf.ForOp, dependent: set[SSAValue], outer: frozenset[Operation] = frozenset()) -> bool:
+    """Whether `op` is a store that writes the same value at the same element in every virtual
+    thread: it does not use the variable, and the stores in `loop` into the buffers its value is
+    loaded from are such stores too (not itself, as in `S[t] += 1`, nor one in `outer`)."""
+    if not isinstance(op, memref.StoreOp) or op in outer or _uses(op, loop, dependent):
+        return False
+    sources = loaded_buffers(op.value, loop)
+    return all(_idempotent(o, loop, dependent, outer | {op}) for o in loop.walk()
+               if isinstance(o, memref.StoreOp) and o.memref in sources)
 
 
 def _expand_locals(loop: scf.ForOp, n: int, dependent: set[SSAValue]) -> None:
@@ -167,22 +295,44 @@ def dependents(loop: scf.ForOp) -> set[SSAValue]:
 
 def _uses(op: Operation, loop: scf.ForOp, values: set[SSAValue]) -> bool:
     """Whether `op`, or an op around it inside `loop`, has an operand in `values`."""
-    return any(o in values for o in op.operands) or any(
-        o in values for parent in ancestors(op, loop) for o in parent.operands)
+    return any(o in values for o in op.operands) or guarded_by(op, loop, values)
+
+
+def guarded_by(op: Operation, loop: scf.ForOp, values: set[SSAValue]) -> bool:
+    """Whether an op around `op` inside `loop` (an `scf.if`, a loop) has an operand in `values`."""
+    return any(o in values for parent in ancestors(op, loop) for o in parent.operands)
+
+
+def loaded_buffers(value: SSAValue, loop: scf.ForOp) -> set[SSAValue]:
+    """The buffers of the loads inside `loop` that `value` is computed from (an op with regions
+    on the way counts with every load it holds)."""
+    found: set[SSAValue] = set()
+    pending, seen = [value], set()
+    while pending:
+        current = pending.pop()
+        owner = current.owner
+        if current in seen or not isinstance(owner, Operation) or not loop.is_ancestor(owner):
+            continue
+        seen.add(current)
+        for inner in owner.walk():
+            if isinstance(inner, memref.LoadOp):
+                found.add(inner.memref)
+            pending.extend(inner.operands)
+    return found
+
+
+def cached_dependents(loop: scf.ForOp, cache: dict[scf.ForOp, set[SSAValue]]) -> set[SSAValue]:
+    """`dependents(loop)`, computed once per loop in `cache`."""
+    if loop not in cache:
+        cache[loop] = dependents(loop)
+    return cache[loop]
 
 
 def untouched_vthreads(op: Operation, root: Operation, cache: dict[scf.ForOp, set[SSAValue]]) -> list[scf.ForOp]:
     """The vthread loops around `op` (inside `root`) whose variable it does not depend on: it
     runs once per real thread, not once per virtual one. `cache` keeps each loop's `dependents`."""
-    untouched = []
-    for lp in ancestors(op, root):
-        if not isinstance(lp, scf.ForOp) or vthread_tag(lp) is None:
-            continue
-        if lp not in cache:
-            cache[lp] = dependents(lp)
-        if not any(_uses(inner, lp, cache[lp]) for inner in op.walk()):
-            untouched.append(lp)
-    return untouched
+    return [lp for lp in ancestors(op, root) if isinstance(lp, scf.ForOp) and vthread_tag(lp) is not None
+            and not any(_uses(inner, lp, cached_dependents(lp, cache)) for inner in op.walk())]
 
 
 def _may_write(op: Operation, buffer: SSAValue) -> bool:
@@ -209,6 +359,8 @@ class _Distributor:
         self.n = n
         self.var = loop.body.block.args[0]
         self.dependent = dependents(loop)
+        self.wrapped: dict[Operation, scf.ForOp] = {}
+        """The loop over the virtual threads made for each op of a statement wrapped in one."""
 
     def touches(self, op: Operation) -> bool:
         return any(o in self.dependent for inner in op.walk() for o in inner.operands)
@@ -326,6 +478,7 @@ class _Distributor:
                                          if isinstance(o, scf.ForOp)):
             loop.attributes[LOOP_KIND] = StringAttr(UNROLLED)
         Rewriter.insert_op(loop, point)
+        self.wrapped.update(dict.fromkeys((o for op in ops for o in op.walk()), loop))
         inner = dict(mapping)
         inner[self.var] = body.args[0]
         for op in ops:
@@ -360,7 +513,7 @@ class _Distributor:
         raise fail(_NAME, at, f"shared buffer {load.memref.name_hint or '?'} is stored and loaded inside one "
                    f'statement that each virtual thread of loop "{loop_name(self.loop)}" ({vthread_tag(self.loop)}) '
                    "runs whole in turn: a barrier between the store and the load would order the real threads only, "
-                   "not the virtual threads; keep a vectorized loop there serial or unrolled, or move the vthread "
+                   "not the virtual threads; keep a loop there serial or unrolled (not vectorized), or move the vthread "
                    "loop inside it")
 
     def copy(self, op: Operation, point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:

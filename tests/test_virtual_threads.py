@@ -200,9 +200,10 @@ def test_fetch_in_an_unrolled_loop_runs_once() -> None:
 
 
 def test_bank_report_counts_loads_of_a_tile_refetched_in_an_unrolled_loop() -> None:
-    """A_shared, fetched at the unrolled k_1, is loaded 256 times per warp (by hand: k_0 4 x k_1 8 x
-    i_3 2 x j_3 2 x vthread.y 2; the address repeats along vthread.x, no store between): nvcc
-    cannot keep the value of one k_1 iteration for the next across the refetch (before: 32)."""
+    """A_shared, fetched at the unrolled k_1, is loaded 256 times per warp by the report's model
+    (serial i_3/j_3 counted in full; nvcc may unroll and merge them): k_0 4 x k_1 8 x i_3 2 x j_3 2
+    x vthread.y 2, the address repeating along vthread.x with no store between. nvcc cannot keep
+    the value of one k_1 iteration for the next across the refetch (before: 32)."""
     lowered = lower_to_gpu(seed_gpu.scheduled_gemm(GEMM_FETCH_AT_K1, 64, 64, 32))
     (kernel,) = [op for op in lowered.walk() if op.name == "gpu.func"]
     (load,) = [a for a in shared_accesses(kernel) if a.buffer == "A_shared" and a.op.name == "memref.load"]
@@ -270,6 +271,36 @@ def test_store_whose_value_alone_uses_the_vthread_keeps_the_last_value() -> None
     xtir.build(xtir.parse(LAST_WINS.read_text()), target="cuda-cpu", racecheck=True)(a, o)
     np.testing.assert_array_equal(a, np.ones((4, 4)))
     np.testing.assert_array_equal(o, np.full((4, 4), 3.0))
+
+
+FISSION_KEEPS_ORDER = _in_one_vthread_block(
+    "%A: memref<4x4xf32>, %G: memref<4x4xf32>, %X: memref<4x8xf32>, %P: memref<4x8xf32>", """\
+          %a = block.load %A[%vb, %vt] : memref<4x4xf32>
+          block.store %a, %G[%vb, %vt] : memref<4x4xf32>
+        }
+        block.block "P"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %g = block.load %G[%vb, %vt] : memref<4x4xf32>
+          %x = block.load %X[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+          %s = arith.addf %g, %x : f32
+          block.store %s, %P[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+        }
+        block.block "X"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %a = block.load %A[%vb, %vt] : memref<4x4xf32>
+          block.store %a, %X[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+""")
+
+
+def test_distributed_statements_that_keep_their_order_across_vthreads() -> None:
+    """Block U stores G[b, t] the same in every virtual thread (run once), P then loads it; P loads
+    X[b, 2t + v], which block X later stores at the same element (its own virtual thread's): loop
+    fission keeps what each virtual thread reads, as the loop run serially (P = A + X before)."""
+    rng = np.random.default_rng(0)
+    a, g = rng.integers(0, 9, (4, 4)).astype(np.float32), np.zeros((4, 4), np.float32)
+    x, p = rng.integers(0, 9, (4, 8)).astype(np.float32), np.zeros((4, 8), np.float32)
+    expected = np.repeat(a, 2, axis=1) + x
+    xtir.build(xtir.parse(FISSION_KEEPS_ORDER), target="cuda-cpu", racecheck=True)(a, g, x, p)
+    np.testing.assert_array_equal(p, expected)
+    np.testing.assert_array_equal(x, np.repeat(a, 2, axis=1))
 
 def _kernels() -> dict[str, tuple[xtir.ModuleOp, str | None]]:
     """The CUDA programs of this file's regression kernels: name → (module, entry)."""

@@ -271,7 +271,7 @@ func.func @vthread_shared_race(%A: memref<4x8xf32>) {
         block.block "S"(%vt = spatial(4, %t), %vu = spatial(2, %u)) {
           %x = arith.index_cast %vu : index to i64
           %y = arith.sitofp %x : i64 to f32
-          // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into S writes the same elements in every virtual thread of loop "v" (vthread.x) (its element does not use the virtual thread, what it stores or when does): they run one after another, which keeps the last value only when nothing else in the loop reads or writes S and no condition or loop bound around the store uses the virtual thread; make the element depend on the virtual thread}}
+          // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into S writes the same elements in every virtual thread of loop "v" (vthread.x) (its element does not use the virtual thread, what it stores or when does): they run one after another, which keeps the last value only when nothing else in the loop reads or writes S, no other store in the loop writes a buffer its value is loaded from and no condition or loop bound around the store uses the virtual thread; make the element depend on the virtual thread}}
           block.store %y, %S[%vt] : memref<4xf32, "shared">
         }
         block.block "A"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
@@ -295,7 +295,7 @@ func.func @vthread_guarded_same_element(%A: memref<4x4xf32>) {
       block.for %t = 0 to 4 "t" bind("threadIdx.x") {
         block.block "A"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) where(%u < 1) {
           %one = arith.constant 1.0 : f32
-          // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into A writes the same elements in every virtual thread of loop "v" (vthread.x) (its element does not use the virtual thread, what it stores or when does): they run one after another, which keeps the last value only when nothing else in the loop reads or writes A and no condition or loop bound around the store uses the virtual thread; make the element depend on the virtual thread}}
+          // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into A writes the same elements in every virtual thread of loop "v" (vthread.x) (its element does not use the virtual thread, what it stores or when does): they run one after another, which keeps the last value only when nothing else in the loop reads or writes A, no other store in the loop writes a buffer its value is loaded from and no condition or loop bound around the store uses the virtual thread; make the element depend on the virtual thread}}
           block.store %one, %A[%vb, %vt] : memref<4x4xf32>
         }
       }
@@ -416,7 +416,7 @@ func.func @vthread_wrapped_shared_flow(%A: memref<4x8xf32>, %O: memref<4x2x8xf32
   block.for %b = 0 to 4 "b" bind("blockIdx.x") {
     block.for %u = 0 to 2 "v" bind("vthread.x") {
       block.for %t = 0 to 4 "t" bind("threadIdx.x") {
-        // expected-error @+1 {{'scf.for' op lower-to-gpu: shared buffer S is stored and loaded inside one statement that each virtual thread of loop "v" (vthread.x) runs whole in turn: a barrier between the store and the load would order the real threads only, not the virtual threads; keep a vectorized loop there serial or unrolled, or move the vthread loop inside it}}
+        // expected-error @+1 {{'scf.for' op lower-to-gpu: shared buffer S is stored and loaded inside one statement that each virtual thread of loop "v" (vthread.x) runs whole in turn: a barrier between the store and the load would order the real threads only, not the virtual threads; keep a loop there serial or unrolled (not vectorized), or move the vthread loop inside it}}
         block.for %r = 0 to 2 "r" vectorized {
           block.block "S"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u), %vr = spatial(2, %r)) {
             %a = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
@@ -472,6 +472,110 @@ func.func @vthread_read_modify_write_in_a_statement(%A: memref<4x8xf32>, %O: mem
           // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into P does not use the virtual thread of loop "v" (vthread.x) but runs in its statement, once per virtual thread, after a load of that buffer: it would not run once; make it a block of its own}}
           block.store %y, %P[%vb, %vt] : memref<4x4xf32>
           block.store %g, %O[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// P's value alone uses the virtual thread, but block G later in the loop stores into G, which
+// P's value is loaded from: run serially, virtual thread 1 loads the G that virtual thread 0
+// stored; distributed (P for every virtual thread, then G), both load the G from before. Not a
+// "last one wins" store (before: accepted, P = 101.. where the loop run serially gives A + 1).
+func.func @vthread_last_wins_loads_a_later_store(%A: memref<4x4xf32>, %G: memref<4x4xf32>, %P: memref<4x4xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %u = 0 to 2 "v" bind("vthread.x") {
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+        block.block "P"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %g = block.load %G[%vb, %vt] : memref<4x4xf32>
+          %x = arith.index_cast %vu : index to i64
+          %y = arith.sitofp %x : i64 to f32
+          %z = arith.addf %g, %y : f32
+          // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into P writes the same elements in every virtual thread of loop "v" (vthread.x) (its element does not use the virtual thread, what it stores or when does): they run one after another, which keeps the last value only when nothing else in the loop reads or writes P, no other store in the loop writes a buffer its value is loaded from and no condition or loop bound around the store uses the virtual thread; make the element depend on the virtual thread}}
+          block.store %z, %P[%vb, %vt] : memref<4x4xf32>
+        }
+        block.block "G"(%vb = spatial(4, %b), %vt = spatial(4, %t)) {
+          %a = block.load %A[%vb, %vt] : memref<4x4xf32>
+          block.store %a, %G[%vb, %vt] : memref<4x4xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// As above, P's value loaded from X[.., 1 - v], which block X later stores at X[.., v]: virtual
+// thread 1 loads what virtual thread 0 stored when the loop runs serially, not distributed
+// (before: accepted)
+func.func @vthread_last_wins_loads_another_vthreads_store(%A: memref<4x4xf32>, %X: memref<4x4x2xf32>, %P: memref<4x4xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %u = 0 to 2 "v" bind("vthread.x") {
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+        block.block "P"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %g = block.load %X[%vb, %vt, 1 - %vu] : memref<4x4x2xf32>
+          // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into P writes the same elements in every virtual thread of loop "v" (vthread.x) (its element does not use the virtual thread, what it stores or when does): they run one after another, which keeps the last value only when nothing else in the loop reads or writes P, no other store in the loop writes a buffer its value is loaded from and no condition or loop bound around the store uses the virtual thread; make the element depend on the virtual thread}}
+          block.store %g, %P[%vb, %vt] : memref<4x4xf32>
+        }
+        block.block "X"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %a = block.load %A[%vb, %vt] : memref<4x4xf32>
+          block.store %a, %X[%vb, %vt, %vu] : memref<4x4x2xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Every virtual thread loads G[b, t] in block P, then block G (not using the virtual thread, run
+// once) stores it: run serially, virtual thread 1 loads the A that virtual thread 0's G stored;
+// distributed (P for every virtual thread, then G once), it loads the G from before. Loop
+// fission reorders the two across virtual threads (before: accepted, wrong numbers). Global
+// buffers only: to a shared one virtual threads are threads, the barriers ordering statements.
+func.func @vthread_load_then_later_store_of_another_vthread(%A: memref<4x4xf32>, %G: memref<4x4xf32>, %P: memref<4x4x2xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    // expected-error @+1 {{'scf.for' op lower-to-gpu: G is loaded and later stored in loop "v" (vthread.x) at elements other virtual threads may touch: inject-virtual-threads runs each statement for every virtual thread before the next statement, which would reorder the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store whose element and value do not use it (a cooperative fetch)}}
+    block.for %u = 0 to 2 "v" bind("vthread.x") {
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+        block.block "P"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %g = block.load %G[%vb, %vt] : memref<4x4xf32>
+          %x = arith.index_cast %vu : index to i64
+          %y = arith.sitofp %x : i64 to f32
+          %z = arith.addf %g, %y : f32
+          block.store %z, %P[%vb, %vt, %vu] : memref<4x4x2xf32>
+        }
+        block.block "G"(%vb = spatial(4, %b), %vt = spatial(4, %t)) {
+          %a = block.load %A[%vb, %vt] : memref<4x4xf32>
+          block.store %a, %G[%vb, %vt] : memref<4x4xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Virtual thread v loads X[b, t, 1 - v], which block X later stores at X[b, t, v]: run serially,
+// virtual thread 1 loads what virtual thread 0 stored; distributed, the X from before
+func.func @vthread_load_then_later_store_of_another_vthreads_element(%A: memref<4x4xf32>, %X: memref<4x4x2xf32>, %P: memref<4x4x2xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    // expected-error @+1 {{'scf.for' op lower-to-gpu: X is loaded and later stored in loop "v" (vthread.x) at elements other virtual threads may touch: inject-virtual-threads runs each statement for every virtual thread before the next statement, which would reorder the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store whose element and value do not use it (a cooperative fetch)}}
+    block.for %u = 0 to 2 "v" bind("vthread.x") {
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+        block.block "P"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %g = block.load %X[%vb, %vt, 1 - %vu] : memref<4x4x2xf32>
+          block.store %g, %P[%vb, %vt, %vu] : memref<4x4x2xf32>
+        }
+        block.block "X"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %a = block.load %A[%vb, %vt] : memref<4x4xf32>
+          block.store %a, %X[%vb, %vt, %vu] : memref<4x4x2xf32>
         }
       }
     }
