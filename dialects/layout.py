@@ -17,8 +17,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from xdsl.dialects.builtin import MemRefType, StridedLayoutAttr
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import MemRefType, StridedLayoutAttr, StringAttr
+from xdsl.ir import Attribute, SSAValue
+
+
+def memory_space(buffer: SSAValue) -> str | None:
+    """The storage scope that `buffer`'s memref type names ("shared", "local"); None for global memory."""
+    t = buffer.type
+    return t.memory_space.data if isinstance(t, MemRefType) and isinstance(t.memory_space, StringAttr) else None
 
 
 def static_strides(t: MemRefType) -> tuple[list[int], int] | None:

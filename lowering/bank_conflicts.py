@@ -34,10 +34,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, gpu, memref, scf
-from xdsl.dialects.builtin import FixedBitwidthType, MemRefType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import FixedBitwidthType, MemRefType, ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
-from xtir.dialects.layout import strides_of
+from xtir.dialects.layout import memory_space, strides_of
 from xtir.dialects.walk import ancestors
 from xtir.lowering.cuda_align import float4_copy
 from xtir.lowering.loops import UNROLLED, constant_int, loop_kind, loop_name, trip_count
@@ -110,7 +110,7 @@ def shared_accesses(kernel: gpu.FuncOp) -> list[SharedAccess]:
     threads = _warp_threads(kernel)
     found = []
     for op in kernel.walk():
-        if isinstance(op, memref.LoadOp | memref.StoreOp) and _is_shared(op.memref):
+        if isinstance(op, memref.LoadOp | memref.StoreOp) and memory_space(op.memref) == "shared":
             found.append(_shared_access(kernel, op, threads))
     return found
 
@@ -208,11 +208,6 @@ def bank_report(module: ModuleOp) -> str:
 
 def _kernels(module: ModuleOp) -> Iterator[gpu.FuncOp]:
     return (op for op in module.walk() if isinstance(op, gpu.FuncOp) and op.kernel is not None)
-
-
-def _is_shared(value: SSAValue) -> bool:
-    ty = value.type
-    return isinstance(ty, MemRefType) and ty.memory_space == StringAttr("shared")
 
 
 def _element_bytes(ty: MemRefType) -> int:

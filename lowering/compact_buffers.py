@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -41,7 +41,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xtir.dialects.accel import RegionOp
 from xtir.dialects.block import PARALLEL, THREAD_BINDING, AccessOp, AllocOp, BlockOp, ForOp, LoadOp, StoreOp
 from xtir.dialects.expr import Expr, Var
-from xtir.dialects.layout import row_major
+from xtir.dialects.layout import memory_space, row_major
 from xtir.dialects.walk import ancestors
 from xtir.errors import LoweringError
 from xtir.lowering.index_expr import conjuncts, decode_bounds
@@ -266,8 +266,7 @@ def _box(uses: list[_Use], top: Operation, buffer: SSAValue, shape: list[int]) -
 def _block_shared(buffer: SSAValue, uses: list[_Use]) -> bool:
     """A `shared` buffer used under thread-bound loops is one per GPU thread block, shared by its
     threads: lower-to-gpu sizes it (a loop iteration here is a thread there)."""
-    space = buffer.type.memory_space if isinstance(buffer.type, MemRefType) else None
-    return space == StringAttr("shared") and any(
+    return memory_space(buffer) == "shared" and any(
         isinstance(p, ForOp) and p.kind == THREAD_BINDING
         for u in uses
         for p in ancestors(u.op)

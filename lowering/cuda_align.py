@@ -30,10 +30,10 @@ import math
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, gpu, memref, scf
-from xdsl.dialects.builtin import Float32Type, IntegerAttr, MemRefType, StringAttr
+from xdsl.dialects.builtin import Float32Type, IntegerAttr, MemRefType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
-from xtir.dialects.layout import static_strides, strides_of
+from xtir.dialects.layout import memory_space, static_strides, strides_of
 from xtir.lowering.loops import LOOP_KIND, VECTORIZED, constant_int
 
 WIDTH = 4
@@ -238,7 +238,7 @@ def float4_copy(loop: scf.ForOp) -> Float4Copy | None:
         return None
     if _aligned(store, v, body):
         return Float4Copy(loop, load, store, guard=guard, fill=fill)
-    if store.memref is load.memref or _memory_space(load.memref) == "local":
+    if store.memref is load.memref or memory_space(load.memref) == "local":
         return None  # a per-thread array lives in registers: no wider load to gain
     return Float4Copy(loop, load, store, scattered=True, guard=guard, fill=fill)
 
@@ -263,11 +263,6 @@ def _selected_load(select: scf.IfOp) -> tuple[memref.LoadOp, SSAValue] | None:
 def _effects(block: Block) -> list[Operation]:
     """The ops of `block` but index arithmetic, the comparisons of a guard and the yield."""
     return [op for op in block.ops if not isinstance(op, scf.YieldOp | arith.CmpiOp | arith.AndIOp) and not _index_op(op)]
-
-
-def _memory_space(buffer: SSAValue) -> str | None:
-    space = buffer.type.memory_space if isinstance(buffer.type, MemRefType) else None
-    return space.data if isinstance(space, StringAttr) else None
 
 
 def _uniform(cond: SSAValue, v: SSAValue, body: Block) -> bool:

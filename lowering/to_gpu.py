@@ -101,7 +101,7 @@ from xdsl.transforms.dead_code_elimination import region_dce
 
 from xtir.dialects.block import DOUBLE_BUFFER, Block_, dim_aligns
 from xtir.dialects.expr import Div, Expr, Mod, Var
-from xtir.dialects.layout import reach, storage_type, strides_of
+from xtir.dialects.layout import memory_space, reach, storage_type, strides_of
 from xtir.dialects.walk import ancestors
 from xtir.lowering.blocks_to_scf import THREAD
 from xtir.lowering.compact_buffers import INIT_GUARD
@@ -140,13 +140,6 @@ def _thread(op: Operation) -> str | None:
     attr = op.attributes.get(THREAD)
     if isinstance(op, scf.ForOp) and isinstance(attr, StringAttr) and loop_kind(op) == THREAD_BINDING:
         return attr.data
-    return None
-
-
-def _memory_space(value: SSAValue) -> str | None:
-    t = value.type
-    if isinstance(t, MemRefType) and isinstance(t.memory_space, StringAttr):
-        return t.memory_space.data
     return None
 
 
@@ -278,7 +271,7 @@ def _check_writes(kernel: Kernel, uses: list[Use]) -> None:
                               for v in [lps[0].body.block.args[0]]}}
     dependent: dict[scf.ForOp, set[SSAValue]] = {}
     for use in sorted(uses, key=lambda u: _under_init(u.op)):  # a reduction is reported at its update
-        space = _memory_space(_buffer(use.op))
+        space = memory_space(_buffer(use.op))
         if not use.is_write or space == LOCAL:
             continue
         shared = space == SHARED
@@ -318,7 +311,7 @@ def _last_wins(store: Operation, loop: scf.ForOp, dependent: dict[scf.ForOp, set
     values = cached_dependents(loop, dependent)
     if any(i in values for i in store.indices) or guarded_by(store, loop, values):
         return False
-    sources = {b for b in loaded_buffers(store.value, loop) if _memory_space(b) != SHARED}
+    sources = {b for b in loaded_buffers(store.value, loop) if memory_space(b) != SHARED}
     return all(op is store for op in loop.walk() if isinstance(op, memref.StoreOp | memref.LoadOp)
                and (op.memref is store.memref or (isinstance(op, memref.StoreOp) and op.memref in sources)))
 
@@ -960,7 +953,7 @@ class Planner:
     def touches(self, op: Operation) -> list[Touch]:
         found = []
         for inner in op.walk():
-            if isinstance(inner, memref.LoadOp | memref.StoreOp) and _memory_space(inner.memref) == SHARED:
+            if isinstance(inner, memref.LoadOp | memref.StoreOp) and memory_space(inner.memref) == SHARED:
                 use = _use(inner, inner, self.canon)
                 found.append(Touch(inner.memref, use.is_write, use.indices, inner))
         return found
@@ -1106,7 +1099,7 @@ class Planner:
         pending: list[Touch] = []
         common = self.common(op.parent_block())  # type: ignore[arg-type]
         for inner in op.walk():
-            if isinstance(inner, memref.LoadOp | memref.StoreOp) and _memory_space(inner.memref) == SHARED:
+            if isinstance(inner, memref.LoadOp | memref.StoreOp) and memory_space(inner.memref) == SHARED:
                 (touch,) = self.touches(inner)
                 found = self.conflict(pending, [touch], common)
                 if found is not None:
@@ -1173,7 +1166,7 @@ def _outline(kernel: Kernel, f: func.FuncOp, name: str, shared_bytes: int, args:
     block.add_op(gpu.ReturnOp([]))
     end = InsertPoint.before(block.last_op)  # type: ignore[arg-type]
     # buffers first (shared, then local): the kernel's own and the function-level ones only it uses
-    for alloca in sorted(_allocas(root, f), key=lambda a: _memory_space(a.memref) != SHARED):
+    for alloca in sorted(_allocas(root, f), key=lambda a: memory_space(a.memref) != SHARED):
         alloca.detach()
         Rewriter.insert_op(alloca, end)
     ids = _ids(kernel, end)
@@ -1316,7 +1309,7 @@ def _prepare_buffers(kernel: Kernel, f: func.FuncOp) -> int:
     total = 0
     largest: tuple[int, str] = (0, "")
     for alloca in _allocas(kernel.root, f):
-        space = _memory_space(alloca.memref)
+        space = memory_space(alloca.memref)
         if space == LOCAL:
             _check_local(kernel, alloca)
         elif space == SHARED:

@@ -63,7 +63,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.expr import Expr, Var
-from xtir.dialects.layout import reach, strides_of
+from xtir.dialects.layout import memory_space, reach, strides_of
 from xtir.dialects.walk import ancestors
 from xtir.lowering.blocks_to_scf import THREAD
 from xtir.lowering.index_expr import decode, index_bounds
@@ -131,7 +131,7 @@ def _accesses(loop: scf.ForOp, dependent: set[SSAValue]) -> list[Access]:
     thread, virtual or real, before the next statement's, which the distributed loop does)."""
     private = {op.memref for op in loop.walk() if isinstance(op, memref.AllocaOp) and op.memref in dependent}
     return [op for op in loop.walk() if isinstance(op, Access) and op.memref not in private
-            and not _in_space(op.memref.type, "shared")]
+            and not memory_space(op.memref) == "shared"]
 
 
 def _reordered_pair(accesses: list[Access], wrapped: dict[Operation, scf.ForOp], loop: scf.ForOp,
@@ -261,10 +261,6 @@ def _expand_locals(loop: scf.ForOp, n: int, dependent: set[SSAValue]) -> None:
             Rewriter.replace_op(user, repl)
 
 
-def _in_space(t, space: str) -> bool:
-    return isinstance(t, MemRefType) and isinstance(t.memory_space, StringAttr) and t.memory_space.data == space
-
-
 def _pure(op: Operation) -> bool:
     return op.dialect_name() in ("arith", "math") and not op.regions
 
@@ -276,7 +272,7 @@ def dependents(loop: scf.ForOp) -> set[SSAValue]:
     variable when it, or an op around it inside the loop (an `scf.if` condition, a loop bound),
     uses such a value: a store under `if v < 1` writes for some virtual threads only."""
     found: set[SSAValue] = {loop.body.block.args[0]}
-    locals_ = {op.memref for op in loop.walk() if isinstance(op, memref.AllocaOp) and _in_space(op.memref.type, "local")}
+    locals_ = {op.memref for op in loop.walk() if isinstance(op, memref.AllocaOp) and memory_space(op.memref) == "local"}
     size = -1
     while size != len(found):
         size = len(found)
@@ -447,7 +443,7 @@ class _Distributor:
         buffer stored and loaded (wrapped whole, no barrier could order the virtual threads)."""
         inner = list(op.walk())
         stores = [o for o in inner if isinstance(o, memref.StoreOp)]
-        shared = {o.memref for o in stores if _in_space(o.memref.type, "shared")}
+        shared = {o.memref for o in stores if memory_space(o.memref) == "shared"}
         return (any(not self.touches(o) for o in stores)
                 or any(isinstance(o, memref.LoadOp) and o.memref in shared for o in inner))
 
@@ -505,7 +501,7 @@ class _Distributor:
         placed between the two inside the loop made would order the real threads only, each
         virtual thread reading before the later ones have written."""
         inner = [o for op in ops for o in op.walk()]
-        stored = {o.memref for o in inner if isinstance(o, memref.StoreOp) and _in_space(o.memref.type, "shared")}
+        stored = {o.memref for o in inner if isinstance(o, memref.StoreOp) and memory_space(o.memref) == "shared"}
         load = next((o for o in inner if isinstance(o, memref.LoadOp) and o.memref in stored), None)
         if load is None:
             return
