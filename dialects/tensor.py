@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from math import prod
 from typing import ClassVar
 
+from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     I64,
     AnyFloat,
@@ -35,6 +36,11 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 Shape = tuple[int, ...]
+
+
+def is_graph_function(f: func.FuncOp) -> bool:
+    """Whether `f` is a graph function: one over tensors (its ops this dialect's), not buffers."""
+    return any(isinstance(t, TensorType) for t in (*f.function_type.inputs.data, *f.function_type.outputs.data))
 
 
 def shape_of(t: Attribute) -> Shape:

@@ -50,6 +50,7 @@ from xtir import intrinsics
 from xtir.build import TARGETS, entry_function
 from xtir.diagnostics import read_source
 from xtir.dialects.block import BlockOp, statements
+from xtir.dialects.tensor import is_graph_function
 from xtir.errors import XtirError
 from xtir.interpreters.block import numpy_dtype
 from xtir.passes.analysis.navigation import loops_around
@@ -215,7 +216,7 @@ def _run(args: argparse.Namespace) -> int:
     intrinsics.register_files(args.intrinsics)
     text = read_source(args.file)
     original = xtir.parse(text, args.file)
-    if _is_graph_function(entry_function(original, args.entry)):
+    if is_graph_function(entry_function(original, args.entry)):
         return _run_graph(args, text, original)
     scheduled = xtir.transform(original, args.pipeline) if args.pipeline else original
     f = entry_function(scheduled, args.entry)
@@ -261,11 +262,6 @@ def _bench(call: Callable[[], object], repeat: int, flops: int) -> None:
 # Graph functions -------------------------------------------------------------------------------
 
 
-def _is_graph_function(f: func.FuncOp) -> bool:
-    types = (*f.function_type.inputs.data, *f.function_type.outputs.data)
-    return any(isinstance(t, TensorType) for t in types)
-
-
 def _run_graph(args: argparse.Namespace, text: str, original: ModuleOp) -> int:
     from xtir.model import compile_model
 
@@ -277,7 +273,7 @@ def _run_graph(args: argparse.Namespace, text: str, original: ModuleOp) -> int:
                         "legalize it (`xtir-opt -p fuse-ops,legalize-tensor`) and bind its block functions' loops")
     graph = xtir.transform(original, args.pipeline) if args.pipeline else original
     name = entry_function(original, args.entry).sym_name.data
-    if not _is_graph_function(entry_function(graph, name)):
+    if not is_graph_function(entry_function(graph, name)):
         raise XtirError(f"xtir-run: the pipeline '{args.pipeline}' took @{name} out of the graph level; on a graph "
                         "function -p takes graph passes (xtir-run legalizes, schedules and builds it)")
     start = time.perf_counter()

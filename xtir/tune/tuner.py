@@ -45,9 +45,10 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp
 
 from xtir.build import build
+from xtir.dialects.tensor import is_graph_function
 from xtir.errors import XtirError, expect_module
 from xtir.passes.analysis.navigation import all_blocks, select_function
 from xtir.schedule import Schedule
@@ -211,7 +212,7 @@ def _tunable(mod: ModuleOp, func_name: str | None) -> func.FuncOp:
     nor legalize-tensor's host function, which only calls the block functions)."""
     f = select_function(mod, func_name)
     name = f.sym_name.data
-    if any(isinstance(t, TensorType) for t in (*f.function_type.inputs, *f.function_type.outputs)):
+    if is_graph_function(f):
         raise XtirError(f"xtir.tune: @{name} is a graph function (over tensors): legalize it "
                         "(`xtir-opt -p fuse-ops,legalize-tensor`) and tune its block functions one by one")
     if not all_blocks(f):
