@@ -772,22 +772,22 @@ class _KernelEmitter:
             self.line("} else {")
             self.line(f"  {lanes} = make_float4({fill}, {fill}, {fill}, {fill});")
             self.line("}")
-            self.store4(copy, lanes)
+            self.store4(copy, lanes, named=True)
         del self.fixed[lane]
 
     def load4(self, copy: Float4Copy) -> str:
         return f"*(const float4*)({self.vector_address(copy.load.memref, self.offset(copy.load), write=False)})"
 
-    def store4(self, copy: Float4Copy, value: str) -> None:
-        """`value` (4 floats) stored as one float4, or (scattered) one lane (`.x` to `.w`) at a time
-        at its own offset, from a local float4."""
+    def store4(self, copy: Float4Copy, value: str, named: bool = False) -> None:
+        """`value` (4 floats; with `named`, the name of a float4 local) stored as one float4, or
+        (scattered) one lane (`.x` to `.w`) at a time at its own offset, from a local float4."""
         label = _loop_name(copy.loop) or "vectorized loop"
         if not copy.scattered:
             dst = self.vector_address(copy.store.memref, self.offset(copy.store), write=True)
             self.line(f"*(float4*)({dst}) = {value};  // {label}: 4 floats")
             return
         lanes = value
-        if not value.isidentifier():
+        if not named:
             lanes = self.unique(f"{self.buffer(copy.load.memref)}4")
             self.line(f"const float4 {lanes} = {value};  // {label}: 4 floats, stored one by one")
         self.line(f"{self.access(copy.store)} = {lanes}.x;")

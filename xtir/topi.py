@@ -57,7 +57,6 @@ def _around(factors, combine):  # noqa: ANN001, ANN202 - te lambdas
     return body
 
 
-
 def matmul(a: Tensor, b: Tensor) -> Tensor:
     """a[M, K] · b[K, N]."""
     _require(a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0], "matmul",
