@@ -24,7 +24,11 @@ vthread loop is pushed down to the statements that touch its variable:
   buffer stored and loaded (no barrier could order the virtual threads of a loop wrapped whole)
   has the vthread loop moved inside it, as a serial loop does;
 - a statement that does not touch the variable (a load of a fragment every virtual thread
-  shares, a cooperative fetch) runs once, where it was;
+  shares, a cooperative fetch) runs once, where it was, unless it holds a store that does not
+  write the same value in every virtual thread (`G[t] += 1`): the loop run serially runs that
+  once per virtual thread, each reading what the previous one stored (G += n), and so does the
+  result, the statement (its loads too) wrapped whole in a loop over the virtual threads. (TVM's
+  InjectVirtualThread runs such a store once: to it the virtual threads race there.);
 - a statement that touches it (through its indices, a value computed from it, or a buffer
   allocated inside the vthread loop) is wrapped in a loop over the same range, the ops it needs
   copied in. Statements are the ops a value flows between: a load and the store of the value
@@ -37,22 +41,27 @@ The loops made are serial (`xtir.loop_kind = "unrolled"` when every loop they ho
 and they run fewer than UNROLL_BELOW times, TVM's rule), named after the vthread loop, and keep
 its tag in `xtir.vthread`. Barriers are placed afterwards on the result, which runs as written:
 a barrier inside a loop made would order the real threads only, not the virtual threads, so a
-statement wrapped whole must not both store into a shared buffer and load from it.
+statement wrapped whole must not both store into a shared buffer and load from it an element
+another thread may store (loading the element that each of its stores writes, `S[t] += x`, each
+thread reads its own: no barrier is needed).
 
 Distributing the loop over its statements is loop fission: each statement runs for every
 virtual thread before the next one does. It keeps the loop's meaning where no access of a global
 (or outer local) buffer and a later store into it, or a store and a later load, in different
 statements belong to different virtual threads: both index the buffer by the variable alike
 (their own virtual thread's elements), or the earlier is a store whose element and value do not
-use the variable (the same value in every virtual thread). A shared buffer is exempt: to it
-virtual threads are threads, and the barriers placed afterwards order every thread's accesses of
-one statement before the next statement's, as the distributed loop runs them.
+use the variable and that writes the same value in every virtual thread (not `G[t] += 1`). A
+shared buffer is exempt: to it virtual threads are threads, and the barriers placed afterwards
+order every thread's accesses of one statement before the next statement's, as the distributed
+loop runs them; but not one with a store like `S[t] += 1`, which the virtual threads of a real
+thread run one after another.
 
 Refused, at the loop: a vthread loop that is the outermost loop of a kernel, or that does not
 run from 0 in steps of 1 to a constant (only hand-written scf: a block.for always does); a local
 buffer allocated inside one that is used other than by loads and stores; a statement wrapped
-whole that stores into and loads from one shared buffer (at its loop, else at the load); a
-pair of accesses that distributing would reorder across virtual threads (naming the buffer).
+whole that stores into and loads from one shared buffer at elements of other threads (at its
+loop, else at the load); a pair of accesses that distributing would reorder across virtual
+threads (naming the buffer).
 """
 
 from __future__ import annotations
@@ -130,8 +139,16 @@ def _accesses(loop: scf.ForOp, dependent: set[SSAValue]) -> list[Access]:
     threads are threads to it: the barriers placed afterwards order a statement's accesses by every
     thread, virtual or real, before the next statement's, which the distributed loop does)."""
     private = {op.memref for op in loop.walk() if isinstance(op, memref.AllocaOp) and op.memref in dependent}
+    repeated = {op.memref for op in loop.walk() if _repeated(op, loop, dependent)}
     return [op for op in loop.walk() if isinstance(op, Access) and op.memref not in private
-            and not memory_space(op.memref) == "shared"]
+            and (memory_space(op.memref) != "shared" or op.memref in repeated)]
+
+
+def _repeated(op: Operation, loop: scf.ForOp, dependent: set[SSAValue]) -> bool:
+    """Whether `op` is a store that does not use the variable yet does not write the same value in
+    every virtual thread (`G[t] += 1`, `_idempotent`): it runs once per virtual thread of one real
+    thread, one after another, a shared buffer's too (no barrier between them)."""
+    return isinstance(op, memref.StoreOp) and not _uses(op, loop, dependent) and not _idempotent(op, loop, dependent)
 
 
 def _reordered_pair(accesses: list[Access], wrapped: dict[Operation, scf.ForOp], loop: scf.ForOp,
@@ -159,7 +176,7 @@ def _reordered(loop: scf.ForOp, first: Access, second: Access) -> str:
             f'"{loop_name(loop)}" ({vthread_tag(loop)}) at elements other virtual threads may touch: inject-virtual-'
             "threads runs each statement for every virtual thread before the next statement, which would reorder "
             "the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store "
-            "whose element and value do not use it (a cooperative fetch)")
+            "that writes the same value at the same element in every virtual thread (a cooperative fetch)")
 
 
 def _own_elements(a: Access, b: Access, loop: scf.ForOp, dependent: set[SSAValue]) -> bool:
@@ -217,6 +234,12 @@ def _same_value(a: SSAValue, b: SSAValue) -> bool:
             and x.properties == y.properties and x.attributes == y.attributes and len(x.operands) == len(y.operands)
             and list(x.results).index(a) == list(y.results).index(b)
             and all(_same_value(p, q) for p, q in zip(x.operands, y.operands)))
+
+
+def _reads_own_element(load: memref.LoadOp, stores: list[memref.StoreOp]) -> bool:
+    """Whether `load` reads the element that each of `stores` writes (none: nothing to read)."""
+    return all(len(s.indices) == len(load.indices) and all(_same_value(x, y) for x, y in zip(s.indices, load.indices))
+               for s in stores)
 
 
 def _idempotent(op: Access, loop: scf.ForOp, dependent: set[SSAValue], outer: frozenset[Operation] = frozenset()) -> bool:
@@ -370,19 +393,33 @@ class _Distributor:
             op = ops[k]
             if _pure(op) or isinstance(op, memref.AllocaOp):
                 k += 1  # pure ops are copied where they are used
-            elif not self.touches(op):
+            elif not self.touches(op) and not self.repeats_from(ops, k):
                 self.copy(op, point, mapping)
                 k += 1
             else:
-                end = self.statement_end(ops, k)
+                end = self.statement_end(ops, k, lifting=self.touches(op))
                 self.statement([o for o in ops[k:end + 1] if not _pure(o) and not isinstance(o, memref.AllocaOp)],
                                point, mapping)
                 k = end + 1
 
-    def statement_end(self, ops: list[Operation], start: int) -> int:
+    def repeats_from(self, ops: list[Operation], start: int) -> bool:
+        """Whether the statement starting at ops[start] (no load lifted) holds a store that
+        `repeats`: the whole statement runs once per virtual thread, its loads included."""
+        end = self.statement_end(ops, start, lifting=False)
+        return any(self.repeats(op) for op in ops[start:end + 1])
+
+    def repeats(self, op: Operation) -> bool:
+        """Whether `op` holds a `_repeated` store: the loop run serially runs it once per virtual
+        thread, each reading what the previous one stored (G += n), and so must the loop made; it
+        is wrapped whole (pushing the loop into it would reorder its iterations across virtual
+        threads). TVM's InjectVirtualThread runs such a store once, a race to it."""
+        return any(_repeated(o, self.loop, self.dependent) for o in op.walk())
+
+    def statement_end(self, ops: list[Operation], start: int, lifting: bool = True) -> int:
         """The last op of the statement starting at ops[start]: the values of its ops that run in
-        the virtual threads' loop (all but pure ops and lifted loads) flow (through pure ops) to no
-        op after it. Grown until stable: a longer statement may write what a load reads."""
+        the virtual threads' loop (all but pure ops and, when `lifting`, lifted loads) flow (through
+        pure ops) to no op after it. Grown until stable: a longer statement may write what a load
+        reads."""
         position = {id(op): k for k, op in enumerate(ops)}
         block = ops[start].parent_block()
         assert block is not None
@@ -391,7 +428,7 @@ class _Distributor:
             previous = end
             statement = ops[start:end + 1]
             for op in statement:
-                if not _pure(op) and not self.liftable(op, statement):
+                if not _pure(op) and not (lifting and self.liftable(op, statement)):
                     end = max([end, *self.last_users(op, block, position)])
         return end
 
@@ -421,7 +458,6 @@ class _Distributor:
                 self.copy(op, point, mapping)
             else:
                 inside.append(op)
-        self.check_runs_once(inside)
         if len(inside) == 1 and self.pushable(inside[0]):
             self.push(inside[0], point, mapping)
         else:
@@ -431,8 +467,9 @@ class _Distributor:
         """Loops unrolled or vectorized are not pushed through: the virtual threads' loop goes
         around them, so that their accesses stay side by side (float4); but an unrolled loop that
         wrapped whole would run wrong is (`runs_whole_badly`: MetaSchedule's fetch at an unrolled
-        k loop)."""
-        if not isinstance(op, scf.ForOp | scf.IfOp) or op.results or any(o in self.dependent for o in op.operands):
+        k loop). One that `repeats` is never pushed through."""
+        if (not isinstance(op, scf.ForOp | scf.IfOp) or op.results or any(o in self.dependent for o in op.operands)
+                or self.repeats(op)):
             return False
         kind = loop_kind(op) if isinstance(op, scf.ForOp) else None
         return kind != VECTORIZED and (kind != UNROLLED or self.runs_whole_badly(op))
@@ -481,28 +518,18 @@ class _Distributor:
             self.copy(op, InsertPoint.at_end(body), inner)
         body.add_op(scf.YieldOp())
 
-    def check_runs_once(self, inside: list[Operation]) -> None:
-        """Refuse a store kept in the virtual threads' loop that does not touch the variable into a
-        buffer loaded in that loop: lower-to-gpu checks it as run once per real thread, but each
-        virtual thread would read what the previous one stored (a read-modify-write run n times)."""
-        if len(inside) == 1 and self.pushable(inside[0]):
-            return
-        inner = [o for op in inside for o in op.walk()]
-        loaded = {o.memref for o in inner if isinstance(o, memref.LoadOp)}
-        store = next((o for o in inner if isinstance(o, memref.StoreOp) and o.memref in loaded
-                      and not self.touches(o)), None)
-        if store is not None:
-            raise fail(_NAME, store, f"the store into {store.memref.name_hint or '?'} does not use the virtual thread "
-                       f'of loop "{loop_name(self.loop)}" ({vthread_tag(self.loop)}) but runs in its statement, once per '
-                       "virtual thread, after a load of that buffer: it would not run once; make it a block of its own")
-
     def check_no_shared_flow(self, ops: list[Operation]) -> None:
-        """Refuse a wrapped statement that stores into a shared buffer and loads from it: a barrier
-        placed between the two inside the loop made would order the real threads only, each
-        virtual thread reading before the later ones have written."""
+        """Refuse a wrapped statement that stores into a shared buffer and loads from it an element
+        another thread may store: a barrier placed between the two inside the loop made would order
+        the real threads only, each virtual thread reading before the later ones have written. A
+        load of the element every store into the buffer in the statement writes (`S[t] += x`) reads
+        its own thread's element only (lower-to-gpu has checked that real threads store apart):
+        no barrier is needed, the virtual threads of a real thread running in the order the
+        loop run serially does."""
         inner = [o for op in ops for o in op.walk()]
-        stored = {o.memref for o in inner if isinstance(o, memref.StoreOp) and memory_space(o.memref) == "shared"}
-        load = next((o for o in inner if isinstance(o, memref.LoadOp) and o.memref in stored), None)
+        stores = [o for o in inner if isinstance(o, memref.StoreOp) and memory_space(o.memref) == "shared"]
+        load = next((o for o in inner if isinstance(o, memref.LoadOp)
+                     and not _reads_own_element(o, [s for s in stores if s.memref is o.memref])), None)
         if load is None:
             return
         at = next((o for o in ops if isinstance(o, scf.ForOp)), load)

@@ -312,6 +312,9 @@ def _kernels() -> dict[str, tuple[xtir.ModuleOp, str | None]]:
         "two_vthread_loops": (two_loops, "two_vthread_loops"),
         "thread_loop_after_a_vthread_loop": (two_loops, "thread_loop_after_a_vthread_loop"),
         "last_wins": (xtir.parse(LAST_WINS.read_text()), None),
+        "read_modify_writes": (xtir.parse(RMW.read_text()), None),
+        "update_in_a_statement": (xtir.parse(UPDATE_IN_A_STATEMENT), None),
+        "wrapped_shared_update": (xtir.parse(WRAPPED_SHARED_UPDATE), None),
     }
 
 
@@ -326,3 +329,133 @@ def test_vthread_kernels_compile_with_nvcc_without_warnings(tmp_path: Path) -> N
         if done.returncode or done.stderr.strip():
             failures.append(f"{name}:\n{done.stdout}{done.stderr}")
     assert not failures, "\n".join(failures)
+
+
+RMW = ROOT / "tests/filecheck/lowering/to_gpu_vthread_rmw.mlir"
+
+
+def _evaluated_and_built(module_text: str, *arrays: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The arrays after the serial evaluator, and after the build on cuda-cpu with the race detector."""
+    expected, actual = [a.copy() for a in arrays], [a.copy() for a in arrays]
+    xtir.evaluate(xtir.parse(module_text), *expected)
+    xtir.build(xtir.parse(module_text), target="cuda-cpu", racecheck=True)(*actual)
+    return expected, actual
+
+
+def test_read_modify_writes_not_using_the_vthread_run_once_per_vthread() -> None:
+    """to_gpu_vthread_rmw.mlir: G = 2G + A[k] over k and shared S[t] += 1 use no vthread value;
+    they run twice, as the loop run serially does (before: refused, G "loaded and later stored",
+    S "stored and loaded inside one statement")."""
+    rng = np.random.default_rng(4)
+    g, a, o = (rng.integers(0, 5, shape).astype(np.float32) for shape in [(4, 4), (4, 4, 3), (4, 4)])
+    expected, actual = _evaluated_and_built(RMW.read_text(), g, a, o)
+    for want, got in zip(expected, actual):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(actual[2], g[:, ::-1] + 2)
+
+
+UPDATE_IN_A_STATEMENT = _in_one_vthread_block(
+    "%A: memref<4x8xf32>, %O: memref<4x8xf32>, %P: memref<4x4xf32>", """\
+          %g = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+          %x = block.load %P[%vb, %vt] : memref<4x4xf32>
+          %one = arith.constant 1.0 : f32
+          %y = arith.addf %x, %one : f32
+          block.store %y, %P[%vb, %vt] : memref<4x4xf32>
+          block.store %g, %O[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+""")
+
+
+def test_update_not_using_the_vthread_in_a_statement_that_does() -> None:
+    """P += 1 sits in the statement of %g (which uses the virtual thread): it runs once per virtual
+    thread, P += 2 (before: refused, "it would not run once")."""
+    a, o, p = np.arange(32, dtype=np.float32).reshape(4, 8), np.zeros((4, 8), np.float32), np.ones((4, 4), np.float32)
+    expected, actual = _evaluated_and_built(UPDATE_IN_A_STATEMENT, a, o, p)
+    np.testing.assert_array_equal(actual[2], np.full((4, 4), 3.0))
+    for want, got in zip(expected, actual):
+        np.testing.assert_array_equal(got, want)
+
+
+SHARED_UPDATE_READ_PER_VTHREAD = """
+func.func @main(%A: memref<4x4xf32>, %P: memref<4x8xf32>) {
+  %S = block.alloc : memref<4xf32, "shared">
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      block.block "I"(%vb = spatial(4, %b), %vt = spatial(4, %t)) {
+        %a = block.load %A[%vb, %vt] : memref<4x4xf32>
+        block.store %a, %S[%vt] : memref<4xf32, "shared">
+      }
+    }
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      block.for %u = 0 to 2 "v" bind("vthread.x") {
+        block.block "S"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %s = block.load %S[%vt] : memref<4xf32, "shared">
+          %one = arith.constant 1.0 : f32
+          %s1 = arith.addf %s, %one : f32
+          block.store %s1, %S[%vt] : memref<4xf32, "shared">
+        }
+        block.block "P"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %p = block.load %S[%vt] : memref<4xf32, "shared">
+          block.store %p, %P[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_shared_update_read_later_per_vthread_is_refused() -> None:
+    """S[t] += 1 then a block reading S[t] in every virtual thread: run serially, virtual thread 0
+    reads S + 1 and 1 reads S + 2; distributed, both would read S + 2 (before: accepted, S's update
+    run once, P = S + 1 in both: wrong numbers)."""
+    with pytest.raises(xtir.XtirError, match='S is stored and later loaded in loop "v"'):
+        lower_to_gpu(xtir.parse(SHARED_UPDATE_READ_PER_VTHREAD))
+
+
+WRAPPED_SHARED_UPDATE = """
+func.func @main(%A: memref<4x16xf32>, %O: memref<4x16xf32>) {
+  %S = block.alloc : memref<16xf32, "shared">
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      block.for %r = 0 to 4 "r" {
+        block.block "I"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vr = spatial(4, %r)) {
+          %a = block.load %A[%vb, %vt * 4 + %vr] : memref<4x16xf32>
+          block.store %a, %S[%vt * 4 + %vr] : memref<16xf32, "shared">
+        }
+      }
+    }
+    block.for %u = 0 to 2 "v" bind("vthread.x") {
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+        block.for %r = 0 to 2 "r" vectorized {
+          block.block "U"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u), %vr = spatial(2, %r)) {
+            %a = block.load %A[%vb, %vt * 4 + %vu * 2 + %vr] : memref<4x16xf32>
+            %s = block.load %S[%vt * 4 + %vu * 2 + %vr] : memref<16xf32, "shared">
+            %y = arith.addf %s, %a : f32
+            block.store %y, %S[%vt * 4 + %vu * 2 + %vr] : memref<16xf32, "shared">
+          }
+        }
+      }
+    }
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      block.for %r = 0 to 4 "r" {
+        block.block "O"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vr = spatial(4, %r)) {
+          %x = block.load %S[15 - %vt * 4 - %vr] : memref<16xf32, "shared">
+          block.store %x, %O[%vb, %vt * 4 + %vr] : memref<4x16xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_shared_update_wrapped_whole_reads_its_own_elements() -> None:
+    """The vectorized r is wrapped whole in the virtual threads' loop; its S update reads the
+    element it writes, no other thread's: no barrier is needed inside (before: refused, "a barrier
+    between the store and the load would order the real threads only")."""
+    a, o = np.arange(64, dtype=np.float32).reshape(4, 16), np.zeros((4, 16), np.float32)
+    expected, actual = _evaluated_and_built(WRAPPED_SHARED_UPDATE, a, o)
+    np.testing.assert_array_equal(actual[1], 2 * a[:, ::-1])
+    np.testing.assert_array_equal(actual[1], expected[1])

@@ -458,20 +458,24 @@ func.func @vthread_from_one(%A: memref<4x9xf32>) {
 
 // -----
 
-// P's update does not use the virtual thread (lower-to-gpu checks it as run once per real thread)
-// but sits in the statement of %g, wrapped in the virtual threads' loop: it would run twice
-func.func @vthread_read_modify_write_in_a_statement(%A: memref<4x8xf32>, %O: memref<4x8xf32>, %P: memref<4x4xf32>) {
+// G's update does not use the virtual thread: it runs once per virtual thread, as the loop run
+// serially does (G += 2); block H then reads G in every virtual thread. Run serially, virtual
+// thread 0 reads G + 1 and 1 reads G + 2; distributed (G's update for every virtual thread, then
+// H), both would read G + 2.
+func.func @vthread_read_modify_write_read_later(%G: memref<4x4xf32>, %H: memref<4x8xf32>) {
   block.for %b = 0 to 4 "b" bind("blockIdx.x") {
     block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      // expected-error @+1 {{'scf.for' op lower-to-gpu: G is stored and later loaded in loop "v" (vthread.x) at elements other virtual threads may touch: inject-virtual-threads runs each statement for every virtual thread before the next statement, which would reorder the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store that writes the same value at the same element in every virtual thread (a cooperative fetch)}}
       block.for %u = 0 to 2 "v" bind("vthread.x") {
-        block.block "U"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
-          %g = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
-          %x = block.load %P[%vb, %vt] : memref<4x4xf32>
+        block.block "G"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %g = block.load %G[%vb, %vt] : memref<4x4xf32>
           %one = arith.constant 1.0 : f32
-          %y = arith.addf %x, %one : f32
-          // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into P does not use the virtual thread of loop "v" (vthread.x) but runs in its statement, once per virtual thread, after a load of that buffer: it would not run once; make it a block of its own}}
-          block.store %y, %P[%vb, %vt] : memref<4x4xf32>
-          block.store %g, %O[%vb, %vt * 2 + %vu] : memref<4x8xf32>
+          %s = arith.addf %g, %one : f32
+          block.store %s, %G[%vb, %vt] : memref<4x4xf32>
+        }
+        block.block "H"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %g = block.load %G[%vb, %vt] : memref<4x4xf32>
+          block.store %g, %H[%vb, %vt * 2 + %vu] : memref<4x8xf32>
         }
       }
     }
@@ -540,7 +544,7 @@ func.func @vthread_last_wins_loads_another_vthreads_store(%A: memref<4x4xf32>, %
 // buffers only: to a shared one virtual threads are threads, the barriers ordering statements.
 func.func @vthread_load_then_later_store_of_another_vthread(%A: memref<4x4xf32>, %G: memref<4x4xf32>, %P: memref<4x4x2xf32>) {
   block.for %b = 0 to 4 "b" bind("blockIdx.x") {
-    // expected-error @+1 {{'scf.for' op lower-to-gpu: G is loaded and later stored in loop "v" (vthread.x) at elements other virtual threads may touch: inject-virtual-threads runs each statement for every virtual thread before the next statement, which would reorder the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store whose element and value do not use it (a cooperative fetch)}}
+    // expected-error @+1 {{'scf.for' op lower-to-gpu: G is loaded and later stored in loop "v" (vthread.x) at elements other virtual threads may touch: inject-virtual-threads runs each statement for every virtual thread before the next statement, which would reorder the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store that writes the same value at the same element in every virtual thread (a cooperative fetch)}}
     block.for %u = 0 to 2 "v" bind("vthread.x") {
       block.for %t = 0 to 4 "t" bind("threadIdx.x") {
         block.block "P"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
@@ -566,7 +570,7 @@ func.func @vthread_load_then_later_store_of_another_vthread(%A: memref<4x4xf32>,
 // virtual thread 1 loads what virtual thread 0 stored; distributed, the X from before
 func.func @vthread_load_then_later_store_of_another_vthreads_element(%A: memref<4x4xf32>, %X: memref<4x4x2xf32>, %P: memref<4x4x2xf32>) {
   block.for %b = 0 to 4 "b" bind("blockIdx.x") {
-    // expected-error @+1 {{'scf.for' op lower-to-gpu: X is loaded and later stored in loop "v" (vthread.x) at elements other virtual threads may touch: inject-virtual-threads runs each statement for every virtual thread before the next statement, which would reorder the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store whose element and value do not use it (a cooperative fetch)}}
+    // expected-error @+1 {{'scf.for' op lower-to-gpu: X is loaded and later stored in loop "v" (vthread.x) at elements other virtual threads may touch: inject-virtual-threads runs each statement for every virtual thread before the next statement, which would reorder the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store that writes the same value at the same element in every virtual thread (a cooperative fetch)}}
     block.for %u = 0 to 2 "v" bind("vthread.x") {
       block.for %t = 0 to 4 "t" bind("threadIdx.x") {
         block.block "P"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
