@@ -37,12 +37,13 @@ injecting double buffers: a fetch computed at `k_1` of `split{loop=k factors=-1,
 over `k_0`. When no serial loop of more iterations holds it inside the thread mapping (a k tile
 as long as k) there is no next tile to overlap with the computation: double-buffer is a no-op,
 the IR left as it is (TVM's double_buffer accepts such a loop too, marking the buffer whatever
-the loop).
+the loop), with an XtirWarning saying so (which loop stopped the search, and how to pipeline).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 from xdsl.dialects import func
@@ -54,7 +55,8 @@ from xtir.passes.analysis.compute_location import child_index, required_region
 from xtir.passes.analysis.navigation import all_blocks, get_block, get_loops
 from xtir.passes.analysis.regions import hint_name, read_regions, write_regions
 from xtir.passes.schedule_pass import SchedulePass
-from xtir.support.errors import ScheduleError
+from xtir.support.errors import ScheduleError, XtirWarning
+from xtir.support.locations import Diagnostic, op_location
 
 MAX_SHARED_BYTES = 48 * 1024
 
@@ -106,6 +108,7 @@ def _pipeline_loop(block: BlockOp, buffer: SSAValue, readers: list[BlockOp]) -> 
     while kept and _serial(kept[-1]) and kept[-1].extent < 2:
         kept.pop()
     if len(kept) < len(around) and (not kept or not _serial(kept[-1])):
+        _warn_one_tile(block, name, around[-1], kept[-1] if kept else None)
         return None
     loop = kept[-1]
     if not _serial(loop):
@@ -120,6 +123,21 @@ def _pipeline_loop(block: BlockOp, buffer: SSAValue, readers: list[BlockOp]) -> 
             raise ScheduleError(block, f'block "{reader.label}" reads {name} before block "{block.label}" fetches it in '
                                 f'loop "{loop.label}"')
     return loop
+
+
+def _warn_one_tile(block: BlockOp, name: str, unit: ForOp, outer: ForOp | None) -> None:
+    """Say why double-buffer leaves `name` single: the fetch runs once per thread mapping."""
+    if outer is None:
+        inside = "the kernel"
+    elif outer.thread is not None:
+        inside = f'loop "{outer.label}" bound to {outer.thread}'
+    else:
+        inside = f'loop "{outer.label}" ({outer.kind})'
+    message = (f'double-buffer: block "{block.label}" fetches {name} at loop "{unit.label}" of one iteration, and '
+               f"no serial loop of more holds it inside {inside}: the tile is fetched once, no next tile to overlap "
+               f"with the computation; {name} is left single. To pipeline it, split the reduction loop (a tile "
+               "shorter than the loop) and compute the fetch at the outer part")
+    warnings.warn(str(Diagnostic("warning", message, op_location(block))), XtirWarning, stacklevel=2)
 
 
 def _tile_bytes(block: BlockOp, loop: ForOp, buffer: SSAValue) -> int:

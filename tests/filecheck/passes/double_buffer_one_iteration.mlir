@@ -1,10 +1,15 @@
 // RUN: xtir-opt %s -p 'double-buffer{block=A_shared}' | filecheck %s
 // RUN: xtir-translate %s -p 'double-buffer{block=A_shared}' --target cuda | filecheck %s --check-prefix=CUDA
+// RUN: xtir-opt %s -p 'double-buffer{block=A_shared}' 2>&1 >/dev/null | filecheck %s --check-prefix=WARN
 
 // double-buffer over a reduction loop of one iteration (here k_0, the k tile being all of k) with no
 // serial loop of more around it inside the thread mapping: no next tile to fetch while computing on
 // this one, so it is a no-op, the buffer left unmarked and single (it was refused, "needs at least 2").
 // A k_1 of one iteration under a longer k_0 pipelines k_0: double_buffer_unit_loop.mlir.
+// A warning says why nothing is done: the search for a loop to pipeline stops at the thread
+// mapping (i_1, threadIdx.x).
+
+// WARN: double_buffer_one_iteration.mlir:29:15: warning: double-buffer: block "A_shared" fetches A_shared at loop "k_0" of one iteration, and no serial loop of more holds it inside loop "i_1" bound to threadIdx.x: the tile is fetched once, no next tile to overlap with the computation; A_shared is left single. To pipeline it, split the reduction loop (a tile shorter than the loop) and compute the fetch at the outer part
 
 // CHECK:      %A_shared = block.alloc : memref<64x64xf32, "shared">
 // CHECK-NOT:  double_buffer_scope
