@@ -12,7 +12,8 @@ For each `memref.load` / `memref.store` of a shared buffer in a gpu.func, the ad
 thread of the first warp (threads 0..31 by linear id, x fastest) reaches is computed by
 interpreting the index arithmetic, with the block indices 0 and every enclosing loop at its
 first iteration; a float4 copy (lowering/cuda_align.py) is one 16-byte access at its lane 0
-(a scattered one's stores, a scalar store per lane, stay 4-byte accesses).
+(a scattered one's stores, a scalar store per lane, stay 4-byte accesses), under its guard or
+select too (`st.shared.v4` in the PTX of the hand GEMM at partial tiles).
 Every thread of the warp is assumed to take the access (guards of partial tiles are not
 evaluated). An index that is not plain integer arithmetic of those values is reported as
 unknown, not guessed.
@@ -22,8 +23,10 @@ accesses of an unrolled loop into a wider one (`ld.shared.v4` in the PTX): an un
 0 in steps of 1 along which every thread's address advances one element from a multiple of the
 width counts as that vector access, and a load the loop repeats unchanged counts once (unless
 the loop holds a barrier or a store into its buffer). That model is checked against the PTX of
-the hand GEMM only. A kernel without gpu.known_block_size is taken as one warp of 32 threads
-along x.
+the hand GEMM only. Not modelled, so counted higher than nvcc makes them: two scalar loads that
+nvcc merges into one `ld.shared.v2` though their addresses decrease along the loop, and the
+loads of a serial loop that nvcc unrolls (and merges or hoists) on its own. A kernel without
+gpu.known_block_size is taken as one warp of 32 threads along x.
 """
 
 from __future__ import annotations
@@ -143,6 +146,8 @@ def _vector(op: memref.LoadOp | memref.StoreOp, threads: list[tuple[int, int, in
     an unrolled loop, 0 to a multiple of the width in steps of 1, along which every thread's address advances one element from a
     multiple of the width (what nvcc merges into `ld.shared.v4` / `.v2`)."""
     loop = op.parent_op()
+    while isinstance(loop, scf.IfOp):  # a float4 copy's guard, or the select of a padded fetch
+        loop = loop.parent_op()
     if isinstance(loop, scf.ForOp) and (copy := float4_copy(loop)) is not None:
         # A scattered copy's stores stay scalar: one float4 load, then a store per lane.
         if op is copy.load or (op is copy.store and not copy.scattered):

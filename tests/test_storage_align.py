@@ -208,6 +208,17 @@ def test_bank_count_of_the_hand_gemm() -> None:
     assert accesses(seed_gpu.hand_gemm(pad_a=True, phase_grid=True)) == [("memref.store", "A_shared", 4, 1, 4), *grid[1:]]
 
 
+
+def test_bank_count_of_a_guarded_float4_store() -> None:
+    """At 72 x 1000 x 20 the hand GEMM's B fetch is guarded at the tile's edge: the float4 store
+    (`st.shared.v4` in nvcc's PTX) sits in an scf.if inside the copy's loop, and counts as one
+    16-byte access, 4 phases of 8 threads (before: 4-byte, 4 wavefronts against an ideal of 1)."""
+    (kernel,) = [op for op in lower_to_gpu(seed_gpu.scheduled_gemm(seed_gpu.hand_gemm(), 72, 1000, 20)).walk()
+                 if op.name == "gpu.func"]
+    stores = [a for a in shared_accesses(kernel) if a.buffer == "B_shared" and isinstance(a.op, memref.StoreOp)]
+    assert stores and all(a.op.parent_op().name == "scf.if" for a in stores)
+    assert {(a.bytes, a.wavefronts, a.ideal) for a in stores} == {(16, 4, 4)}
+
 def test_bank_count_of_the_seed_shared_gemm() -> None:
     """Seed 002's shared GEMM: a warp's 32 threads read A_shared[8 * (t / 8) + i_2, k], rows 8
     apart of 8 floats: 4 rows in one bank (4 wavefronts); rows of 9 put them 8 banks apart."""
