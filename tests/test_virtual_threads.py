@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import xtir
+from tests.fuzz.gpu_fuzz import Program
 from xtir.build import cuda_program, lower_to_gpu
 from xtir.lowering.bank_conflicts import shared_accesses
 
@@ -315,6 +316,7 @@ def _kernels() -> dict[str, tuple[xtir.ModuleOp, str | None]]:
         "read_modify_writes": (xtir.parse(RMW.read_text()), None),
         "update_in_a_statement": (xtir.parse(UPDATE_IN_A_STATEMENT), None),
         "wrapped_shared_update": (xtir.parse(WRAPPED_SHARED_UPDATE), None),
+        "shared_accumulator": (_matmul_relu_with_shared_c()[0], None),
     }
 
 
@@ -459,3 +461,33 @@ def test_shared_update_wrapped_whole_reads_its_own_elements() -> None:
     expected, actual = _evaluated_and_built(WRAPPED_SHARED_UPDATE, a, o)
     np.testing.assert_array_equal(actual[1], 2 * a[:, ::-1])
     np.testing.assert_array_equal(actual[1], expected[1])
+
+
+def _matmul_relu_with_shared_c() -> tuple[xtir.ModuleOp, Program]:
+    """The GPU fuzzer's matmul_relu under MetaSchedule's tiling with virtual threads and no local
+    accumulator, C kept per thread block (set-scope "shared"): C[i, j] += A * B in shared."""
+    program = Program("matmul_relu", (16, 16, 8))
+    sch = xtir.Schedule(xtir.parse(program.text()))
+    i, j, k = sch.get_loops(sch.get_block("C"))
+    i0, i1, i2, i3 = sch.split(i, [None, 2, 4, 1])
+    j0, j1, j2, j3 = sch.split(j, [None, 2, 4, 1])
+    k0, k1 = sch.split(k, [None, 4])
+    sch.reorder(i0, j0, i1, j1, i2, j2, k0, k1, i3, j3)
+    thread = sch.fuse(i2, j2)
+    for loop, axis in [(i0, "blockIdx.x"), (j0, "blockIdx.y"), (i1, "vthread.y"), (j1, "vthread.x"),
+                       (thread, "threadIdx.x")]:
+        sch.bind(loop, axis)
+    relu = sch.get_block("D")
+    sch.reverse_compute_at(relu, thread)
+    sch.set_scope(sch.get_producers(relu)[0], "C", "shared")
+    return sch.mod, program
+
+
+def test_shared_accumulator_under_vthreads() -> None:
+    """The update of the shared C, wrapped whole in the loop of virtual threads, reads only the
+    element it writes (before: refused, "shared buffer C is stored and loaded inside one
+    statement"; 2 GPU fuzz refusals)."""
+    module, program = _matmul_relu_with_shared_c()
+    arrays, expected = program.arrays(np.random.default_rng(5))
+    xtir.build(module, target="cuda-cpu", racecheck=True)(*arrays)
+    np.testing.assert_allclose(arrays[-1], expected, rtol=1e-4, atol=1e-4)
