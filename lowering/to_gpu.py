@@ -36,13 +36,15 @@ attribute, so the storage scope stays what lower-blocks leaves: the memref memor
 Virtual threads (loops bound to vthread.{x,y,z}, TVM's InjectVirtualThread): a thread axis for
 the checks and shared sizes below (no two virtual threads write one element, a local buffer used
 in one is allocated in it, shared regions are relaxed over them; a store that does not use the
-variable runs once per real thread, one whose value alone uses it keeps the last virtual
-thread's value when nothing else in the loop touches its buffer and no other store in the loop
-writes a global buffer its value is loaded from), then run serially in each real thread: once
-buffers are sized and double-buffered, lowering/virtual_threads.py pushes each vthread loop down
-to the statements that use its variable (serial loops tagged `xtir.vthread`; a local buffer
-allocated in it gets a leading dimension per virtual thread; refused where that would reorder
-the accesses of a global buffer across virtual threads), before barriers are placed on the result.
+variable runs once per real thread (one like `G[t] += 1`, not writing the same value in each,
+once per virtual thread in turn, as run serially), one whose value alone uses it keeps the
+last virtual thread's value when nothing else in the loop touches its buffer and no other store
+in the loop writes a global buffer its value is loaded from), then run serially in each real
+thread: once buffers are sized and double-buffered, lowering/virtual_threads.py pushes each
+vthread loop down to the statements that use its variable (serial loops tagged `xtir.vthread`; a
+local buffer allocated in it gets a leading dimension per virtual thread; refused where that
+would reorder the accesses of a global buffer across virtual threads), before barriers are
+placed on the result.
 
 Barriers (`gpu.barrier`, CUDA `__syncthreads()`) are placed from the shared accesses, at points
 every thread of the block reaches (not under a condition on a thread id): before a statement
