@@ -25,8 +25,12 @@ from xdsl.dialects.builtin import (
     I64,
     AnyFloat,
     DenseArrayBase,
+    Float64Type,
+    FloatAttr,
     IntegerAttr,
+    StringAttr,
     TensorType,
+    f64,
     i64,
 )
 from xdsl.dialects.tensor import Tensor as UpstreamTensor
@@ -174,6 +178,77 @@ class ReluOp(ElementwiseOp):
 
     def __init__(self, input: SSAValue):
         super().__init__(operands=[input], result_types=[input.type])
+
+
+class ActivationOp(IRDLOperation):
+    """An elementwise function of float tensors (the activations); the result has the input's type."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, properties: dict[str, Attribute] | None = None):
+        super().__init__(operands=[input], result_types=[input.type], properties=properties or {})
+
+    def verify_(self) -> None:
+        _same_elements(self)
+        _floats_only(self)
+        _check_result(self, shape_of(self.input.type), "input ")
+
+
+@irdl_op_definition
+class SigmoidOp(ActivationOp):
+    """1 / (1 + exp(-x))."""
+
+    name = "tensor.sigmoid"
+
+
+@irdl_op_definition
+class TanhOp(ActivationOp):
+    name = "tensor.tanh"
+
+
+@irdl_op_definition
+class SiluOp(ActivationOp):
+    """x * sigmoid(x) (torch's SiLU, swish)."""
+
+    name = "tensor.silu"
+
+
+GELU_APPROXIMATIONS = ("none", "tanh")
+
+
+@irdl_op_definition
+class GeluOp(ActivationOp):
+    """x * Φ(x): `approximate "none"` (the default) is 0.5 x (1 + erf(x / √2)), `"tanh"` is
+    0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))), as torch's GELU(approximate=...)."""
+
+    name = "tensor.gelu"
+    approximate = prop_def(StringAttr, default_value=StringAttr("none"))
+    assembly_format = "$input (`approximate` $approximate^)? attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, approximate: str = "none"):
+        super().__init__(input, {"approximate": StringAttr(approximate)})
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.approximate.data not in GELU_APPROXIMATIONS:
+            raise VerifyException(
+                f"{self.name}: approximate must be one of {', '.join(GELU_APPROXIMATIONS)}, got '{self.approximate.data}'"
+            )
+
+
+@irdl_op_definition
+class LeakyReluOp(ActivationOp):
+    """x where x > 0, else negative_slope * x (default 0.01, as torch's LeakyReLU)."""
+
+    name = "tensor.leaky_relu"
+    negative_slope = prop_def(FloatAttr[Float64Type], default_value=FloatAttr(0.01, f64))
+    assembly_format = "$input (`negative_slope` $negative_slope^)? attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, negative_slope: float = 0.01):
+        super().__init__(input, {"negative_slope": FloatAttr(negative_slope, f64)})
 
 
 @irdl_op_definition
@@ -487,6 +562,50 @@ class SoftmaxOp(UnaryGraphOp):
         _check_result(self, x, "input ")
 
 
+def strided_slice_shape(x: Shape, begin: Shape, end: Shape, strides: Shape) -> Shape:
+    """The extents of x[begin:end:strides] (one triple per dimension), after checking them."""
+    name = StridedSliceOp.name
+    if not len(begin) == len(end) == len(strides) == len(x):
+        raise VerifyException(
+            f"{name}: begin, end and strides need one value per dimension of {fmt(x)}, "
+            f"got {list(begin)}, {list(end)} and {list(strides)}"
+        )
+    for d, (b, e, s, n) in enumerate(zip(begin, end, strides, x)):
+        if s < 1 or not 0 <= b < e <= n:
+            raise VerifyException(
+                f"{name}: dimension {d} of {fmt(x)} sliced {b}:{e}:{s}; a slice needs 0 <= begin < end <= {n} "
+                "and a positive stride"
+            )
+    return tuple(-(-(e - b) // s) for b, e, s in zip(begin, end, strides))
+
+
+@irdl_op_definition
+class StridedSliceOp(UnaryGraphOp):
+    """input[begin[0]:end[0]:strides[0], ...]: every dimension sliced, none empty (TVM's strided_slice)."""
+
+    name = "tensor.strided_slice"
+    begin = _i64_array_prop()
+    end = _i64_array_prop()
+    strides = _i64_array_prop()
+    assembly_format = (
+        "$input `begin` $begin `end` $end `strides` $strides attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def __init__(self, input: SSAValue, begin: Sequence[int], end: Sequence[int], strides: Sequence[int]):
+        shape = strided_slice_shape(shape_of(input.type), tuple(begin), tuple(end), tuple(strides))
+        super().__init__(
+            operands=[input],
+            result_types=[_tensor(input, shape)],
+            properties={"begin": i64_array(begin), "end": i64_array(end), "strides": i64_array(strides)},
+        )
+
+    def verify_(self) -> None:
+        _same_elements(self)
+        x = shape_of(self.input.type)
+        attrs = (_values(self.begin), _values(self.end), _values(self.strides))
+        _check_result(self, strided_slice_shape(x, *attrs), "sliced ")
+
+
 GRAPH_OPS = [
     MatmulOp,
     DenseOp,
@@ -495,6 +614,11 @@ GRAPH_OPS = [
     MultiplyOp,
     DivideOp,
     ReluOp,
+    SigmoidOp,
+    TanhOp,
+    SiluOp,
+    GeluOp,
+    LeakyReluOp,
     EwiseFmaOp,
     BiasAddOp,
     ReshapeOp,
@@ -503,6 +627,7 @@ GRAPH_OPS = [
     Conv2dOp,
     MaxPool2dOp,
     SoftmaxOp,
+    StridedSliceOp,
 ]
 
 _OURS = {op.name for op in GRAPH_OPS}

@@ -107,6 +107,14 @@ DEFINITIONS: dict[str, Definition] = {
     "tensor.multiply": lambda op, a: topi.multiply(*a),
     "tensor.divide": lambda op, a: topi.divide(*a),
     "tensor.relu": lambda op, a: topi.relu(*a),
+    "tensor.sigmoid": lambda op, a: topi.sigmoid(*a),
+    "tensor.tanh": lambda op, a: topi.tanh(*a),
+    "tensor.silu": lambda op, a: topi.silu(*a),
+    "tensor.gelu": lambda op, a: topi.gelu(*a, approximate=op.approximate.data),  # type: ignore[attr-defined]
+    "tensor.leaky_relu": lambda op, a: topi.leaky_relu(
+        *a, alpha=op.negative_slope.value.data),  # type: ignore[attr-defined]
+    "tensor.strided_slice": lambda op, a: topi.strided_slice(
+        a[0], _ints(op, "begin"), _ints(op, "end"), _ints(op, "strides")),  # type: ignore[arg-type]
     "tensor.ewise_fma": lambda op, a: topi.ewise_fma(*a),
     "tensor.bias_add": lambda op, a: topi.bias_add(*a, axis=_int(op, "axis", 1)),
     "tensor.reshape": lambda op, a: topi.reshape(a[0], _result_shape(op)),

@@ -236,7 +236,7 @@ class Select(TeExpr):
 
 @dataclass(eq=False, repr=False)
 class Call(TeExpr):
-    """A float math function of one argument: exp, log, sqrt, tanh, abs."""
+    """A float math function of one argument: exp, log, sqrt, tanh, erf, abs."""
 
     fn: str
     arg: TeExpr
@@ -442,6 +442,11 @@ def sqrt(x: object) -> TeExpr:
 
 def tanh(x: object) -> TeExpr:
     return _math("tanh", x)
+
+
+def erf(x: object) -> TeExpr:
+    """The error function (on the CPU libm's erff / erf, which LLVM has no intrinsic for)."""
+    return _math("erf", x)
 
 
 def abs(x: object) -> TeExpr:  # noqa: A001 - TVM's name

@@ -45,13 +45,14 @@ _BROADCASTING = (
     tensor.EwiseFmaOp,
     tensor.BiasAddOp,
 )
-_INJECTIVE = (tensor.ReshapeOp, tensor.FlattenOp, tensor.TransposeOp)
+_ELEMWISE = (tensor.ReluOp, tensor.SigmoidOp, tensor.TanhOp, tensor.SiluOp, tensor.GeluOp, tensor.LeakyReluOp)
+_INJECTIVE = (tensor.ReshapeOp, tensor.FlattenOp, tensor.TransposeOp, tensor.StridedSliceOp)
 _OUT_ELEMWISE_FUSABLE = (tensor.MatmulOp, tensor.DenseOp, tensor.Conv2dOp, tensor.MaxPool2dOp, tensor.SoftmaxOp)
 
 
 def op_pattern(op: Operation) -> OpPatternKind:
     """The pattern kind of one op; anything that is not a graph op is opaque."""
-    if isinstance(op, tensor.ReluOp):
+    if isinstance(op, _ELEMWISE):
         return OpPatternKind.ELEMWISE
     if isinstance(op, _BROADCASTING):
         result = op.results[0].type

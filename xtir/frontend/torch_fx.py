@@ -131,11 +131,28 @@ class _Importer:
             nn.Flatten: lambda node, m, x: self._flatten(x, m.start_dim, m.end_dim),
             nn.Softmax: lambda node, m, x: self._softmax(x, m.dim),
             nn.Identity: lambda node, m, x: x,
+            nn.Sigmoid: lambda node, m, x: self.emit(tensor.SigmoidOp(x)),
+            nn.Tanh: lambda node, m, x: self.emit(tensor.TanhOp(x)),
+            nn.SiLU: lambda node, m, x: self._activation(node, tensor.SiluOp(x), m.inplace),
+            nn.GELU: lambda node, m, x: self.emit(tensor.GeluOp(x, m.approximate)),
+            nn.LeakyReLU: lambda node, m, x: self._activation(node, tensor.LeakyReluOp(x, m.negative_slope), m.inplace),
             nn.Dropout: self._nn_dropout,
         }
         self.function_maps: dict[Any, Callable[..., Any]] = {
             F.relu: lambda node, x, inplace=False: self._relu(node, x, inplace),
             torch.relu: lambda node, x: self._relu(node, x, False),
+            torch.sigmoid: lambda node, x: self.emit(tensor.SigmoidOp(x)),
+            F.sigmoid: lambda node, x: self.emit(tensor.SigmoidOp(x)),
+            torch.tanh: lambda node, x: self.emit(tensor.TanhOp(x)),
+            F.tanh: lambda node, x: self.emit(tensor.TanhOp(x)),
+            F.silu: lambda node, x, inplace=False: self._activation(node, tensor.SiluOp(x), inplace),
+            F.gelu: lambda node, x, approximate="none": self.emit(tensor.GeluOp(x, approximate)),
+            F.leaky_relu: lambda node, x, negative_slope=0.01, inplace=False: self._activation(
+                node, tensor.LeakyReluOp(x, negative_slope), inplace
+            ),
+            torch.narrow: lambda node, x, dim, start, length: self._narrow(x, dim, start, length),
+            torch.chunk: lambda node, x, chunks, dim=0: self._chunk(x, chunks, dim),
+            torch.split: lambda node, x, split_size_or_sections, dim=0: self._split(x, split_size_or_sections, dim),
             F.linear: lambda node, x, w, b=None: self._linear(x, w, b),
             F.conv2d: lambda node, x, w, b=None, stride=1, padding=0, dilation=1, groups=1: self._conv2d(
                 x, w, b, stride, padding, dilation, groups
@@ -166,6 +183,11 @@ class _Importer:
         }
         self.method_maps: dict[str, Callable[..., Any]] = {
             "relu": lambda node, x: self._relu(node, x, False),
+            "sigmoid": lambda node, x: self.emit(tensor.SigmoidOp(x)),
+            "tanh": lambda node, x: self.emit(tensor.TanhOp(x)),
+            "narrow": lambda node, x, dim, start, length: self._narrow(x, dim, start, length),
+            "chunk": lambda node, x, chunks, dim=0: self._chunk(x, chunks, dim),
+            "split": lambda node, x, split_size, dim=0: self._split(x, split_size, dim),
             "add": lambda node, a, b, alpha=1: self._binary(tensor.AddOp, operator.add, a, b, alpha),
             "sub": lambda node, a, b, alpha=1: self._binary(tensor.SubtractOp, operator.sub, a, b, alpha),
             "mul": lambda node, a, b: self._binary(tensor.MultiplyOp, operator.mul, a, b),
@@ -350,10 +372,11 @@ class _Importer:
         return self._linear(x, w, bias)
 
     def _linear(self, x: SSAValue, w: SSAValue, b: SSAValue | None) -> SSAValue:
-        """x·Wᵀ (+ b); leading dimensions of x are flattened around a 2-d dense."""
+        """x·Wᵀ (+ b); leading dimensions of x are flattened around a 2-d dense (none: one row)."""
         shape = self._shape(x)
-        if len(shape) < 2:
-            raise _Unsupported(f"linear of a {len(shape)}-d input")
+        if not shape:
+            raise _Unsupported("linear of a 0-d input")
+        # a 1-d input is one row (torch returns a 1-d result)
         flat = x if len(shape) == 2 else self.emit(tensor.ReshapeOp(x, (int(np.prod(shape[:-1])), shape[-1])))
         y = self.emit(tensor.DenseOp(flat, w))
         if b is not None:
@@ -363,10 +386,13 @@ class _Importer:
         return y
 
     def _relu(self, node, x: SSAValue, inplace: bool) -> SSAValue:
+        return self._activation(node, tensor.ReluOp(x), inplace)
+
+    def _activation(self, node, op: Operation, inplace: bool) -> SSAValue:
         if inplace and len(node.args[0].users) > 1:
-            # value semantics cannot express that the other users see the relu'd tensor
-            raise _Unsupported("an in-place relu of a value that other nodes also use")
-        return self.emit(tensor.ReluOp(x))
+            # value semantics cannot express that the other users see the activated tensor
+            raise _Unsupported(f"an in-place {op.name.removeprefix('tensor.')} of a value that other nodes also use")
+        return self.emit(op)
 
     def _nn_conv2d(self, node, m, x):
         if m.padding_mode != "zeros":
@@ -468,8 +494,82 @@ class _Importer:
 
     def _getitem(self, node, container, index):
         if isinstance(container, SSAValue):
-            raise _Unsupported("indexing or slicing a tensor")
+            return self._index(container, index if isinstance(index, tuple) else (index,))
         return container[index]
+
+    def _index(self, x: SSAValue, index: tuple) -> SSAValue:
+        """x[index] for ints, slices with a positive step, `...` and None (basic indexing):
+        one strided_slice, then a reshape for the dimensions an int drops or None adds."""
+        shape = self._shape(x)
+        if index.count(Ellipsis) > 1 or not all(i is None or i is Ellipsis or isinstance(i, int | slice) for i in index):
+            kinds = ", ".join(sorted({type(i).__name__ for i in index}))
+            raise _Unsupported(f"indexing a tensor with {kinds} (mapped: ints, slices, ... and None)")
+        used = sum(1 for i in index if i is not None and i is not Ellipsis)
+        if used > len(shape):
+            raise _Unsupported(f"{used} indices into a {len(shape)}-d tensor")
+        if Ellipsis not in index:
+            index = (*index, Ellipsis)
+        at = index.index(Ellipsis)
+        index = (*index[:at], *(slice(None),) * (len(shape) - used), *index[at + 1 :])
+        triples: list[tuple[int, int, int]] = []
+        result: list[int] = []
+        dims = iter(enumerate(shape))
+        for i in index:
+            if i is None:
+                result.append(1)
+                continue
+            d, n = next(dims)
+            if isinstance(i, int):
+                if not -n <= i < n:
+                    raise _Unsupported(f"index {i} of dimension {d} of size {n}")
+                triples.append((i % n, i % n + 1, 1))
+                continue
+            start, stop, step = i.indices(n)
+            if step < 1 or start >= stop:
+                raise _Unsupported(f"the slice {start}:{stop}:{step} of dimension {d} of size {n} "
+                                   "(a slice must be non-empty, its step positive)")
+            triples.append((start, stop, step))
+            result.append(-(-(stop - start) // step))
+        begin, end, strides = zip(*triples) if triples else ((), (), ())
+        return self._sliced(x, begin, end, strides, tuple(result))
+
+    def _sliced(self, x: SSAValue, begin, end, strides, result: tuple[int, ...]) -> SSAValue:
+        """x[begin:end:strides] reshaped to `result`; an identity slice is no op."""
+        y = x
+        if (list(begin), list(end), list(strides)) != ([0] * len(begin), list(self._shape(x)), [1] * len(begin)):
+            y = self.emit(tensor.StridedSliceOp(x, begin, end, strides))
+        return y if self._shape(y) == result else self.emit(tensor.ReshapeOp(y, result))
+
+    def _along(self, x: SSAValue, dim: int, start: int, stop: int) -> SSAValue:
+        """x[..., start:stop, ...] in dimension `dim`."""
+        shape = list(self._shape(x))
+        begin, end = [0] * len(shape), list(shape)
+        begin[dim], end[dim] = start, stop
+        shape[dim] = stop - start
+        return self._sliced(x, begin, end, [1] * len(shape), tuple(shape))
+
+    def _narrow(self, x: SSAValue, dim: int, start: int, length: int) -> SSAValue:
+        d = self._axis(dim, x)
+        n = self._shape(x)[d]
+        start = start + n if start < 0 else start
+        if length < 1 or not 0 <= start <= n - length:
+            raise _Unsupported(f"narrow of dimension {d} of size {n} from {start} by {length}")
+        return self._along(x, d, start, start + length)
+
+    def _chunk(self, x: SSAValue, chunks: int, dim: int) -> tuple[SSAValue, ...]:
+        d = self._axis(dim, x)
+        n = self._shape(x)[d]
+        return self._split(x, -(-n // chunks), d)  # torch.chunk: pieces of ceil(n / chunks)
+
+    def _split(self, x: SSAValue, sizes, dim: int) -> tuple[SSAValue, ...]:
+        d = self._axis(dim, x)
+        n = self._shape(x)[d]
+        if isinstance(sizes, int):
+            sizes = [min(sizes, n - k) for k in range(0, n, sizes)]
+        if sum(sizes) != n or min(sizes) < 1:
+            raise _Unsupported(f"split of dimension {d} of size {n} into {list(sizes)}")
+        bounds = np.cumsum([0, *sizes])
+        return tuple(self._along(x, d, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]))
 
     def _getattr(self, node, x, name: str):
         if name == "T":  # all dimensions reversed (a transposed matrix)

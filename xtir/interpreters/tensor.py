@@ -7,6 +7,8 @@ Python int, or softmax's sums, to float64.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
@@ -38,6 +40,25 @@ def _ints(array) -> tuple[int, ...]:
 def _like(op, array: np.ndarray) -> np.ndarray:
     """`array` in the op's result element type."""
     return np.asarray(array).astype(numpy_dtype(op.result.type.element_type), copy=False)
+
+
+def _wide(x) -> np.ndarray:
+    """`x` in at least float32: a float16 activation is computed in float32 and rounded once, as torch does."""
+    x = np.asarray(x)
+    return x.astype(np.promote_types(x.dtype, np.float32), copy=False)
+
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def gelu(x: np.ndarray, approximate: str) -> np.ndarray:
+    if approximate == "tanh":
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-x))
 
 
 def sliding_windows(x: np.ndarray, kernel, strides, padding, dilation, fill) -> np.ndarray:
@@ -84,6 +105,28 @@ class TensorGraphFunctions(InterpreterFunctions):
     def run_relu(self, interpreter: Interpreter, op: tensor.ReluOp, args: PythonValues) -> PythonValues:
         return (_like(op, np.maximum(args[0], 0)),)
 
+    @impl(tensor.SigmoidOp)
+    def run_sigmoid(self, interpreter: Interpreter, op: tensor.SigmoidOp, args: PythonValues) -> PythonValues:
+        return (_like(op, sigmoid(_wide(args[0]))),)
+
+    @impl(tensor.TanhOp)
+    def run_tanh(self, interpreter: Interpreter, op: tensor.TanhOp, args: PythonValues) -> PythonValues:
+        return (_like(op, np.tanh(_wide(args[0]))),)
+
+    @impl(tensor.SiluOp)
+    def run_silu(self, interpreter: Interpreter, op: tensor.SiluOp, args: PythonValues) -> PythonValues:
+        x = _wide(args[0])
+        return (_like(op, x * sigmoid(x)),)
+
+    @impl(tensor.GeluOp)
+    def run_gelu(self, interpreter: Interpreter, op: tensor.GeluOp, args: PythonValues) -> PythonValues:
+        return (_like(op, gelu(_wide(args[0]), op.approximate.data)),)
+
+    @impl(tensor.LeakyReluOp)
+    def run_leaky_relu(self, interpreter: Interpreter, op: tensor.LeakyReluOp, args: PythonValues) -> PythonValues:
+        x = _wide(args[0])
+        return (_like(op, np.where(x > 0, x, x * op.negative_slope.value.data)),)
+
     @impl(tensor.EwiseFmaOp)
     def run_ewise_fma(self, interpreter: Interpreter, op: tensor.EwiseFmaOp, args: PythonValues) -> PythonValues:
         return (_like(op, np.asarray(args[0]) * args[1] + args[2]),)
@@ -118,9 +161,14 @@ class TensorGraphFunctions(InterpreterFunctions):
         windows = sliding_windows(x, _ints(op.kernel), _ints(op.strides), _ints(op.padding), (1, 1), _lowest(x.dtype))
         return (windows.max(axis=(4, 5)),)
 
+    @impl(tensor.StridedSliceOp)
+    def run_strided_slice(self, interpreter: Interpreter, op: tensor.StridedSliceOp, args: PythonValues) -> PythonValues:
+        triples = zip(_ints(op.begin), _ints(op.end), _ints(op.strides))
+        return (np.ascontiguousarray(np.asarray(args[0])[tuple(slice(*t) for t in triples)]),)
+
     @impl(tensor.SoftmaxOp)
     def run_softmax(self, interpreter: Interpreter, op: tensor.SoftmaxOp, args: PythonValues) -> PythonValues:
-        x = np.asarray(args[0])
+        x = _wide(args[0])
         axis = op.axis.value.data
         e = np.exp(x - x.max(axis=axis, keepdims=True))
         return (_like(op, e / e.sum(axis=axis, keepdims=True)),)

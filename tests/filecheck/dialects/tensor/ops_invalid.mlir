@@ -332,3 +332,65 @@ func.func @softmax_integers(%x: tensor<2x10xi32>) -> tensor<2x10xi32> {
   %y = tensor.softmax %x axis 1 : tensor<2x10xi32> -> tensor<2x10xi32>
   func.return %y : tensor<2x10xi32>
 }
+
+// -----
+
+// The activations take floats.
+func.func @sigmoid_integers(%x: tensor<2x10xi32>) -> tensor<2x10xi32> {
+  // expected-error @+1 {{'tensor.sigmoid' op tensor.sigmoid takes floating-point tensors, got i32}}
+  %y = tensor.sigmoid %x : tensor<2x10xi32> -> tensor<2x10xi32>
+  func.return %y : tensor<2x10xi32>
+}
+
+// -----
+
+// An activation's result has the input's shape.
+func.func @tanh_result(%x: tensor<2x10xf32>) -> tensor<10x2xf32> {
+  // expected-error @+1 {{'tensor.tanh' op tensor.tanh: result shape 10x2 differs from the input shape 2x10}}
+  %y = tensor.tanh %x : tensor<2x10xf32> -> tensor<10x2xf32>
+  func.return %y : tensor<10x2xf32>
+}
+
+// -----
+
+// gelu: torch's two forms only.
+func.func @gelu_approximation(%x: tensor<2x10xf32>) -> tensor<2x10xf32> {
+  // expected-error @+1 {{'tensor.gelu' op tensor.gelu: approximate must be one of none, tanh, got 'sigmoid'}}
+  %y = tensor.gelu %x approximate "sigmoid" : tensor<2x10xf32> -> tensor<2x10xf32>
+  func.return %y : tensor<2x10xf32>
+}
+
+// -----
+
+// strided_slice: one begin, end and stride per dimension.
+func.func @slice_rank(%x: tensor<4x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'tensor.strided_slice' op tensor.strided_slice: begin, end and strides need one value per dimension of 4x8, got [1], [3] and [1]}}
+  %y = tensor.strided_slice %x begin [1] end [3] strides [1] : tensor<4x8xf32> -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// strided_slice: no empty slice, no slice leaving the input, no step below 1.
+func.func @slice_bounds(%x: tensor<4x8xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{'tensor.strided_slice' op tensor.strided_slice: dimension 1 of 4x8 sliced 6:9:1; a slice needs 0 <= begin < end <= 8 and a positive stride}}
+  %y = tensor.strided_slice %x begin [1, 6] end [3, 9] strides [1, 1] : tensor<4x8xf32> -> tensor<2x1xf32>
+  func.return %y : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @slice_step(%x: tensor<4x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'tensor.strided_slice' op tensor.strided_slice: dimension 1 of 4x8 sliced 0:8:0; a slice needs 0 <= begin < end <= 8 and a positive stride}}
+  %y = tensor.strided_slice %x begin [1, 0] end [3, 8] strides [1, 0] : tensor<4x8xf32> -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// strided_slice: the result has the sliced shape (ceil((end - begin) / stride)).
+func.func @slice_result(%x: tensor<4x8xf32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{'tensor.strided_slice' op tensor.strided_slice: result shape 2x2 differs from the sliced shape 2x3}}
+  %y = tensor.strided_slice %x begin [1, 0] end [3, 8] strides [1, 3] : tensor<4x8xf32> -> tensor<2x2xf32>
+  func.return %y : tensor<2x2xf32>
+}
