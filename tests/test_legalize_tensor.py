@@ -56,6 +56,15 @@ def check_legalized(g: ModuleOp, evaluator: bool = True) -> None:
             np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=what)
 
 
+ACTIVATIONS = {
+    "sigmoid": ("sigmoid", ""),
+    "tanh": ("tanh", ""),
+    "silu": ("silu", ""),
+    "gelu": ("gelu", ""),
+    "gelu_tanh": ("gelu", 'approximate "tanh"'),
+    "leaky_relu": ("leaky_relu", "negative_slope 0.2"),
+}
+
 OPS = {
     "matmul": ("%a: tensor<3x5xf32>, %b: tensor<5x4xf32>",
                "%r = tensor.matmul %a, %b : tensor<3x5xf32>, tensor<5x4xf32> -> tensor<3x4xf32>", "tensor<3x4xf32>"),
@@ -91,6 +100,14 @@ OPS = {
                    ": tensor<2x3x7x6xf32> -> tensor<2x3x4x3xf32>", "tensor<2x3x4x3xf32>"),
     "softmax": ("%a: tensor<3x5xf32>", "%r = tensor.softmax %a axis 1 : tensor<3x5xf32> -> tensor<3x5xf32>",
                 "tensor<3x5xf32>"),
+    "softmax_f16": ("%a: tensor<3x5xf16>", "%r = tensor.softmax %a axis 0 : tensor<3x5xf16> -> tensor<3x5xf16>",
+                    "tensor<3x5xf16>"),
+    **{f"{name}_{t}": (f"%a: tensor<3x17x{t}>", f"%r = tensor.{op} %a {attrs} : tensor<3x17x{t}> -> tensor<3x17x{t}>",
+                       f"tensor<3x17x{t}>")
+       for name, (op, attrs) in ACTIVATIONS.items() for t in ("f32", "f16", "f64")},
+    "strided_slice": ("%a: tensor<5x9xf32>",
+                      "%r = tensor.strided_slice %a begin [1, 2] end [5, 9] strides [2, 3] : tensor<5x9xf32> -> tensor<2x3xf32>",
+                      "tensor<2x3xf32>"),
 }
 
 

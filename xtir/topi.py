@@ -130,26 +130,27 @@ def relu(x: Tensor) -> Tensor:
 # Activations -----------------------------------------------------------------------------------
 
 
-def _float_elementwise(x: Tensor, name: str, fn) -> Tensor:  # noqa: ANN001 - fn maps an element
-    """fn of each element; a float16 element computed in float32 and rounded once, as torch's
-    CPU kernels do (and as LLVM has no float16 tanh or erf to call)."""
-    _require(x.dtype in te.FLOATS, name, f"takes floating-point tensors, got {x.dtype}")
+def _float_elementwise(x: Tensor, op: str, fn) -> Tensor:  # noqa: ANN001 - fn maps an element
+    """The stage `T_{op}`: fn of each element; a float16 element computed in float32 and rounded
+    once, as torch's CPU kernels do (and as LLVM has no float16 tanh or erf to call)."""
+    _require(x.dtype in te.FLOATS, op, f"takes floating-point tensors, got {x.dtype}")
+    name = f"T_{op}"
     if x.dtype != "float16":
         return te.compute(x.shape, lambda *i: fn(x(*i)), name=name)
     return te.compute(x.shape, lambda *i: fn(x(*i).astype("float32")).astype("float16"), name=name)
 
 
 def sigmoid(x: Tensor) -> Tensor:
-    return _float_elementwise(x, "T_sigmoid", te.sigmoid)
+    return _float_elementwise(x, "sigmoid", te.sigmoid)
 
 
 def tanh(x: Tensor) -> Tensor:
-    return _float_elementwise(x, "T_tanh", te.tanh)
+    return _float_elementwise(x, "tanh", te.tanh)
 
 
 def silu(x: Tensor) -> Tensor:
     """x * sigmoid(x)."""
-    return _float_elementwise(x, "T_silu", lambda v: v * te.sigmoid(v))
+    return _float_elementwise(x, "silu", lambda v: v * te.sigmoid(v))
 
 
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
@@ -161,12 +162,12 @@ def gelu(x: Tensor, approximate: str = "none") -> Tensor:
     else:
         def phi(v: TeExpr) -> TeExpr:
             return 1.0 + te.erf(v * (1 / math.sqrt(2)))
-    return _float_elementwise(x, "T_gelu", lambda v: 0.5 * v * phi(v))
+    return _float_elementwise(x, "gelu", lambda v: 0.5 * v * phi(v))
 
 
 def leaky_relu(x: Tensor, alpha: float = 0.01) -> Tensor:
     """x where x > 0, else alpha * x."""
-    return _float_elementwise(x, "T_leaky_relu", lambda v: te.if_then_else(v > 0.0, v, v * alpha))
+    return _float_elementwise(x, "leaky_relu", lambda v: te.if_then_else(v > 0.0, v, v * alpha))
 
 
 def bias_add(x: Tensor, bias: Tensor, axis: int = 1) -> Tensor:

@@ -498,18 +498,16 @@ class _Importer:
         return container[index]
 
     def _index(self, x: SSAValue, index: tuple) -> SSAValue:
-        """x[index] for ints, slices with a positive step, `...` and None (basic indexing):
-        one strided_slice, then a reshape for the dimensions an int drops or None adds."""
+        """x[index] for ints, slices, `...` and None (basic indexing): one strided_slice, then a
+        reshape for the dimensions an int drops or None adds. torch has checked the index on
+        the example inputs (its count, ranges, steps); what is left is what graph ops cannot hold."""
+        for i in index:
+            if not (i is None or i is Ellipsis or isinstance(i, int | slice)):
+                what = "a tensor" if isinstance(i, SSAValue) else f"a {type(i).__name__.removeprefix('immutable_')}"
+                raise _Unsupported(f"indexing a tensor with {what} (advanced indexing; mapped: ints, slices, ... and None)")
         shape = self._shape(x)
-        if index.count(Ellipsis) > 1 or not all(i is None or i is Ellipsis or isinstance(i, int | slice) for i in index):
-            kinds = ", ".join(sorted({type(i).__name__ for i in index}))
-            raise _Unsupported(f"indexing a tensor with {kinds} (mapped: ints, slices, ... and None)")
         used = sum(1 for i in index if i is not None and i is not Ellipsis)
-        if used > len(shape):
-            raise _Unsupported(f"{used} indices into a {len(shape)}-d tensor")
-        if Ellipsis not in index:
-            index = (*index, Ellipsis)
-        at = index.index(Ellipsis)
+        at = index.index(Ellipsis) if Ellipsis in index else len(index)
         index = (*index[:at], *(slice(None),) * (len(shape) - used), *index[at + 1 :])
         triples: list[tuple[int, int, int]] = []
         result: list[int] = []
@@ -520,14 +518,12 @@ class _Importer:
                 continue
             d, n = next(dims)
             if isinstance(i, int):
-                if not -n <= i < n:
-                    raise _Unsupported(f"index {i} of dimension {d} of size {n}")
                 triples.append((i % n, i % n + 1, 1))
                 continue
             start, stop, step = i.indices(n)
-            if step < 1 or start >= stop:
-                raise _Unsupported(f"the slice {start}:{stop}:{step} of dimension {d} of size {n} "
-                                   "(a slice must be non-empty, its step positive)")
+            if start >= stop:
+                raise _Unsupported(f"the empty slice {start}:{stop} of dimension {d} of size {n} "
+                                   "(graph tensors have at least one element)")
             triples.append((start, stop, step))
             result.append(-(-(stop - start) // step))
         begin, end, strides = zip(*triples) if triples else ((), (), ())
@@ -550,10 +546,7 @@ class _Importer:
 
     def _narrow(self, x: SSAValue, dim: int, start: int, length: int) -> SSAValue:
         d = self._axis(dim, x)
-        n = self._shape(x)[d]
-        start = start + n if start < 0 else start
-        if length < 1 or not 0 <= start <= n - length:
-            raise _Unsupported(f"narrow of dimension {d} of size {n} from {start} by {length}")
+        start %= self._shape(x)[d]  # torch has checked the range
         return self._along(x, d, start, start + length)
 
     def _chunk(self, x: SSAValue, chunks: int, dim: int) -> tuple[SSAValue, ...]:
@@ -566,8 +559,8 @@ class _Importer:
         n = self._shape(x)[d]
         if isinstance(sizes, int):
             sizes = [min(sizes, n - k) for k in range(0, n, sizes)]
-        if sum(sizes) != n or min(sizes) < 1:
-            raise _Unsupported(f"split of dimension {d} of size {n} into {list(sizes)}")
+        if min(sizes) < 1:  # torch has checked that they add up to n
+            raise _Unsupported(f"a split of dimension {d} into {list(sizes)} (graph tensors have at least one element)")
         bounds = np.cumsum([0, *sizes])
         return tuple(self._along(x, d, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]))
 
