@@ -284,7 +284,7 @@ def _refused(model, inputs, match):
         (Lambda(lambda m, x: x.sum()), r"fx node 'sum_1' \(call_method sum\): no mapping for this tensor method; "
                                        r"mapped: add, chunk, dim, div, flatten, .*, view$"),
         (Lambda(lambda m, x: torch.exp(x)), r"fx node 'exp' \(call_function torch.exp\): no mapping for this function; "
-                                            r"mapped: getattr, operator.add, .* functional.leaky_relu, .*torch.transpose$"),
+                                            r"mapped: getattr, operator.add, .*functional.leaky_relu, .*torch.transpose$"),
         (Lambda(lambda m, x: x[[0, 1]]), r"fx node 'getitem' .*: indexing a tensor with a list \(advanced indexing; "
                                          r"mapped: ints, slices, \.\.\. and None\)"),
         (Lambda(lambda m, x: x[:, 2:1]), r"fx node 'getitem' .*: the empty slice 2:1 of dimension 1 of size 3 \(graph "
