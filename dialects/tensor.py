@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     f64,
+    i1,
     i64,
 )
 from xdsl.dialects.tensor import Tensor as UpstreamTensor
@@ -178,6 +179,86 @@ class ReluOp(ElementwiseOp):
 
     def __init__(self, input: SSAValue):
         super().__init__(operands=[input], result_types=[input.type])
+
+
+class CompareOp(IRDLOperation):
+    """An elementwise comparison with numpy broadcasting: operands of one element type, an i1 result."""
+
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        shape = broadcast_shape(self.name, shape_of(lhs.type), shape_of(rhs.type))
+        super().__init__(operands=[lhs, rhs], result_types=[TensorType(i1, shape)])
+
+    def verify_(self) -> None:
+        operands = {_element(v.type) for v in self.operands}
+        if len(operands) != 1:
+            raise VerifyException(f"{self.name} compares different element types {', '.join(sorted(map(str, operands)))}")
+        if _element(self.result.type) != i1:
+            raise VerifyException(f"{self.name}: the result holds i1 (booleans), not {_element(self.result.type)}")
+        _check_result(self, broadcast_shape(self.name, *(shape_of(v.type) for v in self.operands)), "broadcast ")
+
+
+@irdl_op_definition
+class GreaterOp(CompareOp):
+    name = "tensor.greater"
+
+
+@irdl_op_definition
+class GreaterEqualOp(CompareOp):
+    name = "tensor.greater_equal"
+
+
+@irdl_op_definition
+class LessOp(CompareOp):
+    name = "tensor.less"
+
+
+@irdl_op_definition
+class LessEqualOp(CompareOp):
+    name = "tensor.less_equal"
+
+
+@irdl_op_definition
+class EqualOp(CompareOp):
+    name = "tensor.equal"
+
+
+@irdl_op_definition
+class NotEqualOp(CompareOp):
+    name = "tensor.not_equal"
+
+
+@irdl_op_definition
+class WhereOp(IRDLOperation):
+    """lhs where condition holds, else rhs (torch.where), the three broadcast together."""
+
+    name = "tensor.where"
+    condition = operand_def(TensorType)
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$condition `,` $lhs `,` $rhs attr-dict `:` type($condition) `,` type($lhs) `,` type($rhs) `->` type($result)"
+    )
+
+    def __init__(self, condition: SSAValue, lhs: SSAValue, rhs: SSAValue):
+        shape = broadcast_shape(self.name, *(shape_of(v.type) for v in (condition, lhs, rhs)))
+        super().__init__(operands=[condition, lhs, rhs], result_types=[_tensor(lhs, shape)])
+
+    def verify_(self) -> None:
+        if _element(self.condition.type) != i1:
+            raise VerifyException(f"{self.name}: the condition holds {_element(self.condition.type)}, not i1")
+        elements = {_element(v.type) for v in (self.lhs, self.rhs, self.result)}
+        if len(elements) != 1:
+            raise VerifyException(f"{self.name} mixes element types {', '.join(sorted(map(str, elements)))}")
+        shapes = (shape_of(v.type) for v in self.operands)
+        _check_result(self, broadcast_shape(self.name, *shapes), "broadcast ")
 
 
 class ActivationOp(IRDLOperation):
@@ -619,6 +700,13 @@ GRAPH_OPS = [
     SiluOp,
     GeluOp,
     LeakyReluOp,
+    GreaterOp,
+    GreaterEqualOp,
+    LessOp,
+    LessEqualOp,
+    EqualOp,
+    NotEqualOp,
+    WhereOp,
     EwiseFmaOp,
     BiasAddOp,
     ReshapeOp,

@@ -70,7 +70,7 @@ from xtir.te_emit import ELEMENT_TYPES
 PRIMITIVE = "xtir.primitive"
 NAME = "legalize-tensor"
 
-_DTYPES = {str(t): name for name, t in ELEMENT_TYPES.items() if name not in (te.INDEX, te.BOOL)}
+_DTYPES = {str(t): name for name, t in ELEMENT_TYPES.items() if name != te.INDEX}
 
 
 # Operator definitions by op name ---------------------------------------------------------------
@@ -115,6 +115,13 @@ DEFINITIONS: dict[str, Definition] = {
         *a, alpha=op.negative_slope.value.data),  # type: ignore[attr-defined]
     "tensor.strided_slice": lambda op, a: topi.strided_slice(
         a[0], _ints(op, "begin"), _ints(op, "end"), _ints(op, "strides")),  # type: ignore[arg-type]
+    "tensor.greater": lambda op, a: topi.greater(*a),
+    "tensor.greater_equal": lambda op, a: topi.greater_equal(*a),
+    "tensor.less": lambda op, a: topi.less(*a),
+    "tensor.less_equal": lambda op, a: topi.less_equal(*a),
+    "tensor.equal": lambda op, a: topi.equal(*a),
+    "tensor.not_equal": lambda op, a: topi.not_equal(*a),
+    "tensor.where": lambda op, a: topi.where(*a),
     "tensor.ewise_fma": lambda op, a: topi.ewise_fma(*a),
     "tensor.bias_add": lambda op, a: topi.bias_add(*a, axis=_int(op, "axis", 1)),
     "tensor.reshape": lambda op, a: topi.reshape(a[0], _result_shape(op)),

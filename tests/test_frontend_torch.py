@@ -150,6 +150,10 @@ def x1288():
         (lambda m, x: (x.narrow(1, 1, 2), torch.narrow(x, 0, -1, 1), torch.chunk(x, 2, 1)[1], x.chunk(3, dim=-1)[2]),
          [x23]),
         (lambda m, x: (torch.split(x, 2, dim=1)[1], x.split([1, 1], 0)[0]), [x23]),
+        (lambda m, x, y: (x > y, x >= 0, torch.lt(x, y), y.le(x), x == y, torch.ne(x, 1.0), x.gt(y), torch.greater(x, 0)),
+         [x23, lambda: torch.randn(3).round()]),
+        (lambda m, x, y: (torch.where(x > 0, x, 0.1 * x), torch.where(y < x, 1.0, y), torch.where(x != 0, x, y)),
+         [x23, lambda: torch.randn(3)]),
     ],
 )
 def test_function_and_method_mappings(fn, inputs):
@@ -252,6 +256,33 @@ def test_compiled_activations_match_torch(activation, dtype):
     np.testing.assert_allclose(got, expected, rtol=2 * eps, atol=atol)
 
 
+@pytest.mark.parametrize("pipeline", ["", GRAPH_PIPELINE])
+def test_compiled_where_and_comparisons_match_torch(pipeline):
+    """torch.where(x > 0, x, 0.1 * x) and a returned bool tensor, unfused and fused (the
+    comparison inlined into the where: no bool buffer)."""
+    model = Lambda(lambda m, x: (torch.where(x > 0, x, 0.1 * x), x <= 0.5))
+    x = torch.randn(5, 33)
+    module = xtir.transform(from_torch(model, (x,)), pipeline) if pipeline else from_torch(model, (x,))
+    got = compile_model(module)(x.numpy())
+    expected = model(x)
+    assert got[1].dtype == np.bool_
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(g, e.numpy())
+
+
+def test_a_folded_bool_constant_round_trips():
+    """m.w > 0 folds to an i1 constant: stored as xDSL stores one (true is -1), so it prints,
+    parses back to the same attribute, and is hoisted as the right booleans."""
+    torch.manual_seed(0)
+    model = Lambda(lambda m, x: torch.where(m.w > 0, x, 0.0), torch.tensor([1.0, -1.0, 2.0]))
+    x = torch.randn(2, 3)
+    module = run_both(model, x, pipeline="fold-constants")
+    assert "arith.constant dense<[true, false, true]> : tensor<3xi1>" in str(module)
+    assert xtir.parse(str(module)).is_structurally_equivalent(module)
+    with torch.no_grad():
+        np.testing.assert_array_equal(compile_model(module)(x.numpy()), model(x).numpy())
+
+
 def test_compiled_float16_softmax_sums_in_float32():
     """2048 float16 exponentials summed in float16 were off torch by percents."""
     torch.manual_seed(0)
@@ -282,9 +313,9 @@ def _refused(model, inputs, match):
         (nn.Sequential(nn.Linear(3, 3), nn.ELU()), r"fx node '_1' \(call_module ELU '1'\): no mapping for the module "
                                                     r"type ELU; mapped module types: Conv2d, Dropout, .*, Tanh$"),
         (Lambda(lambda m, x: x.sum()), r"fx node 'sum_1' \(call_method sum\): no mapping for this tensor method; "
-                                       r"mapped: add, chunk, dim, div, flatten, .*, view$"),
+                                       r"mapped: add, chunk, dim, div, eq, flatten, .*, view$"),
         (Lambda(lambda m, x: torch.exp(x)), r"fx node 'exp' \(call_function torch.exp\): no mapping for this function; "
-                                            r"mapped: getattr, operator.add, .*functional.leaky_relu, .*torch.transpose$"),
+                                            r"mapped: getattr, operator.add, .*functional.leaky_relu, .*torch.where$"),
         (Lambda(lambda m, x: x[[0, 1]]), r"fx node 'getitem' .*: indexing a tensor with a list \(advanced indexing; "
                                          r"mapped: ints, slices, \.\.\. and None\)"),
         (Lambda(lambda m, x: x[:, 2:1]), r"fx node 'getitem' .*: the empty slice 2:1 of dimension 1 of size 3 \(graph "

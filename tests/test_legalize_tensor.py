@@ -105,6 +105,11 @@ OPS = {
     **{f"{name}_{t}": (f"%a: tensor<3x17x{t}>", f"%r = tensor.{op} %a {attrs} : tensor<3x17x{t}> -> tensor<3x17x{t}>",
                        f"tensor<3x17x{t}>")
        for name, (op, attrs) in ACTIVATIONS.items() for t in ("f32", "f16", "f64")},
+    "greater": ("%a: tensor<3x4xf32>, %b: tensor<4xf32>",
+                "%r = tensor.greater %a, %b : tensor<3x4xf32>, tensor<4xf32> -> tensor<3x4xi1>", "tensor<3x4xi1>"),
+    "where": ("%c: tensor<3x1xi1>, %a: tensor<3x4xf32>, %b: tensor<4xf32>",
+              "%r = tensor.where %c, %a, %b : tensor<3x1xi1>, tensor<3x4xf32>, tensor<4xf32> -> tensor<3x4xf32>",
+              "tensor<3x4xf32>"),
     "strided_slice": ("%a: tensor<5x9xf32>",
                       "%r = tensor.strided_slice %a begin [1, 2] end [5, 9] strides [2, 3] : tensor<5x9xf32> -> tensor<2x3xf32>",
                       "tensor<2x3xf32>"),

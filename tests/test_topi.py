@@ -175,6 +175,27 @@ def test_strided_slice(begin, end, strides):
     check([a], topi.strided_slice(a, begin, end, strides), x[tuple(map(slice, begin, end, strides))], [x])
 
 
+@pytest.mark.parametrize("op, fn", [(topi.greater, np.greater), (topi.greater_equal, np.greater_equal),
+                                    (topi.less, np.less), (topi.less_equal, np.less_equal),
+                                    (topi.equal, np.equal), (topi.not_equal, np.not_equal)])
+def test_comparisons_make_bool_tensors(op, fn):
+    (a, b), (x, y) = tensors((3, 4), (4,))
+    y[1] = x[0, 1]  # one equal pair
+    out = op(a, b)
+    assert out.dtype == "bool"
+    m = ModuleOp([te.create_func([a, b, out], name="main")])
+    for run in (lambda *z: xtir.evaluate(m, *z), xtir.build(m)):
+        result = np.zeros((3, 4), bool)
+        run(x, y, result)
+        np.testing.assert_array_equal(result, fn(x, y))
+
+
+def test_where_broadcasts_condition_and_branches():
+    (a, b), (x, y) = tensors((3, 4), (4,))
+    c = topi.greater(a, 0.0)
+    check([a, b], topi.where(c, a, topi.multiply(b, 0.5)), np.where(x > 0, x, 0.5 * y), [x, y])
+
+
 def test_softmax_in_float16_sums_in_float32():
     a = te.placeholder((2, 8), "float16", "x")
     text = str(ModuleOp([te.create_func([a, topi.softmax(a)])]))
@@ -202,6 +223,7 @@ def test_softmax_stages_are_tvms():
      r"topi.conv2d_nchw: the window of 3 does not fit in 2 padded by 0"),
     (lambda: topi.softmax(te.placeholder((3, 4)), 2), r"topi.softmax: axis 2 is outside the 2 dimensions of 3x4"),
     (lambda: topi.sigmoid(te.placeholder((3, 4), "int32")), r"topi.sigmoid: takes floating-point tensors, got int32"),
+    (lambda: topi.where(te.placeholder((3, 4)), 1.0, 0.0), r"topi.where: the condition holds float32, not bool"),
     (lambda: topi.gelu(te.placeholder((3, 4)), "fast"), r"topi.gelu: approximate must be 'none' or 'tanh', got 'fast'"),
     (lambda: topi.strided_slice(te.placeholder((3, 4)), (0, 2), (3, 2), (1, 1)),
      r"topi.strided_slice: \[0, 2\]:\[3, 2\]:\[1, 1\] is no non-empty slice of each dimension of 3x4"),

@@ -337,6 +337,12 @@ def _check_dtype(dtype: object) -> None:
         raise _fail(f"unknown dtype {dtype!r}; expected one of {', '.join((*FLOATS, *INTS))}")
 
 
+def _check_stored_dtype(dtype: object) -> None:
+    """What a tensor holds: a number type, or bool (conditions: a comparison's results)."""
+    if dtype != BOOL:
+        _check_dtype(dtype)
+
+
 def _as_expr(value: object, like: TeExpr | None, what: str) -> TeExpr:
     """`value` as an expression; a Python number takes the type of the expression it meets."""
     if isinstance(value, TeExpr):
@@ -579,8 +585,8 @@ def _checked_shape(shape: object, what: str) -> tuple[int, ...]:
 
 
 def placeholder(shape: Sequence[int] | int, dtype: str = "float32", name: str = "placeholder") -> Tensor:
-    """An input tensor (TVM's te.placeholder)."""
-    _check_dtype(dtype)
+    """An input tensor (TVM's te.placeholder); a bool one holds conditions (te.if_then_else's)."""
+    _check_stored_dtype(dtype)
     if dtype == INDEX:
         raise _fail("a placeholder holds numbers; use int64 rather than index")
     return Tensor(_checked_shape(shape, f"te.placeholder {name!r}"), dtype, _checked_name(name, "tensor"))
@@ -614,8 +620,8 @@ def compute(shape: Sequence[int] | int, fcompute: Callable[..., object], name: s
 
 def check_stage(axes: Sequence[Axis], body: TeExpr) -> None:
     """What a stage's body may be: see the module docstring."""
-    if body.dtype == BOOL:
-        raise _fail(f"the body {body} is a condition; a compute produces numbers (te.if_then_else(cond, 1, 0))")
+    if body.dtype == BOOL and isinstance(body, Reduce):
+        raise _fail(f"the reduction {body} is over conditions; reduce numbers (te.if_then_else(cond, 1, 0))")
     reduce_axes = body.axes if isinstance(body, Reduce) else ()
     source = body.source if isinstance(body, Reduce) else body
     names = [a.name for a in (*axes, *reduce_axes)]

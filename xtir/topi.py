@@ -118,6 +118,36 @@ def divide(a: Operand, b: Operand) -> Tensor:
     return _elementwise("divide", "T_divide", lambda x, y: x / y, a, b)
 
 
+def greater(a: Operand, b: Operand) -> Tensor:
+    return _elementwise("greater", "T_greater", lambda x, y: x > y, a, b)
+
+
+def greater_equal(a: Operand, b: Operand) -> Tensor:
+    return _elementwise("greater_equal", "T_greater_equal", lambda x, y: x >= y, a, b)
+
+
+def less(a: Operand, b: Operand) -> Tensor:
+    return _elementwise("less", "T_less", lambda x, y: x < y, a, b)
+
+
+def less_equal(a: Operand, b: Operand) -> Tensor:
+    return _elementwise("less_equal", "T_less_equal", lambda x, y: x <= y, a, b)
+
+
+def equal(a: Operand, b: Operand) -> Tensor:
+    return _elementwise("equal", "T_equal", lambda x, y: x == y, a, b)
+
+
+def not_equal(a: Operand, b: Operand) -> Tensor:
+    return _elementwise("not_equal", "T_not_equal", lambda x, y: x != y, a, b)
+
+
+def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:
+    """a where the bool tensor `condition` holds, else b (broadcast together)."""
+    _require(condition.dtype == te.BOOL, "where", f"the condition holds {condition.dtype}, not bool")
+    return _elementwise("where", "T_where", te.if_then_else, condition, a, b)
+
+
 def ewise_fma(a: Operand, b: Operand, c: Operand) -> Tensor:
     """a * b + c (seed 003's fused multiply-add)."""
     return _elementwise("ewise_fma", "T_ewise_fma", lambda x, y, z: x * y + z, a, b, c)

@@ -44,6 +44,13 @@ _BROADCASTING = (
     tensor.DivideOp,
     tensor.EwiseFmaOp,
     tensor.BiasAddOp,
+    tensor.GreaterOp,
+    tensor.GreaterEqualOp,
+    tensor.LessOp,
+    tensor.LessEqualOp,
+    tensor.EqualOp,
+    tensor.NotEqualOp,
+    tensor.WhereOp,
 )
 _ELEMWISE = (tensor.ReluOp, tensor.SigmoidOp, tensor.TanhOp, tensor.SiluOp, tensor.GeluOp, tensor.LeakyReluOp)
 _INJECTIVE = (tensor.ReshapeOp, tensor.FlattenOp, tensor.TransposeOp, tensor.StridedSliceOp)
@@ -55,8 +62,8 @@ def op_pattern(op: Operation) -> OpPatternKind:
     if isinstance(op, _ELEMWISE):
         return OpPatternKind.ELEMWISE
     if isinstance(op, _BROADCASTING):
-        result = op.results[0].type
-        if any(operand.type == result for operand in op.operands):
+        result = tensor.shape_of(op.results[0].type)  # a comparison's result holds i1: compare shapes
+        if any(tensor.shape_of(operand.type) == result for operand in op.operands):
             return OpPatternKind.ELEMWISE
         return OpPatternKind.BROADCAST
     if isinstance(op, _INJECTIVE):

@@ -170,6 +170,9 @@ class _Importer:
             operator.truediv: lambda node, a, b: self._binary(tensor.DivideOp, operator.truediv, a, b),
             torch.div: lambda node, a, b, rounding_mode=None: self._divide(a, b, rounding_mode),
             operator.floordiv: self._floordiv,
+            **{f: self._comparison(op_class, python_op) for op_class, python_op, fns in self._comparisons()
+               for f in fns},
+            torch.where: lambda node, condition, a, b: self._where(condition, a, b),
             operator.matmul: lambda node, a, b: self._matmul(a, b),
             torch.matmul: lambda node, a, b: self._matmul(a, b),
             torch.mm: lambda node, a, b: self._matmul(a, b),
@@ -193,6 +196,7 @@ class _Importer:
             "mul": lambda node, a, b: self._binary(tensor.MultiplyOp, operator.mul, a, b),
             "div": lambda node, a, b, rounding_mode=None: self._divide(a, b, rounding_mode),
             "matmul": lambda node, a, b: self._matmul(a, b),
+            **{python_op.__name__: self._comparison(op_class, python_op) for op_class, python_op, _ in self._comparisons()},
             "flatten": lambda node, x, start_dim=0, end_dim=-1: self._flatten(x, start_dim, end_dim),
             "view": lambda node, x, *shape: self._reshape(node, x),
             "reshape": lambda node, x, *shape: self._reshape(node, x),
@@ -481,6 +485,30 @@ class _Importer:
         a = a if isinstance(a, SSAValue) else self._scalar(a, b)
         b = b if isinstance(b, SSAValue) else self._scalar(b, a)
         return self.emit(op_class(a, b))
+
+    def _comparisons(self) -> list[tuple[type, Callable[[Any, Any], Any], tuple[Any, ...]]]:
+        """Each comparison's op, Python operator (its name is the tensor method's) and torch functions."""
+        torch = self.torch
+        return [
+            (tensor.GreaterOp, operator.gt, (operator.gt, torch.gt, torch.greater)),
+            (tensor.GreaterEqualOp, operator.ge, (operator.ge, torch.ge, torch.greater_equal)),
+            (tensor.LessOp, operator.lt, (operator.lt, torch.lt, torch.less)),
+            (tensor.LessEqualOp, operator.le, (operator.le, torch.le, torch.less_equal)),
+            (tensor.EqualOp, operator.eq, (operator.eq, torch.eq)),
+            (tensor.NotEqualOp, operator.ne, (operator.ne, torch.ne, torch.not_equal)),
+        ]
+
+    def _comparison(self, op_class: type, python_op) -> Callable[..., Any]:
+        return lambda node, a, b: self._binary(op_class, python_op, a, b)
+
+    def _where(self, condition, a, b) -> SSAValue:
+        if not isinstance(condition, SSAValue):
+            raise _Unsupported("torch.where of a Python condition")
+        if not isinstance(a, SSAValue) and not isinstance(b, SSAValue):
+            raise _Unsupported("torch.where of two Python numbers")
+        a = a if isinstance(a, SSAValue) else self._scalar(a, b)
+        b = b if isinstance(b, SSAValue) else self._scalar(b, a)
+        return self.emit(tensor.WhereOp(condition, a, b))
 
     def _divide(self, a, b, rounding_mode):
         if rounding_mode is not None:

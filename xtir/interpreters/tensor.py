@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, i1
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Attribute
 
@@ -22,13 +22,20 @@ def dense_to_numpy(value: DenseIntOrFPElementsAttr) -> np.ndarray:
     """The array a dense tensor constant holds (read-only: constants are values)."""
     t = value.type
     assert isinstance(t, TensorType)
+    shape = tuple(t.get_shape())
+    if t.element_type == i1:  # xDSL stores true as the signed i1 -1 (0xFF), numpy as 1
+        return (np.frombuffer(value.data.data, dtype=np.int8) != 0).reshape(shape)
     dtype = numpy_dtype(t.element_type).newbyteorder("<")
-    return np.frombuffer(value.data.data, dtype=dtype).reshape(tuple(t.get_shape()))
+    return np.frombuffer(value.data.data, dtype=dtype).reshape(shape)
 
 
 def dense_from_numpy(array: np.ndarray, element_type: Attribute) -> DenseIntOrFPElementsAttr:
     """A dense tensor attribute holding `array` as `element_type` (raw little-endian bytes)."""
-    dtype = numpy_dtype(element_type).newbyteorder("<")
+    if element_type == i1:
+        array = -np.asarray(array, dtype=bool).astype(np.int8)  # as xDSL stores true: -1
+        dtype = np.dtype(np.int8)
+    else:
+        dtype = numpy_dtype(element_type).newbyteorder("<")
     data = np.ascontiguousarray(array, dtype=dtype).tobytes()
     return DenseIntOrFPElementsAttr(TensorType(element_type, array.shape), BytesAttr(data))
 
@@ -126,6 +133,34 @@ class TensorGraphFunctions(InterpreterFunctions):
     def run_leaky_relu(self, interpreter: Interpreter, op: tensor.LeakyReluOp, args: PythonValues) -> PythonValues:
         x = _wide(args[0])
         return (_like(op, np.where(x > 0, x, x * op.negative_slope.value.data)),)
+
+    @impl(tensor.GreaterOp)
+    def run_greater(self, interpreter: Interpreter, op: tensor.GreaterOp, args: PythonValues) -> PythonValues:
+        return (np.greater(args[0], args[1]),)
+
+    @impl(tensor.GreaterEqualOp)
+    def run_greater_equal(self, interpreter: Interpreter, op: tensor.GreaterEqualOp, args: PythonValues) -> PythonValues:
+        return (np.greater_equal(args[0], args[1]),)
+
+    @impl(tensor.LessOp)
+    def run_less(self, interpreter: Interpreter, op: tensor.LessOp, args: PythonValues) -> PythonValues:
+        return (np.less(args[0], args[1]),)
+
+    @impl(tensor.LessEqualOp)
+    def run_less_equal(self, interpreter: Interpreter, op: tensor.LessEqualOp, args: PythonValues) -> PythonValues:
+        return (np.less_equal(args[0], args[1]),)
+
+    @impl(tensor.EqualOp)
+    def run_equal(self, interpreter: Interpreter, op: tensor.EqualOp, args: PythonValues) -> PythonValues:
+        return (np.equal(args[0], args[1]),)
+
+    @impl(tensor.NotEqualOp)
+    def run_not_equal(self, interpreter: Interpreter, op: tensor.NotEqualOp, args: PythonValues) -> PythonValues:
+        return (np.not_equal(args[0], args[1]),)
+
+    @impl(tensor.WhereOp)
+    def run_where(self, interpreter: Interpreter, op: tensor.WhereOp, args: PythonValues) -> PythonValues:
+        return (_like(op, np.where(args[0], args[1], args[2])),)
 
     @impl(tensor.EwiseFmaOp)
     def run_ewise_fma(self, interpreter: Interpreter, op: tensor.EwiseFmaOp, args: PythonValues) -> PythonValues:

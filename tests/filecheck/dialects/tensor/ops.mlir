@@ -119,3 +119,24 @@ func.func @slices(%x: tensor<4x8xf32>) -> tensor<2x3xf32> {
   %s = tensor.strided_slice %x begin [1, 0] end [3, 8] strides [1, 3] : tensor<4x8xf32> -> tensor<2x3xf32>
   func.return %s : tensor<2x3xf32>
 }
+
+// Comparisons broadcast as the arithmetic ops do and hold i1; where picks between two
+// values of one element type (torch.where(x > 0, x, 0.1 * x)).
+// CHECK-LABEL: func.func @where
+// CHECK-NEXT:  %c = tensor.greater %x, %zero : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xi1>
+// CHECK-NEXT:  %ge = tensor.greater_equal %x, %row : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xi1>
+// CHECK-NEXT:  %lt = tensor.less %x, %x : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xi1>
+// CHECK-NEXT:  %le = tensor.less_equal %i, %i : tensor<3xi32>, tensor<3xi32> -> tensor<3xi1>
+// CHECK-NEXT:  %eq = tensor.equal %x, %zero : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xi1>
+// CHECK-NEXT:  %ne = tensor.not_equal %c, %eq : tensor<2x8xi1>, tensor<2x8xi1> -> tensor<2x8xi1>
+// CHECK-NEXT:  %w = tensor.where %c, %x, %row : tensor<2x8xi1>, tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+func.func @where(%x: tensor<2x8xf32>, %zero: tensor<f32>, %row: tensor<8xf32>, %i: tensor<3xi32>) -> tensor<2x8xf32> {
+  %c = tensor.greater %x, %zero : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xi1>
+  %ge = tensor.greater_equal %x, %row : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xi1>
+  %lt = tensor.less %x, %x : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xi1>
+  %le = tensor.less_equal %i, %i : tensor<3xi32>, tensor<3xi32> -> tensor<3xi1>
+  %eq = tensor.equal %x, %zero : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xi1>
+  %ne = tensor.not_equal %c, %eq : tensor<2x8xi1>, tensor<2x8xi1> -> tensor<2x8xi1>
+  %w = tensor.where %c, %x, %row : tensor<2x8xi1>, tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+  func.return %w : tensor<2x8xf32>
+}

@@ -394,3 +394,48 @@ func.func @slice_result(%x: tensor<4x8xf32>) -> tensor<2x2xf32> {
   %y = tensor.strided_slice %x begin [1, 0] end [3, 8] strides [1, 3] : tensor<4x8xf32> -> tensor<2x2xf32>
   func.return %y : tensor<2x2xf32>
 }
+
+// -----
+
+// A comparison holds i1.
+func.func @compare_result(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'tensor.greater' op tensor.greater: the result holds i1 (booleans), not f32}}
+  %y = tensor.greater %x, %x : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// A comparison's operands share an element type.
+func.func @compare_types(%x: tensor<2x8xf32>, %i: tensor<2x8xi32>) -> tensor<2x8xi1> {
+  // expected-error @+1 {{'tensor.less' op tensor.less compares different element types f32, i32}}
+  %y = tensor.less %x, %i : tensor<2x8xf32>, tensor<2x8xi32> -> tensor<2x8xi1>
+  func.return %y : tensor<2x8xi1>
+}
+
+// -----
+
+// where's condition holds i1.
+func.func @where_condition(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'tensor.where' op tensor.where: the condition holds f32, not i1}}
+  %y = tensor.where %x, %x, %x : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// where's branches and result share an element type.
+func.func @where_types(%c: tensor<2x8xi1>, %x: tensor<2x8xf32>, %h: tensor<2x8xf16>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'tensor.where' op tensor.where mixes element types f16, f32}}
+  %y = tensor.where %c, %x, %h : tensor<2x8xi1>, tensor<2x8xf32>, tensor<2x8xf16> -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// where: the three operands broadcast together.
+func.func @where_shapes(%c: tensor<3xi1>, %x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'tensor.where' op tensor.where: shapes 3 and 2x8 and 2x8 do not broadcast}}
+  %y = tensor.where %c, %x, %x : tensor<3xi1>, tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
