@@ -15,7 +15,8 @@ variable, as `te.create_func` writes them):
   decomposed out of the reduction. This is the hand schedule (b) of benchmarks/matmul.py
   without its packing: legalize-tensor hands a dense its constant weight already
   transposed. A weight that is a parameter is read with a stride: correct, slower.
-- an elementwise (or injective) block vectorizes its innermost loop.
+- an elementwise (or injective) block vectorizes its innermost loop, unless it calls a
+  libm function (tanh, erf: scalar calls LLVM cannot vectorize here).
 - the outer spatial loops are fused and run in parallel when the block does at least
   PARALLEL_WORK iterations (below that, starting threads costs more than it saves).
 

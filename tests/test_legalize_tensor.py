@@ -5,6 +5,8 @@ evaluator on the block level and the JIT, unscheduled and with the default sched
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from xdsl.dialects import func
@@ -120,6 +122,22 @@ OPS = {
 def test_each_op(op):
     params, body, result = OPS[op]
     check_legalized(graph(params, f"{body}\nfunc.return %r : {result}", result))
+
+
+def test_libm_calls_compile_without_a_vectorizer_warning():
+    """A tanh and an erf (libm calls) in a fused dense epilogue and an elementwise block: LLVM
+    warned that it did not vectorize the loops default-schedule had marked vectorized."""
+    g = graph("%x: tensor<4x16xf32>, %w: tensor<32x16xf32>", """
+      %h = tensor.dense %x, %w : tensor<4x16xf32>, tensor<32x16xf32> -> tensor<4x32xf32>
+      %t = tensor.tanh %h : tensor<4x32xf32> -> tensor<4x32xf32>
+      %g = tensor.gelu %t : tensor<4x32xf32> -> tensor<4x32xf32>
+      func.return %g : tensor<4x32xf32>""", "tensor<4x32xf32>")
+    fused = xtir.transform(g, "fuse-ops")
+    for module in (g, fused):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            compile_model(module)
+    check_legalized(fused)
 
 
 def test_fused_operators_of_fuse_ops():

@@ -12,7 +12,8 @@ and, for a reduction, an init (TVM's `te.create_prim_func`). Arguments are place
 and the outputs (destination passing); other stages write `block.alloc` buffers.
 
 Expressions are Python objects with the usual operators; `==` builds an equality (as in
-TVM), so they have no truth value: use `te.if_then_else`, `te.all`, `te.any`. Indices are
+TVM), so they have no truth value: use `te.if_then_else`, `te.all`, `te.any`; a compute of a
+condition is a tensor of "bool" (i1 buffers), read back as a condition. Indices are
 affine in the axes (`i * 2 + k`, `i // 4`, `i % 4`). A misuse (a shape or index count that
 does not match, an axis of another stage, a reduce axis not reduced over, a float or
 data-dependent index, an access outside its tensor) is an XtirError naming the stage.
