@@ -4,8 +4,9 @@
     %c = tensor.conv2d %x, %k padding [1, 1, 1, 1] : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x8x8xf32>
 
 Every op takes and returns statically shaped tensors of one element type (a comparison
-returns i1, which `where` takes as its condition); a verifier error names the shapes involved. Python constructors infer the result type (and raise
-`VerifyException` where the operands do not fit). The numpy semantics of each op is its
+returns i1, which `where` takes as its condition); a verifier error names the shapes
+involved. Python constructors infer the result type (and raise `VerifyException` where
+the operands do not fit). The numpy semantics of each op is its
 implementation in xtir/interpreters/tensor.py.
 
 xDSL has its own `tensor` dialect (empty, extract, insert_slice, ...); `TensorUnion`
