@@ -82,8 +82,34 @@ def _lowest(dtype: np.dtype):
     return -np.inf if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).min
 
 
+_COMPARISONS = {
+    tensor.GreaterOp: np.greater,
+    tensor.GreaterEqualOp: np.greater_equal,
+    tensor.LessOp: np.less,
+    tensor.LessEqualOp: np.less_equal,
+    tensor.EqualOp: np.equal,
+    tensor.NotEqualOp: np.not_equal,
+}
+
+
+def _comparison(op_type: type[tensor.CompareOp], fn: np.ufunc):
+    @impl(op_type)
+    def run(self, interpreter: Interpreter, op: tensor.CompareOp, args: PythonValues) -> PythonValues:
+        return (fn(args[0], args[1]),)
+
+    return run
+
+
+class _ComparisonFunctions(InterpreterFunctions):
+    """One implementation per comparison op (register_impls finds them on the subclass)."""
+
+
+for _op_type, _fn in _COMPARISONS.items():
+    setattr(_ComparisonFunctions, f"run_{_op_type.name.removeprefix('tensor.')}", _comparison(_op_type, _fn))
+
+
 @register_impls
-class TensorGraphFunctions(InterpreterFunctions):
+class TensorGraphFunctions(_ComparisonFunctions):
     @impl(tensor.MatmulOp)
     def run_matmul(self, interpreter: Interpreter, op: tensor.MatmulOp, args: PythonValues) -> PythonValues:
         return (np.asarray(args[0]) @ np.asarray(args[1]),)
@@ -133,30 +159,6 @@ class TensorGraphFunctions(InterpreterFunctions):
     def run_leaky_relu(self, interpreter: Interpreter, op: tensor.LeakyReluOp, args: PythonValues) -> PythonValues:
         x = _wide(args[0])
         return (_like(op, np.where(x > 0, x, x * op.negative_slope.value.data)),)
-
-    @impl(tensor.GreaterOp)
-    def run_greater(self, interpreter: Interpreter, op: tensor.GreaterOp, args: PythonValues) -> PythonValues:
-        return (np.greater(args[0], args[1]),)
-
-    @impl(tensor.GreaterEqualOp)
-    def run_greater_equal(self, interpreter: Interpreter, op: tensor.GreaterEqualOp, args: PythonValues) -> PythonValues:
-        return (np.greater_equal(args[0], args[1]),)
-
-    @impl(tensor.LessOp)
-    def run_less(self, interpreter: Interpreter, op: tensor.LessOp, args: PythonValues) -> PythonValues:
-        return (np.less(args[0], args[1]),)
-
-    @impl(tensor.LessEqualOp)
-    def run_less_equal(self, interpreter: Interpreter, op: tensor.LessEqualOp, args: PythonValues) -> PythonValues:
-        return (np.less_equal(args[0], args[1]),)
-
-    @impl(tensor.EqualOp)
-    def run_equal(self, interpreter: Interpreter, op: tensor.EqualOp, args: PythonValues) -> PythonValues:
-        return (np.equal(args[0], args[1]),)
-
-    @impl(tensor.NotEqualOp)
-    def run_not_equal(self, interpreter: Interpreter, op: tensor.NotEqualOp, args: PythonValues) -> PythonValues:
-        return (np.not_equal(args[0], args[1]),)
 
     @impl(tensor.WhereOp)
     def run_where(self, interpreter: Interpreter, op: tensor.WhereOp, args: PythonValues) -> PythonValues:
