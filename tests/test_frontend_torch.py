@@ -318,6 +318,8 @@ def _refused(model, inputs, match):
                                             r"mapped: getattr, operator.add, .*functional.leaky_relu, .*torch.where$"),
         (Lambda(lambda m, x: x[[0, 1]]), r"fx node 'getitem' .*: indexing a tensor with a list \(advanced indexing; "
                                          r"mapped: ints, slices, \.\.\. and None\)"),
+        (Lambda(lambda m, x: x[True]), r"fx node 'getitem' .*: indexing a tensor with a bool \(advanced indexing"),
+        (Lambda(lambda m, x: torch.where(x > 0, 1.0, 0.0)), r"fx node 'where' .*: torch.where of two Python numbers"),
         (Lambda(lambda m, x: x[:, 2:1]), r"fx node 'getitem' .*: the empty slice 2:1 of dimension 1 of size 3 \(graph "
                                          r"tensors have at least one element\)"),
         (Lambda(lambda m, x: x.split([3, 0], 1)[0]), r"fx node 'split' .*: a split of dimension 1 into \[3, 0\]"),

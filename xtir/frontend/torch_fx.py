@@ -501,11 +501,9 @@ class _Importer:
     def _comparison(self, op_class: type, python_op) -> Callable[..., Any]:
         return lambda node, a, b: self._binary(op_class, python_op, a, b)
 
-    def _where(self, condition, a, b) -> SSAValue:
-        if not isinstance(condition, SSAValue):
-            raise _Unsupported("torch.where of a Python condition")
+    def _where(self, condition: SSAValue, a, b) -> SSAValue:
         if not isinstance(a, SSAValue) and not isinstance(b, SSAValue):
-            raise _Unsupported("torch.where of two Python numbers")
+            raise _Unsupported("torch.where of two Python numbers (their tensors' type is torch's default dtype)")
         a = a if isinstance(a, SSAValue) else self._scalar(a, b)
         b = b if isinstance(b, SSAValue) else self._scalar(b, a)
         return self.emit(tensor.WhereOp(condition, a, b))
@@ -530,7 +528,7 @@ class _Importer:
         reshape for the dimensions an int drops or None adds. torch has checked the index on
         the example inputs (its count, ranges, steps); what is left is what graph ops cannot hold."""
         for i in index:
-            if not (i is None or i is Ellipsis or isinstance(i, int | slice)):
+            if not (i is None or i is Ellipsis or isinstance(i, int | slice)) or isinstance(i, bool):
                 what = "a tensor" if isinstance(i, SSAValue) else f"a {type(i).__name__.removeprefix('immutable_')}"
                 raise _Unsupported(f"indexing a tensor with {what} (advanced indexing; mapped: ints, slices, ... and None)")
         shape = self._shape(x)
