@@ -3,9 +3,10 @@
     %y = tensor.matmul %x, %w : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
     %c = tensor.conv2d %x, %k padding [1, 1, 1, 1] : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<1x4x8x8xf32>
 
-Every op takes and returns statically shaped tensors of one element type; a verifier
-error names the shapes involved. Python constructors infer the result type (and raise
-`VerifyException` where the operands do not fit). The numpy semantics of each op is its
+Every op takes and returns statically shaped tensors of one element type (a comparison
+returns i1, which `where` takes as its condition); a verifier error names the shapes
+involved. Python constructors infer the result type (and raise `VerifyException` where
+the operands do not fit). The numpy semantics of each op is its
 implementation in xtir/interpreters/tensor.py.
 
 xDSL has its own `tensor` dialect (empty, extract, insert_slice, ...); `TensorUnion`
@@ -25,8 +26,13 @@ from xdsl.dialects.builtin import (
     I64,
     AnyFloat,
     DenseArrayBase,
+    Float64Type,
+    FloatAttr,
     IntegerAttr,
+    StringAttr,
     TensorType,
+    f64,
+    i1,
     i64,
 )
 from xdsl.dialects.tensor import Tensor as UpstreamTensor
@@ -174,6 +180,157 @@ class ReluOp(ElementwiseOp):
 
     def __init__(self, input: SSAValue):
         super().__init__(operands=[input], result_types=[input.type])
+
+
+class CompareOp(IRDLOperation):
+    """An elementwise comparison with numpy broadcasting: operands of one element type, an i1 result."""
+
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        shape = broadcast_shape(self.name, shape_of(lhs.type), shape_of(rhs.type))
+        super().__init__(operands=[lhs, rhs], result_types=[TensorType(i1, shape)])
+
+    def verify_(self) -> None:
+        operands = {_element(v.type) for v in self.operands}
+        if len(operands) != 1:
+            raise VerifyException(f"{self.name} compares different element types {', '.join(sorted(map(str, operands)))}")
+        if _element(self.result.type) != i1:
+            raise VerifyException(f"{self.name}: the result holds i1 (booleans), not {_element(self.result.type)}")
+        _check_result(self, broadcast_shape(self.name, *(shape_of(v.type) for v in self.operands)), "broadcast ")
+
+
+@irdl_op_definition
+class GreaterOp(CompareOp):
+    name = "tensor.greater"
+
+
+@irdl_op_definition
+class GreaterEqualOp(CompareOp):
+    name = "tensor.greater_equal"
+
+
+@irdl_op_definition
+class LessOp(CompareOp):
+    name = "tensor.less"
+
+
+@irdl_op_definition
+class LessEqualOp(CompareOp):
+    name = "tensor.less_equal"
+
+
+@irdl_op_definition
+class EqualOp(CompareOp):
+    name = "tensor.equal"
+
+
+@irdl_op_definition
+class NotEqualOp(CompareOp):
+    name = "tensor.not_equal"
+
+
+@irdl_op_definition
+class WhereOp(IRDLOperation):
+    """lhs where condition holds, else rhs (torch.where), the three broadcast together."""
+
+    name = "tensor.where"
+    condition = operand_def(TensorType)
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$condition `,` $lhs `,` $rhs attr-dict `:` type($condition) `,` type($lhs) `,` type($rhs) `->` type($result)"
+    )
+
+    def __init__(self, condition: SSAValue, lhs: SSAValue, rhs: SSAValue):
+        shape = broadcast_shape(self.name, *(shape_of(v.type) for v in (condition, lhs, rhs)))
+        super().__init__(operands=[condition, lhs, rhs], result_types=[_tensor(lhs, shape)])
+
+    def verify_(self) -> None:
+        if _element(self.condition.type) != i1:
+            raise VerifyException(f"{self.name}: the condition holds {_element(self.condition.type)}, not i1")
+        elements = {_element(v.type) for v in (self.lhs, self.rhs, self.result)}
+        if len(elements) != 1:
+            raise VerifyException(f"{self.name} mixes element types {', '.join(sorted(map(str, elements)))}")
+        shapes = (shape_of(v.type) for v in self.operands)
+        _check_result(self, broadcast_shape(self.name, *shapes), "broadcast ")
+
+
+class ActivationOp(IRDLOperation):
+    """An elementwise function of float tensors (the activations); the result has the input's type."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, properties: dict[str, Attribute] | None = None):
+        super().__init__(operands=[input], result_types=[input.type], properties=properties or {})
+
+    def verify_(self) -> None:
+        _same_elements(self)
+        _floats_only(self)
+        _check_result(self, shape_of(self.input.type), "input ")
+
+
+@irdl_op_definition
+class SigmoidOp(ActivationOp):
+    """1 / (1 + exp(-x))."""
+
+    name = "tensor.sigmoid"
+
+
+@irdl_op_definition
+class TanhOp(ActivationOp):
+    name = "tensor.tanh"
+
+
+@irdl_op_definition
+class SiluOp(ActivationOp):
+    """x * sigmoid(x) (torch's SiLU, swish)."""
+
+    name = "tensor.silu"
+
+
+GELU_APPROXIMATIONS = ("none", "tanh")
+
+
+@irdl_op_definition
+class GeluOp(ActivationOp):
+    """x * Φ(x): `approximate "none"` (the default) is 0.5 x (1 + erf(x / √2)), `"tanh"` is
+    0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))), as torch's GELU(approximate=...)."""
+
+    name = "tensor.gelu"
+    approximate = prop_def(StringAttr, default_value=StringAttr("none"))
+    assembly_format = "$input (`approximate` $approximate^)? attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, approximate: str = "none"):
+        super().__init__(input, {"approximate": StringAttr(approximate)})
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.approximate.data not in GELU_APPROXIMATIONS:
+            raise VerifyException(
+                f"{self.name}: approximate must be one of {', '.join(GELU_APPROXIMATIONS)}, got '{self.approximate.data}'"
+            )
+
+
+@irdl_op_definition
+class LeakyReluOp(ActivationOp):
+    """x where x > 0, else negative_slope * x (default 0.01, as torch's LeakyReLU)."""
+
+    name = "tensor.leaky_relu"
+    negative_slope = prop_def(FloatAttr[Float64Type], default_value=FloatAttr(0.01, f64))
+    assembly_format = "$input (`negative_slope` $negative_slope^)? attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, negative_slope: float = 0.01):
+        super().__init__(input, {"negative_slope": FloatAttr(negative_slope, f64)})
 
 
 @irdl_op_definition
@@ -487,6 +644,50 @@ class SoftmaxOp(UnaryGraphOp):
         _check_result(self, x, "input ")
 
 
+def strided_slice_shape(x: Shape, begin: Shape, end: Shape, strides: Shape) -> Shape:
+    """The extents of x[begin:end:strides] (one triple per dimension), after checking them."""
+    name = StridedSliceOp.name
+    if not len(begin) == len(end) == len(strides) == len(x):
+        raise VerifyException(
+            f"{name}: begin, end and strides need one value per dimension of {fmt(x)}, "
+            f"got {list(begin)}, {list(end)} and {list(strides)}"
+        )
+    for d, (b, e, s, n) in enumerate(zip(begin, end, strides, x)):
+        if s < 1 or not 0 <= b < e <= n:
+            raise VerifyException(
+                f"{name}: dimension {d} of {fmt(x)} sliced {b}:{e}:{s}; a slice needs 0 <= begin < end <= {n} "
+                "and a positive stride"
+            )
+    return tuple(-(-(e - b) // s) for b, e, s in zip(begin, end, strides))
+
+
+@irdl_op_definition
+class StridedSliceOp(UnaryGraphOp):
+    """input[begin[0]:end[0]:strides[0], ...]: every dimension sliced, none empty (TVM's strided_slice)."""
+
+    name = "tensor.strided_slice"
+    begin = _i64_array_prop()
+    end = _i64_array_prop()
+    strides = _i64_array_prop()
+    assembly_format = (
+        "$input `begin` $begin `end` $end `strides` $strides attr-dict `:` type($input) `->` type($result)"
+    )
+
+    def __init__(self, input: SSAValue, begin: Sequence[int], end: Sequence[int], strides: Sequence[int]):
+        shape = strided_slice_shape(shape_of(input.type), tuple(begin), tuple(end), tuple(strides))
+        super().__init__(
+            operands=[input],
+            result_types=[_tensor(input, shape)],
+            properties={"begin": i64_array(begin), "end": i64_array(end), "strides": i64_array(strides)},
+        )
+
+    def verify_(self) -> None:
+        _same_elements(self)
+        x = shape_of(self.input.type)
+        attrs = (_values(self.begin), _values(self.end), _values(self.strides))
+        _check_result(self, strided_slice_shape(x, *attrs), "sliced ")
+
+
 GRAPH_OPS = [
     MatmulOp,
     DenseOp,
@@ -495,6 +696,18 @@ GRAPH_OPS = [
     MultiplyOp,
     DivideOp,
     ReluOp,
+    SigmoidOp,
+    TanhOp,
+    SiluOp,
+    GeluOp,
+    LeakyReluOp,
+    GreaterOp,
+    GreaterEqualOp,
+    LessOp,
+    LessEqualOp,
+    EqualOp,
+    NotEqualOp,
+    WhereOp,
     EwiseFmaOp,
     BiasAddOp,
     ReshapeOp,
@@ -503,6 +716,7 @@ GRAPH_OPS = [
     Conv2dOp,
     MaxPool2dOp,
     SoftmaxOp,
+    StridedSliceOp,
 ]
 
 _OURS = {op.name for op in GRAPH_OPS}

@@ -80,7 +80,7 @@ _MATH_INTRINSICS = {
     "math.copysign": "llvm.copysign",
     "math.fma": "llvm.fma",
 }
-_MATH_LIBM = {
+MATH_LIBM = {  # scalar calls: LLVM's vectorizer leaves a loop calling one scalar (the JIT links no vector libm)
     "math.tanh",
     "math.erf",
     "math.tan",
@@ -207,7 +207,7 @@ class MathLowering(RewritePattern):
         if op.name in _MATH_INTRINSICS:
             name = f"{_MATH_INTRINSICS[op.name]}.{float_suffix(t)}"
             rewriter.replace(op, llvm.CallIntrinsicOp(name, op.operands, [t]))
-        elif op.name in _MATH_LIBM and bits(t) in (32, 64):
+        elif op.name in MATH_LIBM and bits(t) in (32, 64):
             name = op.name.removeprefix("math.") + ("f" if bits(t) == 32 else "")
             declare(module_of(op), name, llvm.LLVMFunctionType([t] * len(op.operands), t))
             rewriter.replace(op, llvm.CallOp(name, *op.operands, return_type=t))

@@ -15,7 +15,8 @@ variable, as `te.create_func` writes them):
   decomposed out of the reduction. This is the hand schedule (b) of benchmarks/matmul.py
   without its packing: legalize-tensor hands a dense its constant weight already
   transposed. A weight that is a parameter is read with a stride: correct, slower.
-- an elementwise (or injective) block vectorizes its innermost loop.
+- an elementwise (or injective) block vectorizes its innermost loop, unless it calls a
+  libm function (tanh, erf: scalar calls LLVM cannot vectorize here).
 - the outer spatial loops are fused and run in parallel when the block does at least
   PARALLEL_WORK iterations (below that, starting threads costs more than it saves).
 
@@ -39,6 +40,7 @@ from xdsl.rewriter import Rewriter
 
 from xtir.dialects.block import REDUCE, SERIAL, BlockOp, ForOp, LoadOp, accesses_in
 from xtir.errors import XtirPassError
+from xtir.lowering.arith_to_llvm import MATH_LIBM
 from xtir.passes.analysis.navigation import all_blocks, get_block, get_loops, select_function
 from xtir.schedule import BlockRV, LoopRV, Schedule
 
@@ -73,6 +75,12 @@ def _nest(block: BlockOp) -> _Nest | None:
     kinds = block.kinds
     return _Nest(block, [k for k, c in enumerate(kinds) if c != REDUCE], [k for k, c in enumerate(kinds) if c == REDUCE],
                  block.extents)
+
+
+def _calls_libm(block: BlockOp) -> bool:
+    """Whether the block calls a math function that is a scalar libm call on the CPU (tanh,
+    erf): LLVM cannot vectorize its loop, and would warn that the vectorized loop is not."""
+    return any(op.name in MATH_LIBM for op in block.walk())
 
 
 def _largest_divisor(n: int, limit: int) -> int:
@@ -121,7 +129,7 @@ class _BlockSchedule:
 
     def elementwise(self, nest: _Nest) -> None:
         *outer, inner = self.sch.get_loops(self.block())
-        if nest.extents[-1] >= 4:
+        if nest.extents[-1] >= 4 and not _calls_libm(nest.block):
             self.sch.vectorize(inner)
         self.parallel(outer, math.prod(nest.extents))
 

@@ -70,7 +70,7 @@ from xtir.te_emit import ELEMENT_TYPES
 PRIMITIVE = "xtir.primitive"
 NAME = "legalize-tensor"
 
-_DTYPES = {str(t): name for name, t in ELEMENT_TYPES.items() if name not in (te.INDEX, te.BOOL)}
+_DTYPES = {str(t): name for name, t in ELEMENT_TYPES.items() if name != te.INDEX}
 
 
 # Operator definitions by op name ---------------------------------------------------------------
@@ -99,15 +99,22 @@ def _int(op: Operation, name: str, default: int) -> int:
 
 Definition = Callable[[Operation, list[te.Tensor]], te.Tensor]
 
+_OPERANDS_ONLY = ("matmul", "dense", "add", "subtract", "multiply", "divide", "relu", "sigmoid", "tanh", "silu",
+                  "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "where", "ewise_fma")
+"""The ops whose topi definition has their name and takes their operands alone."""
+
+
+def _of_operands(definition: Callable[..., te.Tensor]) -> Definition:
+    return lambda op, a: definition(*a)
+
+
 DEFINITIONS: dict[str, Definition] = {
-    "tensor.matmul": lambda op, a: topi.matmul(*a),
-    "tensor.dense": lambda op, a: topi.dense(*a),
-    "tensor.add": lambda op, a: topi.add(*a),
-    "tensor.subtract": lambda op, a: topi.subtract(*a),
-    "tensor.multiply": lambda op, a: topi.multiply(*a),
-    "tensor.divide": lambda op, a: topi.divide(*a),
-    "tensor.relu": lambda op, a: topi.relu(*a),
-    "tensor.ewise_fma": lambda op, a: topi.ewise_fma(*a),
+    **{f"tensor.{name}": _of_operands(getattr(topi, name)) for name in _OPERANDS_ONLY},
+    "tensor.gelu": lambda op, a: topi.gelu(*a, approximate=op.approximate.data),  # type: ignore[attr-defined]
+    "tensor.leaky_relu": lambda op, a: topi.leaky_relu(
+        *a, alpha=op.negative_slope.value.data),  # type: ignore[attr-defined]
+    "tensor.strided_slice": lambda op, a: topi.strided_slice(
+        a[0], _ints(op, "begin"), _ints(op, "end"), _ints(op, "strides")),  # type: ignore[arg-type]
     "tensor.bias_add": lambda op, a: topi.bias_add(*a, axis=_int(op, "axis", 1)),
     "tensor.reshape": lambda op, a: topi.reshape(a[0], _result_shape(op)),
     "tensor.flatten": lambda op, a: topi.reshape(a[0], _result_shape(op)),

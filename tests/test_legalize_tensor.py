@@ -5,6 +5,8 @@ evaluator on the block level and the JIT, unscheduled and with the default sched
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from xdsl.dialects import func
@@ -56,6 +58,15 @@ def check_legalized(g: ModuleOp, evaluator: bool = True) -> None:
             np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=what)
 
 
+ACTIVATIONS = {
+    "sigmoid": ("sigmoid", ""),
+    "tanh": ("tanh", ""),
+    "silu": ("silu", ""),
+    "gelu": ("gelu", ""),
+    "gelu_tanh": ("gelu", 'approximate "tanh"'),
+    "leaky_relu": ("leaky_relu", "negative_slope 0.2"),
+}
+
 OPS = {
     "matmul": ("%a: tensor<3x5xf32>, %b: tensor<5x4xf32>",
                "%r = tensor.matmul %a, %b : tensor<3x5xf32>, tensor<5x4xf32> -> tensor<3x4xf32>", "tensor<3x4xf32>"),
@@ -91,6 +102,19 @@ OPS = {
                    ": tensor<2x3x7x6xf32> -> tensor<2x3x4x3xf32>", "tensor<2x3x4x3xf32>"),
     "softmax": ("%a: tensor<3x5xf32>", "%r = tensor.softmax %a axis 1 : tensor<3x5xf32> -> tensor<3x5xf32>",
                 "tensor<3x5xf32>"),
+    "softmax_f16": ("%a: tensor<3x5xf16>", "%r = tensor.softmax %a axis 0 : tensor<3x5xf16> -> tensor<3x5xf16>",
+                    "tensor<3x5xf16>"),
+    **{f"{name}_{t}": (f"%a: tensor<3x17x{t}>", f"%r = tensor.{op} %a {attrs} : tensor<3x17x{t}> -> tensor<3x17x{t}>",
+                       f"tensor<3x17x{t}>")
+       for name, (op, attrs) in ACTIVATIONS.items() for t in ("f32", "f16", "f64")},
+    "greater": ("%a: tensor<3x4xf32>, %b: tensor<4xf32>",
+                "%r = tensor.greater %a, %b : tensor<3x4xf32>, tensor<4xf32> -> tensor<3x4xi1>", "tensor<3x4xi1>"),
+    "where": ("%c: tensor<3x1xi1>, %a: tensor<3x4xf32>, %b: tensor<4xf32>",
+              "%r = tensor.where %c, %a, %b : tensor<3x1xi1>, tensor<3x4xf32>, tensor<4xf32> -> tensor<3x4xf32>",
+              "tensor<3x4xf32>"),
+    "strided_slice": ("%a: tensor<5x9xf32>",
+                      "%r = tensor.strided_slice %a begin [1, 2] end [5, 9] strides [2, 3] : tensor<5x9xf32> -> tensor<2x3xf32>",
+                      "tensor<2x3xf32>"),
 }
 
 
@@ -98,6 +122,22 @@ OPS = {
 def test_each_op(op):
     params, body, result = OPS[op]
     check_legalized(graph(params, f"{body}\nfunc.return %r : {result}", result))
+
+
+def test_libm_calls_compile_without_a_vectorizer_warning():
+    """A tanh and an erf (libm calls) in a fused dense epilogue and an elementwise block: LLVM
+    warned that it did not vectorize the loops default-schedule had marked vectorized."""
+    g = graph("%x: tensor<4x16xf32>, %w: tensor<32x16xf32>", """
+      %h = tensor.dense %x, %w : tensor<4x16xf32>, tensor<32x16xf32> -> tensor<4x32xf32>
+      %t = tensor.tanh %h : tensor<4x32xf32> -> tensor<4x32xf32>
+      %g = tensor.gelu %t : tensor<4x32xf32> -> tensor<4x32xf32>
+      func.return %g : tensor<4x32xf32>""", "tensor<4x32xf32>")
+    fused = xtir.transform(g, "fuse-ops")
+    for module in (g, fused):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            compile_model(module)
+    check_legalized(fused)
 
 
 def test_fused_operators_of_fuse_ops():

@@ -19,8 +19,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from xdsl.dialects.builtin import ModuleOp
 
 import xtir
+from xtir import te, topi
+from xtir.script import script
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = Path(__file__).resolve().parent / "script_reference"
@@ -166,3 +169,10 @@ def test_schedule_show_tvm_style(capsys: pytest.CaptureFixture[str]) -> None:
 def test_graph_functions_are_refused() -> None:
     with pytest.raises(xtir.XtirError, match="block-level functions"):
         xtir.script(xtir.parse_file(ROOT / "examples" / "mlp.mlir"))
+
+
+def test_math_functions_print_as_tvm_calls() -> None:
+    """A GELU's erf prints as TVM's T.erf (not T.call_pure_extern("math.erf", ...))."""
+    x = te.placeholder((4, 8), "float32", "x")
+    text = script(ModuleOp([te.create_func([x, topi.gelu(x)], name="gelu")]))
+    assert "T.erf(v * T.float32(0.7071067690849304))" in text

@@ -178,6 +178,18 @@ def test_elementwise_math_casts_and_index_values():
     check(module([x, y]), expected.astype(np.float32), a)
 
 
+def test_bool_tensors_hold_conditions():
+    """A compute of a comparison stores i1 (numpy bool); a bool placeholder is a condition."""
+    x = te.placeholder((6,), "float32", "x")
+    positive = te.compute((6,), lambda i: x[i] > 0.0, name="positive")
+    c = te.placeholder((6,), "bool", "c")
+    y = te.compute((6,), lambda i: te.if_then_else(c[i], x[i], -x[i]), name="y")
+    assert "memref<6xi1>" in str(module([x, positive]))
+    a = RNG.standard_normal(6).astype(np.float32)
+    check(module([x, positive]), a > 0, a)
+    check(module([x, c, y]), np.where(a > 0.5, a, -a), a, a > 0.5)
+
+
 def test_floor_division_and_modulo_of_indices():
     x = te.placeholder((12,), "float32", "x")
     y = te.compute((3, 4), lambda i, j: x[(i * 4 + j) % 12] + te.cast((i * 4 + j) // 5, "float32"), name="y")
@@ -257,6 +269,12 @@ def test_reduction_inside_an_expression():
     k = te.reduce_axis(4, "k")
     refuses(r'te.compute "C": the reduction sum\(A\[i, k\], axis=\[k\]\) is part of a larger expression',
             lambda: te.compute((4,), lambda i: te.sum(A[i, k], axis=k) + 1.0, name="C"))
+
+
+def test_reduction_of_conditions():
+    k = te.reduce_axis(4, "k")
+    refuses(r'te.compute "C": the reduction sum\(A\[i, k\] > 0.0, axis=\[k\]\) is over conditions',
+            lambda: te.compute((4,), lambda i: te.sum(A[i, k] > 0.0, axis=k), name="C"))
 
 
 def test_mixed_types():

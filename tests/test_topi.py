@@ -3,6 +3,9 @@ the JIT (te.create_func, unscheduled), and the shape errors naming both shapes."
 
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
@@ -141,6 +144,64 @@ def test_softmax(shape, axis):
     check([a], topi.softmax(a, axis), e / e.sum(axis=axis, keepdims=True), [x])
 
 
+def _erf(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf)(x.astype(np.float64))
+
+
+@pytest.mark.parametrize("make, fn", [
+    (topi.sigmoid, lambda x: 1 / (1 + np.exp(-x))),
+    (topi.tanh, np.tanh),
+    (topi.silu, lambda x: x / (1 + np.exp(-x))),
+    (topi.gelu, lambda x: 0.5 * x * (1 + _erf(x / np.sqrt(2)))),
+    (lambda a: topi.gelu(a, "tanh"), lambda x: 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))),
+    (lambda a: topi.leaky_relu(a, 0.1), lambda x: np.where(x > 0, x, 0.1 * x)),
+])
+def test_activations(make, fn):
+    """Against float64 numpy (erf and tanh are libm's erff and tanhf in the JIT)."""
+    (a,), (x,) = tensors((3, 37))
+    x *= 4
+    check([a], make(a), fn(x.astype(np.float64)), [x])
+
+
+def test_float16_activations_compute_in_float32():
+    a = te.placeholder((4, 8), "float16", "x")
+    text = str(ModuleOp([te.create_func([a, topi.gelu(a)])]))
+    assert "arith.extf" in text and re.search(r"math.erf %\d+ : f32", text) and "arith.truncf" in text
+
+
+@pytest.mark.parametrize("begin, end, strides", [((0, 1), (3, 9), (1, 3)), ((2, 0), (3, 9), (5, 1)), ((0, 0), (3, 9), (1, 1))])
+def test_strided_slice(begin, end, strides):
+    (a,), (x,) = tensors((3, 9))
+    check([a], topi.strided_slice(a, begin, end, strides), x[tuple(map(slice, begin, end, strides))], [x])
+
+
+@pytest.mark.parametrize("op, fn", [(topi.greater, np.greater), (topi.greater_equal, np.greater_equal),
+                                    (topi.less, np.less), (topi.less_equal, np.less_equal),
+                                    (topi.equal, np.equal), (topi.not_equal, np.not_equal)])
+def test_comparisons_make_bool_tensors(op, fn):
+    (a, b), (x, y) = tensors((3, 4), (4,))
+    y[1] = x[0, 1]  # one equal pair
+    out = op(a, b)
+    assert out.dtype == "bool"
+    m = ModuleOp([te.create_func([a, b, out], name="main")])
+    for run in (lambda *z: xtir.evaluate(m, *z), xtir.build(m)):
+        result = np.zeros((3, 4), bool)
+        run(x, y, result)
+        np.testing.assert_array_equal(result, fn(x, y))
+
+
+def test_where_broadcasts_condition_and_branches():
+    (a, b), (x, y) = tensors((3, 4), (4,))
+    c = topi.greater(a, 0.0)
+    check([a, b], topi.where(c, a, topi.multiply(b, 0.5)), np.where(x > 0, x, 0.5 * y), [x, y])
+
+
+def test_softmax_in_float16_sums_in_float32():
+    a = te.placeholder((2, 8), "float16", "x")
+    text = str(ModuleOp([te.create_func([a, topi.softmax(a)])]))
+    assert "%T_softmax_expsum = block.alloc : memref<2xf32>" in text and "arith.truncf" in text
+
+
 def test_softmax_stages_are_tvms():
     (a,), _ = tensors((3, 5))
     text = str(ModuleOp([te.create_func([a, topi.softmax(a)])]))
@@ -161,6 +222,11 @@ def test_softmax_stages_are_tvms():
     (lambda: topi.conv2d_nchw(te.placeholder((1, 3, 2, 2)), te.placeholder((2, 3, 3, 3))),
      r"topi.conv2d_nchw: the window of 3 does not fit in 2 padded by 0"),
     (lambda: topi.softmax(te.placeholder((3, 4)), 2), r"topi.softmax: axis 2 is outside the 2 dimensions of 3x4"),
+    (lambda: topi.sigmoid(te.placeholder((3, 4), "int32")), r"topi.sigmoid: takes floating-point tensors, got int32"),
+    (lambda: topi.where(te.placeholder((3, 4)), 1.0, 0.0), r"topi.where: the condition holds float32, not bool"),
+    (lambda: topi.gelu(te.placeholder((3, 4)), "fast"), r"topi.gelu: approximate must be 'none' or 'tanh', got 'fast'"),
+    (lambda: topi.strided_slice(te.placeholder((3, 4)), (0, 2), (3, 2), (1, 1)),
+     r"topi.strided_slice: \[0, 2\]:\[3, 2\]:\[1, 1\] is no non-empty slice of each dimension of 3x4"),
 ])
 def test_shape_errors(make, message):
     with pytest.raises(xtir.XtirError, match=message):

@@ -83,6 +83,7 @@ _CALLS: dict[type[Operation], str] = {
     math.LogOp: "T.log",
     math.SqrtOp: "T.sqrt",
     math.TanhOp: "T.tanh",
+    math.ErfOp: "T.erf",
     math.AbsFOp: "T.fabs",
 }
 _CASTS = (arith.SIToFPOp, arith.FPToSIOp, arith.ExtFOp, arith.TruncFOp, arith.ExtSIOp, arith.TruncIOp, arith.IndexCastOp)

@@ -12,7 +12,8 @@ and, for a reduction, an init (TVM's `te.create_prim_func`). Arguments are place
 and the outputs (destination passing); other stages write `block.alloc` buffers.
 
 Expressions are Python objects with the usual operators; `==` builds an equality (as in
-TVM), so they have no truth value: use `te.if_then_else`, `te.all`, `te.any`. Indices are
+TVM), so they have no truth value: use `te.if_then_else`, `te.all`, `te.any`; a compute of a
+condition is a tensor of "bool" (i1 buffers), read back as a condition. Indices are
 affine in the axes (`i * 2 + k`, `i // 4`, `i % 4`). A misuse (a shape or index count that
 does not match, an axis of another stage, a reduce axis not reduced over, a float or
 data-dependent index, an access outside its tensor) is an XtirError naming the stage.
@@ -236,7 +237,7 @@ class Select(TeExpr):
 
 @dataclass(eq=False, repr=False)
 class Call(TeExpr):
-    """A float math function of one argument: exp, log, sqrt, tanh, abs."""
+    """A float math function of one argument: exp, log, sqrt, tanh, erf, abs."""
 
     fn: str
     arg: TeExpr
@@ -335,6 +336,12 @@ def const(value: int | float, dtype: str = "float32") -> Const:
 def _check_dtype(dtype: object) -> None:
     if dtype not in (*FLOATS, *INTS, INDEX):
         raise _fail(f"unknown dtype {dtype!r}; expected one of {', '.join((*FLOATS, *INTS))}")
+
+
+def _check_stored_dtype(dtype: object) -> None:
+    """What a tensor holds: a number type, or bool (conditions: a comparison's results)."""
+    if dtype != BOOL:
+        _check_dtype(dtype)
 
 
 def _as_expr(value: object, like: TeExpr | None, what: str) -> TeExpr:
@@ -442,6 +449,11 @@ def sqrt(x: object) -> TeExpr:
 
 def tanh(x: object) -> TeExpr:
     return _math("tanh", x)
+
+
+def erf(x: object) -> TeExpr:
+    """The error function (on the CPU libm's erff / erf, which LLVM has no intrinsic for)."""
+    return _math("erf", x)
 
 
 def abs(x: object) -> TeExpr:  # noqa: A001 - TVM's name
@@ -574,8 +586,8 @@ def _checked_shape(shape: object, what: str) -> tuple[int, ...]:
 
 
 def placeholder(shape: Sequence[int] | int, dtype: str = "float32", name: str = "placeholder") -> Tensor:
-    """An input tensor (TVM's te.placeholder)."""
-    _check_dtype(dtype)
+    """An input tensor (TVM's te.placeholder); a bool one holds conditions (te.if_then_else's)."""
+    _check_stored_dtype(dtype)
     if dtype == INDEX:
         raise _fail("a placeholder holds numbers; use int64 rather than index")
     return Tensor(_checked_shape(shape, f"te.placeholder {name!r}"), dtype, _checked_name(name, "tensor"))
@@ -609,8 +621,8 @@ def compute(shape: Sequence[int] | int, fcompute: Callable[..., object], name: s
 
 def check_stage(axes: Sequence[Axis], body: TeExpr) -> None:
     """What a stage's body may be: see the module docstring."""
-    if body.dtype == BOOL:
-        raise _fail(f"the body {body} is a condition; a compute produces numbers (te.if_then_else(cond, 1, 0))")
+    if body.dtype == BOOL and isinstance(body, Reduce):
+        raise _fail(f"the reduction {body} is over conditions; reduce numbers (te.if_then_else(cond, 1, 0))")
     reduce_axes = body.axes if isinstance(body, Reduce) else ()
     source = body.source if isinstance(body, Reduce) else body
     names = [a.name for a in (*axes, *reduce_axes)]

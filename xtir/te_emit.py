@@ -76,7 +76,8 @@ _INT_BINARY = {"+": arith.AddiOp, "-": arith.SubiOp, "*": arith.MuliOp, "//": ar
                "max": arith.MaxSIOp, "min": arith.MinSIOp}
 _FLOAT_PREDICATES = {"<": "olt", "<=": "ole", ">": "ogt", ">=": "oge", "==": "oeq", "!=": "une"}
 _INT_PREDICATES = {"<": "slt", "<=": "sle", ">": "sgt", ">=": "sge", "==": "eq", "!=": "ne"}
-_MATH = {"exp": mathd.ExpOp, "log": mathd.LogOp, "sqrt": mathd.SqrtOp, "tanh": mathd.TanhOp, "abs": mathd.AbsFOp}
+_MATH = {"exp": mathd.ExpOp, "log": mathd.LogOp, "sqrt": mathd.SqrtOp, "tanh": mathd.TanhOp, "erf": mathd.ErfOp,
+         "abs": mathd.AbsFOp}
 _COMBINE = {"sum": "+", "max": "max", "min": "min"}
 
 

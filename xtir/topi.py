@@ -118,6 +118,36 @@ def divide(a: Operand, b: Operand) -> Tensor:
     return _elementwise("divide", "T_divide", lambda x, y: x / y, a, b)
 
 
+def greater(a: Operand, b: Operand) -> Tensor:
+    return _elementwise("greater", "T_greater", lambda x, y: x > y, a, b)
+
+
+def greater_equal(a: Operand, b: Operand) -> Tensor:
+    return _elementwise("greater_equal", "T_greater_equal", lambda x, y: x >= y, a, b)
+
+
+def less(a: Operand, b: Operand) -> Tensor:
+    return _elementwise("less", "T_less", lambda x, y: x < y, a, b)
+
+
+def less_equal(a: Operand, b: Operand) -> Tensor:
+    return _elementwise("less_equal", "T_less_equal", lambda x, y: x <= y, a, b)
+
+
+def equal(a: Operand, b: Operand) -> Tensor:
+    return _elementwise("equal", "T_equal", lambda x, y: x == y, a, b)
+
+
+def not_equal(a: Operand, b: Operand) -> Tensor:
+    return _elementwise("not_equal", "T_not_equal", lambda x, y: x != y, a, b)
+
+
+def where(condition: Tensor, a: Operand, b: Operand) -> Tensor:
+    """a where the bool tensor `condition` holds, else b (broadcast together)."""
+    _require(condition.dtype == te.BOOL, "where", f"the condition holds {condition.dtype}, not bool")
+    return _elementwise("where", "T_where", te.if_then_else, condition, a, b)
+
+
 def ewise_fma(a: Operand, b: Operand, c: Operand) -> Tensor:
     """a * b + c (seed 003's fused multiply-add)."""
     return _elementwise("ewise_fma", "T_ewise_fma", lambda x, y, z: x * y + z, a, b, c)
@@ -125,6 +155,49 @@ def ewise_fma(a: Operand, b: Operand, c: Operand) -> Tensor:
 
 def relu(x: Tensor) -> Tensor:
     return te.compute(x.shape, lambda *i: te.max(x(*i), te.const(0, x.dtype)), name="T_relu")
+
+
+# Activations -----------------------------------------------------------------------------------
+
+
+def _float_elementwise(x: Tensor, op: str, fn) -> Tensor:  # noqa: ANN001 - fn maps an element
+    """The stage `T_{op}`: fn of each element; a float16 element computed in float32 and rounded
+    once, as torch's CPU kernels do (and as LLVM has no float16 tanh or erf to call)."""
+    _require(x.dtype in te.FLOATS, op, f"takes floating-point tensors, got {x.dtype}")
+    name = f"T_{op}"
+    if x.dtype != "float16":
+        return te.compute(x.shape, lambda *i: fn(x(*i)), name=name)
+    return te.compute(x.shape, lambda *i: fn(x(*i).astype("float32")).astype("float16"), name=name)
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    return _float_elementwise(x, "sigmoid", te.sigmoid)
+
+
+def tanh(x: Tensor) -> Tensor:
+    return _float_elementwise(x, "tanh", te.tanh)
+
+
+def silu(x: Tensor) -> Tensor:
+    """x * sigmoid(x)."""
+    return _float_elementwise(x, "silu", lambda v: v * te.sigmoid(v))
+
+
+def gelu(x: Tensor, approximate: str = "none") -> Tensor:
+    """0.5 x (1 + erf(x / √2)), or with approximate="tanh" 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))."""
+    _require(approximate in ("none", "tanh"), "gelu", f"approximate must be 'none' or 'tanh', got {approximate!r}")
+    if approximate == "tanh":
+        def phi(v: TeExpr) -> TeExpr:
+            return 1.0 + te.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * (v * v * v)))
+    else:
+        def phi(v: TeExpr) -> TeExpr:
+            return 1.0 + te.erf(v * (1 / math.sqrt(2)))
+    return _float_elementwise(x, "gelu", lambda v: 0.5 * v * phi(v))
+
+
+def leaky_relu(x: Tensor, alpha: float = 0.01) -> Tensor:
+    """x where x > 0, else alpha * x."""
+    return _float_elementwise(x, "leaky_relu", lambda v: te.if_then_else(v > 0.0, v, v * alpha))
 
 
 def bias_add(x: Tensor, bias: Tensor, axis: int = 1) -> Tensor:
@@ -225,6 +298,16 @@ def pad(x: Tensor, before: Sequence[int], after: Sequence[int], value: Scalar = 
     return te.compute(shape, element, name=name)
 
 
+def strided_slice(x: Tensor, begin: Sequence[int], end: Sequence[int], strides: Sequence[int]) -> Tensor:
+    """x[begin[0]:end[0]:strides[0], ...], one non-empty slice with a positive stride per dimension."""
+    triples = list(zip(begin, end, strides))
+    _require(len(triples) == x.ndim == len(begin) == len(end) == len(strides)
+             and all(s > 0 and 0 <= b < e <= n for (b, e, s), n in zip(triples, x.shape)), "strided_slice",
+             f"{list(begin)}:{list(end)}:{list(strides)} is no non-empty slice of each dimension of {_text(x.shape)}")
+    shape = tuple(-(-(e - b) // s) for b, e, s in triples)
+    return te.compute(shape, lambda *i: x(*(b + s * v for v, (b, _, s) in zip(i, triples))), name="T_strided_slice")
+
+
 # Convolution and pooling -------------------------------------------------------------------------
 
 
@@ -310,12 +393,16 @@ def softmax(x: Tensor, axis: int = -1) -> Tensor:
     def outer_of(i: Sequence[TeExpr]) -> tuple[TeExpr, ...]:
         return (*i[:ax], *i[ax + 1:])
 
+    # float16 exponentials and their sum are float32 (a float16 sum of 1000 terms is off by
+    # percents), rounded once in the last stage, as torch computes a float16 softmax
+    wide = "float32" if x.dtype == "float16" else x.dtype
     k1 = te.reduce_axis(x.shape[ax], "k")
     maxelem = te.compute(reduced or (1,), lambda *i: te.max(x(*with_axis(i if reduced else (), k1)), axis=k1),
                          name="T_softmax_maxelem")
     row = (lambda i: outer_of(i)) if reduced else (lambda i: (0,))  # noqa: E731 - the reduced tensor's index
-    exps = te.compute(x.shape, lambda *i: te.exp(x(*i) - maxelem(*row(i))), name="T_softmax_exp")
+    exps = te.compute(x.shape, lambda *i: te.exp(x(*i).astype(wide) - maxelem(*row(i)).astype(wide)),
+                      name="T_softmax_exp")
     k2 = te.reduce_axis(x.shape[ax], "k")
     expsum = te.compute(reduced or (1,), lambda *i: te.sum(exps(*with_axis(i if reduced else (), k2)), axis=k2),
                         name="T_softmax_expsum")
-    return te.compute(x.shape, lambda *i: exps(*i) / expsum(*row(i)), name="T_softmax_norm")
+    return te.compute(x.shape, lambda *i: (exps(*i) / expsum(*row(i))).astype(x.dtype), name="T_softmax_norm")

@@ -44,18 +44,26 @@ _BROADCASTING = (
     tensor.DivideOp,
     tensor.EwiseFmaOp,
     tensor.BiasAddOp,
+    tensor.GreaterOp,
+    tensor.GreaterEqualOp,
+    tensor.LessOp,
+    tensor.LessEqualOp,
+    tensor.EqualOp,
+    tensor.NotEqualOp,
+    tensor.WhereOp,
 )
-_INJECTIVE = (tensor.ReshapeOp, tensor.FlattenOp, tensor.TransposeOp)
+_ELEMWISE = (tensor.ReluOp, tensor.SigmoidOp, tensor.TanhOp, tensor.SiluOp, tensor.GeluOp, tensor.LeakyReluOp)
+_INJECTIVE = (tensor.ReshapeOp, tensor.FlattenOp, tensor.TransposeOp, tensor.StridedSliceOp)
 _OUT_ELEMWISE_FUSABLE = (tensor.MatmulOp, tensor.DenseOp, tensor.Conv2dOp, tensor.MaxPool2dOp, tensor.SoftmaxOp)
 
 
 def op_pattern(op: Operation) -> OpPatternKind:
     """The pattern kind of one op; anything that is not a graph op is opaque."""
-    if isinstance(op, tensor.ReluOp):
+    if isinstance(op, _ELEMWISE):
         return OpPatternKind.ELEMWISE
     if isinstance(op, _BROADCASTING):
-        result = op.results[0].type
-        if any(operand.type == result for operand in op.operands):
+        result = tensor.shape_of(op.results[0].type)  # a comparison's result holds i1: compare shapes
+        if any(tensor.shape_of(operand.type) == result for operand in op.operands):
             return OpPatternKind.ELEMWISE
         return OpPatternKind.BROADCAST
     if isinstance(op, _INJECTIVE):

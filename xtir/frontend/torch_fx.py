@@ -131,11 +131,28 @@ class _Importer:
             nn.Flatten: lambda node, m, x: self._flatten(x, m.start_dim, m.end_dim),
             nn.Softmax: lambda node, m, x: self._softmax(x, m.dim),
             nn.Identity: lambda node, m, x: x,
+            nn.Sigmoid: lambda node, m, x: self.emit(tensor.SigmoidOp(x)),
+            nn.Tanh: lambda node, m, x: self.emit(tensor.TanhOp(x)),
+            nn.SiLU: lambda node, m, x: self._activation(node, tensor.SiluOp(x), m.inplace),
+            nn.GELU: lambda node, m, x: self.emit(tensor.GeluOp(x, m.approximate)),
+            nn.LeakyReLU: lambda node, m, x: self._activation(node, tensor.LeakyReluOp(x, m.negative_slope), m.inplace),
             nn.Dropout: self._nn_dropout,
         }
         self.function_maps: dict[Any, Callable[..., Any]] = {
             F.relu: lambda node, x, inplace=False: self._relu(node, x, inplace),
             torch.relu: lambda node, x: self._relu(node, x, False),
+            torch.sigmoid: lambda node, x: self.emit(tensor.SigmoidOp(x)),
+            F.sigmoid: lambda node, x: self.emit(tensor.SigmoidOp(x)),
+            torch.tanh: lambda node, x: self.emit(tensor.TanhOp(x)),
+            F.tanh: lambda node, x: self.emit(tensor.TanhOp(x)),
+            F.silu: lambda node, x, inplace=False: self._activation(node, tensor.SiluOp(x), inplace),
+            F.gelu: lambda node, x, approximate="none": self.emit(tensor.GeluOp(x, approximate)),
+            F.leaky_relu: lambda node, x, negative_slope=0.01, inplace=False: self._activation(
+                node, tensor.LeakyReluOp(x, negative_slope), inplace
+            ),
+            torch.narrow: lambda node, x, dim, start, length: self._narrow(x, dim, start, length),
+            torch.chunk: lambda node, x, chunks, dim=0: self._chunk(x, chunks, dim),
+            torch.split: lambda node, x, split_size_or_sections, dim=0: self._split(x, split_size_or_sections, dim),
             F.linear: lambda node, x, w, b=None: self._linear(x, w, b),
             F.conv2d: lambda node, x, w, b=None, stride=1, padding=0, dilation=1, groups=1: self._conv2d(
                 x, w, b, stride, padding, dilation, groups
@@ -153,6 +170,9 @@ class _Importer:
             operator.truediv: lambda node, a, b: self._binary(tensor.DivideOp, operator.truediv, a, b),
             torch.div: lambda node, a, b, rounding_mode=None: self._divide(a, b, rounding_mode),
             operator.floordiv: self._floordiv,
+            **{f: self._comparison(op_class, python_op) for op_class, python_op, fns in self._comparisons()
+               for f in fns},
+            torch.where: lambda node, condition, a, b: self._where(condition, a, b),
             operator.matmul: lambda node, a, b: self._matmul(a, b),
             torch.matmul: lambda node, a, b: self._matmul(a, b),
             torch.mm: lambda node, a, b: self._matmul(a, b),
@@ -166,11 +186,17 @@ class _Importer:
         }
         self.method_maps: dict[str, Callable[..., Any]] = {
             "relu": lambda node, x: self._relu(node, x, False),
+            "sigmoid": lambda node, x: self.emit(tensor.SigmoidOp(x)),
+            "tanh": lambda node, x: self.emit(tensor.TanhOp(x)),
+            "narrow": lambda node, x, dim, start, length: self._narrow(x, dim, start, length),
+            "chunk": lambda node, x, chunks, dim=0: self._chunk(x, chunks, dim),
+            "split": lambda node, x, split_size, dim=0: self._split(x, split_size, dim),
             "add": lambda node, a, b, alpha=1: self._binary(tensor.AddOp, operator.add, a, b, alpha),
             "sub": lambda node, a, b, alpha=1: self._binary(tensor.SubtractOp, operator.sub, a, b, alpha),
             "mul": lambda node, a, b: self._binary(tensor.MultiplyOp, operator.mul, a, b),
             "div": lambda node, a, b, rounding_mode=None: self._divide(a, b, rounding_mode),
             "matmul": lambda node, a, b: self._matmul(a, b),
+            **{python_op.__name__: self._comparison(op_class, python_op) for op_class, python_op, _ in self._comparisons()},
             "flatten": lambda node, x, start_dim=0, end_dim=-1: self._flatten(x, start_dim, end_dim),
             "view": lambda node, x, *shape: self._reshape(node, x),
             "reshape": lambda node, x, *shape: self._reshape(node, x),
@@ -350,10 +376,11 @@ class _Importer:
         return self._linear(x, w, bias)
 
     def _linear(self, x: SSAValue, w: SSAValue, b: SSAValue | None) -> SSAValue:
-        """x·Wᵀ (+ b); leading dimensions of x are flattened around a 2-d dense."""
+        """x·Wᵀ (+ b); leading dimensions of x are flattened around a 2-d dense (none: one row)."""
         shape = self._shape(x)
-        if len(shape) < 2:
-            raise _Unsupported(f"linear of a {len(shape)}-d input")
+        if not shape:
+            raise _Unsupported("linear of a 0-d input")
+        # a 1-d input is one row (torch returns a 1-d result)
         flat = x if len(shape) == 2 else self.emit(tensor.ReshapeOp(x, (int(np.prod(shape[:-1])), shape[-1])))
         y = self.emit(tensor.DenseOp(flat, w))
         if b is not None:
@@ -363,10 +390,13 @@ class _Importer:
         return y
 
     def _relu(self, node, x: SSAValue, inplace: bool) -> SSAValue:
+        return self._activation(node, tensor.ReluOp(x), inplace)
+
+    def _activation(self, node, op: Operation, inplace: bool) -> SSAValue:
         if inplace and len(node.args[0].users) > 1:
-            # value semantics cannot express that the other users see the relu'd tensor
-            raise _Unsupported("an in-place relu of a value that other nodes also use")
-        return self.emit(tensor.ReluOp(x))
+            # value semantics cannot express that the other users see the activated tensor
+            raise _Unsupported(f"an in-place {op.name.removeprefix('tensor.')} of a value that other nodes also use")
+        return self.emit(op)
 
     def _nn_conv2d(self, node, m, x):
         if m.padding_mode != "zeros":
@@ -456,6 +486,28 @@ class _Importer:
         b = b if isinstance(b, SSAValue) else self._scalar(b, a)
         return self.emit(op_class(a, b))
 
+    def _comparisons(self) -> list[tuple[type, Callable[[Any, Any], Any], tuple[Any, ...]]]:
+        """Each comparison's op, Python operator (its name is the tensor method's) and torch functions."""
+        torch = self.torch
+        return [
+            (tensor.GreaterOp, operator.gt, (operator.gt, torch.gt, torch.greater)),
+            (tensor.GreaterEqualOp, operator.ge, (operator.ge, torch.ge, torch.greater_equal)),
+            (tensor.LessOp, operator.lt, (operator.lt, torch.lt, torch.less)),
+            (tensor.LessEqualOp, operator.le, (operator.le, torch.le, torch.less_equal)),
+            (tensor.EqualOp, operator.eq, (operator.eq, torch.eq)),
+            (tensor.NotEqualOp, operator.ne, (operator.ne, torch.ne, torch.not_equal)),
+        ]
+
+    def _comparison(self, op_class: type, python_op) -> Callable[..., Any]:
+        return lambda node, a, b: self._binary(op_class, python_op, a, b)
+
+    def _where(self, condition: SSAValue, a, b) -> SSAValue:
+        if not isinstance(a, SSAValue) and not isinstance(b, SSAValue):
+            raise _Unsupported("torch.where of two Python numbers (their tensors' type is torch's default dtype)")
+        a = a if isinstance(a, SSAValue) else self._scalar(a, b)
+        b = b if isinstance(b, SSAValue) else self._scalar(b, a)
+        return self.emit(tensor.WhereOp(condition, a, b))
+
     def _divide(self, a, b, rounding_mode):
         if rounding_mode is not None:
             raise _Unsupported(f"rounding_mode '{rounding_mode}'")
@@ -468,8 +520,75 @@ class _Importer:
 
     def _getitem(self, node, container, index):
         if isinstance(container, SSAValue):
-            raise _Unsupported("indexing or slicing a tensor")
+            return self._index(container, index if isinstance(index, tuple) else (index,))
         return container[index]
+
+    def _index(self, x: SSAValue, index: tuple) -> SSAValue:
+        """x[index] for ints, slices, `...` and None (basic indexing): one strided_slice, then a
+        reshape for the dimensions an int drops or None adds. torch has checked the index on
+        the example inputs (its count, ranges, steps); what is left is what graph ops cannot hold."""
+        for i in index:
+            if not (i is None or i is Ellipsis or isinstance(i, int | slice)) or isinstance(i, bool):
+                what = "a tensor" if isinstance(i, SSAValue) else f"a {type(i).__name__.removeprefix('immutable_')}"
+                raise _Unsupported(f"indexing a tensor with {what} (advanced indexing; mapped: ints, slices, ... and None)")
+        shape = self._shape(x)
+        used = sum(1 for i in index if i is not None and i is not Ellipsis)
+        at = index.index(Ellipsis) if Ellipsis in index else len(index)
+        index = (*index[:at], *(slice(None),) * (len(shape) - used), *index[at + 1 :])
+        triples: list[tuple[int, int, int]] = []
+        result: list[int] = []
+        dims = iter(enumerate(shape))
+        for i in index:
+            if i is None:
+                result.append(1)
+                continue
+            d, n = next(dims)
+            if isinstance(i, int):
+                triples.append((i % n, i % n + 1, 1))
+                continue
+            start, stop, step = i.indices(n)
+            if start >= stop:
+                raise _Unsupported(f"the empty slice {start}:{stop} of dimension {d} of size {n} "
+                                   "(graph tensors have at least one element)")
+            triples.append((start, stop, step))
+            result.append(-(-(stop - start) // step))
+        begin, end, strides = zip(*triples) if triples else ((), (), ())
+        return self._sliced(x, begin, end, strides, tuple(result))
+
+    def _sliced(self, x: SSAValue, begin, end, strides, result: tuple[int, ...]) -> SSAValue:
+        """x[begin:end:strides] reshaped to `result`; an identity slice is no op."""
+        y = x
+        if (list(begin), list(end), list(strides)) != ([0] * len(begin), list(self._shape(x)), [1] * len(begin)):
+            y = self.emit(tensor.StridedSliceOp(x, begin, end, strides))
+        return y if self._shape(y) == result else self.emit(tensor.ReshapeOp(y, result))
+
+    def _along(self, x: SSAValue, dim: int, start: int, stop: int) -> SSAValue:
+        """x[..., start:stop, ...] in dimension `dim`."""
+        shape = list(self._shape(x))
+        begin, end = [0] * len(shape), list(shape)
+        begin[dim], end[dim] = start, stop
+        shape[dim] = stop - start
+        return self._sliced(x, begin, end, [1] * len(shape), tuple(shape))
+
+    def _narrow(self, x: SSAValue, dim: int, start: int, length: int) -> SSAValue:
+        d = self._axis(dim, x)
+        start %= self._shape(x)[d]  # torch has checked the range
+        return self._along(x, d, start, start + length)
+
+    def _chunk(self, x: SSAValue, chunks: int, dim: int) -> tuple[SSAValue, ...]:
+        d = self._axis(dim, x)
+        n = self._shape(x)[d]
+        return self._split(x, -(-n // chunks), d)  # torch.chunk: pieces of ceil(n / chunks)
+
+    def _split(self, x: SSAValue, sizes, dim: int) -> tuple[SSAValue, ...]:
+        d = self._axis(dim, x)
+        n = self._shape(x)[d]
+        if isinstance(sizes, int):
+            sizes = [min(sizes, n - k) for k in range(0, n, sizes)]
+        if min(sizes) < 1:  # torch has checked that they add up to n
+            raise _Unsupported(f"a split of dimension {d} into {list(sizes)} (graph tensors have at least one element)")
+        bounds = np.cumsum([0, *sizes])
+        return tuple(self._along(x, d, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]))
 
     def _getattr(self, node, x, name: str):
         if name == "T":  # all dimensions reversed (a transposed matrix)

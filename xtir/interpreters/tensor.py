@@ -7,8 +7,10 @@ Python int, or softmax's sums, to float64.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, i1
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Attribute
 
@@ -20,13 +22,20 @@ def dense_to_numpy(value: DenseIntOrFPElementsAttr) -> np.ndarray:
     """The array a dense tensor constant holds (read-only: constants are values)."""
     t = value.type
     assert isinstance(t, TensorType)
+    shape = tuple(t.get_shape())
+    if t.element_type == i1:  # xDSL stores true as the signed i1 -1 (0xFF), numpy as 1
+        return (np.frombuffer(value.data.data, dtype=np.int8) != 0).reshape(shape)
     dtype = numpy_dtype(t.element_type).newbyteorder("<")
-    return np.frombuffer(value.data.data, dtype=dtype).reshape(tuple(t.get_shape()))
+    return np.frombuffer(value.data.data, dtype=dtype).reshape(shape)
 
 
 def dense_from_numpy(array: np.ndarray, element_type: Attribute) -> DenseIntOrFPElementsAttr:
     """A dense tensor attribute holding `array` as `element_type` (raw little-endian bytes)."""
-    dtype = numpy_dtype(element_type).newbyteorder("<")
+    if element_type == i1:
+        array = -np.asarray(array, dtype=bool).astype(np.int8)  # as xDSL stores true: -1
+        dtype = np.dtype(np.int8)
+    else:
+        dtype = numpy_dtype(element_type).newbyteorder("<")
     data = np.ascontiguousarray(array, dtype=dtype).tobytes()
     return DenseIntOrFPElementsAttr(TensorType(element_type, array.shape), BytesAttr(data))
 
@@ -38,6 +47,25 @@ def _ints(array) -> tuple[int, ...]:
 def _like(op, array: np.ndarray) -> np.ndarray:
     """`array` in the op's result element type."""
     return np.asarray(array).astype(numpy_dtype(op.result.type.element_type), copy=False)
+
+
+def _wide(x) -> np.ndarray:
+    """`x` in at least float32: a float16 activation is computed in float32 and rounded once, as torch does."""
+    x = np.asarray(x)
+    return x.astype(np.promote_types(x.dtype, np.float32), copy=False)
+
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def gelu(x: np.ndarray, approximate: str) -> np.ndarray:
+    if approximate == "tanh":
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-x))
 
 
 def sliding_windows(x: np.ndarray, kernel, strides, padding, dilation, fill) -> np.ndarray:
@@ -54,8 +82,34 @@ def _lowest(dtype: np.dtype):
     return -np.inf if np.issubdtype(dtype, np.floating) else np.iinfo(dtype).min
 
 
+_COMPARISONS = {
+    tensor.GreaterOp: np.greater,
+    tensor.GreaterEqualOp: np.greater_equal,
+    tensor.LessOp: np.less,
+    tensor.LessEqualOp: np.less_equal,
+    tensor.EqualOp: np.equal,
+    tensor.NotEqualOp: np.not_equal,
+}
+
+
+def _comparison(op_type: type[tensor.CompareOp], fn: np.ufunc):
+    @impl(op_type)
+    def run(self, interpreter: Interpreter, op: tensor.CompareOp, args: PythonValues) -> PythonValues:
+        return (fn(args[0], args[1]),)
+
+    return run
+
+
+class _ComparisonFunctions(InterpreterFunctions):
+    """One implementation per comparison op (register_impls finds them on the subclass)."""
+
+
+for _op_type, _fn in _COMPARISONS.items():
+    setattr(_ComparisonFunctions, f"run_{_op_type.name.removeprefix('tensor.')}", _comparison(_op_type, _fn))
+
+
 @register_impls
-class TensorGraphFunctions(InterpreterFunctions):
+class TensorGraphFunctions(_ComparisonFunctions):
     @impl(tensor.MatmulOp)
     def run_matmul(self, interpreter: Interpreter, op: tensor.MatmulOp, args: PythonValues) -> PythonValues:
         return (np.asarray(args[0]) @ np.asarray(args[1]),)
@@ -83,6 +137,32 @@ class TensorGraphFunctions(InterpreterFunctions):
     @impl(tensor.ReluOp)
     def run_relu(self, interpreter: Interpreter, op: tensor.ReluOp, args: PythonValues) -> PythonValues:
         return (_like(op, np.maximum(args[0], 0)),)
+
+    @impl(tensor.SigmoidOp)
+    def run_sigmoid(self, interpreter: Interpreter, op: tensor.SigmoidOp, args: PythonValues) -> PythonValues:
+        return (_like(op, sigmoid(_wide(args[0]))),)
+
+    @impl(tensor.TanhOp)
+    def run_tanh(self, interpreter: Interpreter, op: tensor.TanhOp, args: PythonValues) -> PythonValues:
+        return (_like(op, np.tanh(_wide(args[0]))),)
+
+    @impl(tensor.SiluOp)
+    def run_silu(self, interpreter: Interpreter, op: tensor.SiluOp, args: PythonValues) -> PythonValues:
+        x = _wide(args[0])
+        return (_like(op, x * sigmoid(x)),)
+
+    @impl(tensor.GeluOp)
+    def run_gelu(self, interpreter: Interpreter, op: tensor.GeluOp, args: PythonValues) -> PythonValues:
+        return (_like(op, gelu(_wide(args[0]), op.approximate.data)),)
+
+    @impl(tensor.LeakyReluOp)
+    def run_leaky_relu(self, interpreter: Interpreter, op: tensor.LeakyReluOp, args: PythonValues) -> PythonValues:
+        x = _wide(args[0])
+        return (_like(op, np.where(x > 0, x, x * op.negative_slope.value.data)),)
+
+    @impl(tensor.WhereOp)
+    def run_where(self, interpreter: Interpreter, op: tensor.WhereOp, args: PythonValues) -> PythonValues:
+        return (_like(op, np.where(args[0], args[1], args[2])),)
 
     @impl(tensor.EwiseFmaOp)
     def run_ewise_fma(self, interpreter: Interpreter, op: tensor.EwiseFmaOp, args: PythonValues) -> PythonValues:
@@ -118,9 +198,14 @@ class TensorGraphFunctions(InterpreterFunctions):
         windows = sliding_windows(x, _ints(op.kernel), _ints(op.strides), _ints(op.padding), (1, 1), _lowest(x.dtype))
         return (windows.max(axis=(4, 5)),)
 
+    @impl(tensor.StridedSliceOp)
+    def run_strided_slice(self, interpreter: Interpreter, op: tensor.StridedSliceOp, args: PythonValues) -> PythonValues:
+        triples = zip(_ints(op.begin), _ints(op.end), _ints(op.strides))
+        return (np.ascontiguousarray(np.asarray(args[0])[tuple(slice(*t) for t in triples)]),)
+
     @impl(tensor.SoftmaxOp)
     def run_softmax(self, interpreter: Interpreter, op: tensor.SoftmaxOp, args: PythonValues) -> PythonValues:
-        x = np.asarray(args[0])
+        x = _wide(args[0])
         axis = op.axis.value.data
         e = np.exp(x - x.max(axis=axis, keepdims=True))
         return (_like(op, e / e.sum(axis=axis, keepdims=True)),)

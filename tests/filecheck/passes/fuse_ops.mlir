@@ -200,3 +200,20 @@ func.func @chain(%x: tensor<4xf32>) -> tensor<4xf32> {
   %e = tensor.relu %d : tensor<4xf32> -> tensor<4xf32>
   func.return %e : tensor<4xf32>
 }
+
+// The activations are elementwise: gelu joins a dense's epilogue; strided_slice is injective
+// and heads a chain of its own (an out_elemwise_fusable group takes no injective op).
+// CHECK-LABEL: func.func @activations(
+// CHECK-NEXT:    %g = func.call @fused_dense_add_gelu(%x, %w, %b)
+// CHECK-NEXT:    %l = func.call @fused_strided_slice_tanh_leaky_relu(%g)
+// CHECK:       func.func private @fused_dense_add_gelu({{.*}}) -> tensor<4x16xf32> attributes {xtir.primitive, xtir.op_pattern = "out_elemwise_fusable"} {
+// CHECK:       func.func private @fused_strided_slice_tanh_leaky_relu({{.*}}) -> tensor<4x3xf32> attributes {xtir.primitive, xtir.op_pattern = "injective"} {
+func.func @activations(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>) -> tensor<4x3xf32> {
+  %h = tensor.dense %x, %w : tensor<4x8xf32>, tensor<16x8xf32> -> tensor<4x16xf32>
+  %hb = tensor.add %h, %b : tensor<4x16xf32>, tensor<16xf32> -> tensor<4x16xf32>
+  %g = tensor.gelu %hb approximate "tanh" : tensor<4x16xf32> -> tensor<4x16xf32>
+  %s = tensor.strided_slice %g begin [0, 1] end [4, 16] strides [1, 5] : tensor<4x16xf32> -> tensor<4x3xf32>
+  %t = tensor.tanh %s : tensor<4x3xf32> -> tensor<4x3xf32>
+  %l = tensor.leaky_relu %t : tensor<4x3xf32> -> tensor<4x3xf32>
+  func.return %l : tensor<4x3xf32>
+}

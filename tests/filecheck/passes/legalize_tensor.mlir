@@ -190,3 +190,29 @@ func.func @half(%x: tensor<2x8xf16>, %w: tensor<4x8xf16>) -> tensor<2x4xf16> {
   %y = tensor.dense %x, %w : tensor<2x8xf16>, tensor<4x8xf16> -> tensor<2x4xf16>
   func.return %y : tensor<2x4xf16>
 }
+
+// -----
+
+// Activations are one elementwise block each; a float16 one computes in float32 and rounds
+// once (as torch), so that LLVM calls libm's tanhf / erff (no intrinsic has either). A slice
+// reads begin + stride * i.
+// CHECK-LABEL: func.func @gelu(%x: memref<2x8xf16>, %T_gelu: memref<2x8xf16>) {
+// CHECK:           block.block "T_gelu"(
+// CHECK:             %[[X:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK:             %{{.*}} = math.erf %{{.*}} : f32
+// CHECK:             %[[Y:.*]] = arith.truncf %{{.*}} : f32 to f16
+// CHECK-NEXT:        block.store %[[Y]], %T_gelu[%vi0, %vi1] : memref<2x8xf16>
+// CHECK-LABEL: func.func @strided_slice(%g: memref<2x8xf16>, %T_strided_slice: memref<2x3xf16>) {
+// CHECK:           block.block "T_strided_slice"(%vi0 = spatial(2, %i0), %vi1 = spatial(3, %i1)) {
+// CHECK-NEXT:        %{{.*}} = block.load %g[%vi0, %vi1 * 3 + 1] : memref<2x8xf16>
+// CHECK-LABEL: func.func @leaky_relu(%s: memref<2x3xf16>, %T_leaky_relu: memref<2x3xf16>) {
+// CHECK:             %[[C:.*]] = arith.cmpf ogt, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:        %[[S:.*]] = arith.constant 2.000000e-01 : f32
+// CHECK-NEXT:        %[[M:.*]] = arith.mulf %{{.*}}, %[[S]] : f32
+// CHECK-NEXT:        %{{.*}} = arith.select %[[C]], %{{.*}}, %[[M]] : f32
+func.func @act(%x: tensor<2x8xf16>) -> tensor<2x3xf16> {
+  %g = tensor.gelu %x : tensor<2x8xf16> -> tensor<2x8xf16>
+  %s = tensor.strided_slice %g begin [0, 1] end [2, 8] strides [1, 3] : tensor<2x8xf16> -> tensor<2x3xf16>
+  %l = tensor.leaky_relu %s negative_slope 0.2 : tensor<2x3xf16> -> tensor<2x3xf16>
+  func.return %l : tensor<2x3xf16>
+}

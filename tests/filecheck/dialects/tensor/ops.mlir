@@ -90,3 +90,53 @@ func.func @weights(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %y = tensor.matmul %x, %w : tensor<3x2xf32>, tensor<2x2xf32> -> tensor<3x2xf32>
   func.return %y : tensor<3x2xf32>
 }
+
+// Activations (float tensors); gelu's approximate and leaky_relu's negative_slope are
+// elided at their defaults ("none", 0.01), as torch's.
+// CHECK-LABEL: func.func @activations
+// CHECK-NEXT:  %s = tensor.sigmoid %x : tensor<2x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:  %t = tensor.tanh %x : tensor<2x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:  %si = tensor.silu %h : tensor<2x8xf16> -> tensor<2x8xf16>
+// CHECK-NEXT:  %g = tensor.gelu %x : tensor<2x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:  %gt = tensor.gelu %x approximate "tanh" : tensor<2x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:  %l = tensor.leaky_relu %x : tensor<2x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:  %l2 = tensor.leaky_relu %x negative_slope 2.000000e-01 : tensor<2x8xf32> -> tensor<2x8xf32>
+func.func @activations(%x: tensor<2x8xf32>, %h: tensor<2x8xf16>) {
+  %s = tensor.sigmoid %x : tensor<2x8xf32> -> tensor<2x8xf32>
+  %t = tensor.tanh %x : tensor<2x8xf32> -> tensor<2x8xf32>
+  %si = tensor.silu %h : tensor<2x8xf16> -> tensor<2x8xf16>
+  %g = tensor.gelu %x approximate "none" : tensor<2x8xf32> -> tensor<2x8xf32>
+  %gt = tensor.gelu %x approximate "tanh" : tensor<2x8xf32> -> tensor<2x8xf32>
+  %l = tensor.leaky_relu %x : tensor<2x8xf32> -> tensor<2x8xf32>
+  %l2 = tensor.leaky_relu %x negative_slope 0.2 : tensor<2x8xf32> -> tensor<2x8xf32>
+  func.return
+}
+
+// Slicing: x[1:3, 0:8:3] (begin, end and a positive stride per dimension).
+// CHECK-LABEL: func.func @slices
+// CHECK-NEXT:  %s = tensor.strided_slice %x begin [1, 0] end [3, 8] strides [1, 3] : tensor<4x8xf32> -> tensor<2x3xf32>
+func.func @slices(%x: tensor<4x8xf32>) -> tensor<2x3xf32> {
+  %s = tensor.strided_slice %x begin [1, 0] end [3, 8] strides [1, 3] : tensor<4x8xf32> -> tensor<2x3xf32>
+  func.return %s : tensor<2x3xf32>
+}
+
+// Comparisons broadcast as the arithmetic ops do and hold i1; where picks between two
+// values of one element type (torch.where(x > 0, x, 0.1 * x)).
+// CHECK-LABEL: func.func @where
+// CHECK-NEXT:  %c = tensor.greater %x, %zero : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xi1>
+// CHECK-NEXT:  %ge = tensor.greater_equal %x, %row : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xi1>
+// CHECK-NEXT:  %lt = tensor.less %x, %x : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xi1>
+// CHECK-NEXT:  %le = tensor.less_equal %i, %i : tensor<3xi32>, tensor<3xi32> -> tensor<3xi1>
+// CHECK-NEXT:  %eq = tensor.equal %x, %zero : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xi1>
+// CHECK-NEXT:  %ne = tensor.not_equal %c, %eq : tensor<2x8xi1>, tensor<2x8xi1> -> tensor<2x8xi1>
+// CHECK-NEXT:  %w = tensor.where %c, %x, %row : tensor<2x8xi1>, tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+func.func @where(%x: tensor<2x8xf32>, %zero: tensor<f32>, %row: tensor<8xf32>, %i: tensor<3xi32>) -> tensor<2x8xf32> {
+  %c = tensor.greater %x, %zero : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xi1>
+  %ge = tensor.greater_equal %x, %row : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xi1>
+  %lt = tensor.less %x, %x : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xi1>
+  %le = tensor.less_equal %i, %i : tensor<3xi32>, tensor<3xi32> -> tensor<3xi1>
+  %eq = tensor.equal %x, %zero : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xi1>
+  %ne = tensor.not_equal %c, %eq : tensor<2x8xi1>, tensor<2x8xi1> -> tensor<2x8xi1>
+  %w = tensor.where %c, %x, %row : tensor<2x8xi1>, tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+  func.return %w : tensor<2x8xf32>
+}

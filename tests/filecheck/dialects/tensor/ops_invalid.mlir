@@ -332,3 +332,110 @@ func.func @softmax_integers(%x: tensor<2x10xi32>) -> tensor<2x10xi32> {
   %y = tensor.softmax %x axis 1 : tensor<2x10xi32> -> tensor<2x10xi32>
   func.return %y : tensor<2x10xi32>
 }
+
+// -----
+
+// The activations take floats.
+func.func @sigmoid_integers(%x: tensor<2x10xi32>) -> tensor<2x10xi32> {
+  // expected-error @+1 {{'tensor.sigmoid' op tensor.sigmoid takes floating-point tensors, got i32}}
+  %y = tensor.sigmoid %x : tensor<2x10xi32> -> tensor<2x10xi32>
+  func.return %y : tensor<2x10xi32>
+}
+
+// -----
+
+// An activation's result has the input's shape.
+func.func @tanh_result(%x: tensor<2x10xf32>) -> tensor<10x2xf32> {
+  // expected-error @+1 {{'tensor.tanh' op tensor.tanh: result shape 10x2 differs from the input shape 2x10}}
+  %y = tensor.tanh %x : tensor<2x10xf32> -> tensor<10x2xf32>
+  func.return %y : tensor<10x2xf32>
+}
+
+// -----
+
+// gelu: torch's two forms only.
+func.func @gelu_approximation(%x: tensor<2x10xf32>) -> tensor<2x10xf32> {
+  // expected-error @+1 {{'tensor.gelu' op tensor.gelu: approximate must be one of none, tanh, got 'sigmoid'}}
+  %y = tensor.gelu %x approximate "sigmoid" : tensor<2x10xf32> -> tensor<2x10xf32>
+  func.return %y : tensor<2x10xf32>
+}
+
+// -----
+
+// strided_slice: one begin, end and stride per dimension.
+func.func @slice_rank(%x: tensor<4x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'tensor.strided_slice' op tensor.strided_slice: begin, end and strides need one value per dimension of 4x8, got [1], [3] and [1]}}
+  %y = tensor.strided_slice %x begin [1] end [3] strides [1] : tensor<4x8xf32> -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// strided_slice: no empty slice, no slice leaving the input, no step below 1.
+func.func @slice_bounds(%x: tensor<4x8xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{'tensor.strided_slice' op tensor.strided_slice: dimension 1 of 4x8 sliced 6:9:1; a slice needs 0 <= begin < end <= 8 and a positive stride}}
+  %y = tensor.strided_slice %x begin [1, 6] end [3, 9] strides [1, 1] : tensor<4x8xf32> -> tensor<2x1xf32>
+  func.return %y : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @slice_step(%x: tensor<4x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'tensor.strided_slice' op tensor.strided_slice: dimension 1 of 4x8 sliced 0:8:0; a slice needs 0 <= begin < end <= 8 and a positive stride}}
+  %y = tensor.strided_slice %x begin [1, 0] end [3, 8] strides [1, 0] : tensor<4x8xf32> -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// strided_slice: the result has the sliced shape (ceil((end - begin) / stride)).
+func.func @slice_result(%x: tensor<4x8xf32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{'tensor.strided_slice' op tensor.strided_slice: result shape 2x2 differs from the sliced shape 2x3}}
+  %y = tensor.strided_slice %x begin [1, 0] end [3, 8] strides [1, 3] : tensor<4x8xf32> -> tensor<2x2xf32>
+  func.return %y : tensor<2x2xf32>
+}
+
+// -----
+
+// A comparison holds i1.
+func.func @compare_result(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'tensor.greater' op tensor.greater: the result holds i1 (booleans), not f32}}
+  %y = tensor.greater %x, %x : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// A comparison's operands share an element type.
+func.func @compare_types(%x: tensor<2x8xf32>, %i: tensor<2x8xi32>) -> tensor<2x8xi1> {
+  // expected-error @+1 {{'tensor.less' op tensor.less compares different element types f32, i32}}
+  %y = tensor.less %x, %i : tensor<2x8xf32>, tensor<2x8xi32> -> tensor<2x8xi1>
+  func.return %y : tensor<2x8xi1>
+}
+
+// -----
+
+// where's condition holds i1.
+func.func @where_condition(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'tensor.where' op tensor.where: the condition holds f32, not i1}}
+  %y = tensor.where %x, %x, %x : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// where's branches and result share an element type.
+func.func @where_types(%c: tensor<2x8xi1>, %x: tensor<2x8xf32>, %h: tensor<2x8xf16>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'tensor.where' op tensor.where mixes element types f16, f32}}
+  %y = tensor.where %c, %x, %h : tensor<2x8xi1>, tensor<2x8xf32>, tensor<2x8xf16> -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// where: the three operands broadcast together.
+func.func @where_shapes(%c: tensor<3xi1>, %x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'tensor.where' op tensor.where: shapes 3 and 2x8 and 2x8 do not broadcast}}
+  %y = tensor.where %c, %x, %x : tensor<3xi1>, tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  func.return %y : tensor<2x8xf32>
+}
