@@ -106,6 +106,10 @@ class BlockRV:
         return f"BlockRV({self.name!r})"
 
 
+SBlockRV = BlockRV
+"""TVM 0.27's name of BlockRV."""
+
+
 @dataclass(frozen=True)
 class LoopRV:
     """A loop, by name (TVM's LoopRV).
@@ -220,6 +224,8 @@ class Schedule:
         """The block called `name` in the scheduled function, or in `func_name`."""
         function = self._function() if func_name is None else _function_of(self._mod, func_name)
         return self._block_rv(get_block(function, name))
+
+    get_sblock = get_block  # TVM 0.27's name (its blocks became SBlocks)
 
     def get_loops(self, block: BlockRV | str) -> list[LoopRV]:
         """The loops above the block (a handle or a block name) in its scope, outermost first."""

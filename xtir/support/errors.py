@@ -117,9 +117,9 @@ def expect_module(value: object, api: str, error: type[XtirError] = XtirError) -
     raise error(f"{api} expects a module (builtin.module, e.g. from xtir.parse), got {type(value).__name__}{hint}")
 
 
-def closest(name: str, known: Iterable[str]) -> str | None:
-    """The known name closest to a misspelled `name`; None when none is close."""
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+def closest(name: str, known: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The known name closest to a misspelled `name`; None when none is `cutoff` similar (difflib's ratio)."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=cutoff)
     return close[0] if close else None
 
 
