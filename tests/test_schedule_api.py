@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 import xtir
 from xtir import BlockRV, LoopRV, Schedule
+from xtir.tune.sampling import loads
 
 ROOT = Path(__file__).resolve().parent.parent
 MATMUL = ROOT / "examples" / "matmul.mlir"
@@ -533,3 +534,48 @@ def test_mod_getitem_is_the_function_as_a_module() -> None:
     _matmul_numbers(main)
     with pytest.raises(xtir.XtirPassError, match='no function named "mian"; functions: main'):
         sch.mod["mian"]
+
+
+# sampling with TVM's decision= -----------------------------------------------------------
+def test_a_given_decision_is_taken_and_recorded_as_sampled() -> None:
+    """TVM's `decision=` replays one decision: the value is the decision (a tiling, a candidate's
+    index, a location's index), and it is recorded as a sampled one, so decision_trace replays it."""
+    sch = Schedule(xtir.parse_file(MATMUL), seed=1)
+    i, _, _ = sch.get_loops("matmul")
+    assert sch.sample_perfect_tile(i, 3, decision=[4, 16, 16]) == [4, 16, 16]
+    assert sch.sample_categorical([8, 16, 32], [0.0, 0.0, 1.0], decision=1) == 16  # TVM takes it, probability 0 or not
+    values = [d.value for d in sch.decisions]
+    assert values == [[4, 16, 16], 1]
+    replayed = Schedule(xtir.parse_file(MATMUL), decisions=loads(sch.decision_trace()))
+    ri, _, _ = replayed.get_loops("matmul")
+    assert replayed.sample_perfect_tile(ri, 3) == [4, 16, 16]
+
+
+def test_a_given_compute_location_is_taken() -> None:
+    sch = Schedule(xtir.parse((ROOT / "examples" / "matmul_bias.mlir").read_text()))
+    loops = sch.get_loops(sch.get_consumers("matmul")[0])
+    assert sch.sample_compute_location("matmul", decision=1) == loops[1]
+    assert sch.sample_compute_location("matmul", decision=-1) is None
+    assert [d.value for d in sch.decisions] == [1, -1]
+
+
+@pytest.mark.parametrize("decision, message", [
+    ([4, 16], r'decision \[4, 16\] is not 3 positive factors of loop "i"'),
+    ([4, 16, 0], r'is not 3 positive factors of loop "i"'),
+    ([4, 16, 32], r'the factors \[4, 16, 32\] of decision multiply to 2048, not to the extent 1024 of loop "i"'),
+])
+def test_a_perfect_tile_decision_that_does_not_tile_the_loop_is_refused(decision, message) -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    i, _, _ = sch.get_loops("matmul")
+    with pytest.raises(xtir.ScheduleError, match=message):
+        sch.sample_perfect_tile(i, 3, decision=decision)
+    assert sch.decisions == []
+
+
+def test_an_index_decision_out_of_range_is_refused() -> None:
+    sch = Schedule(xtir.parse((ROOT / "examples" / "matmul_bias.mlir").read_text()))
+    with pytest.raises(xtir.ScheduleError, match=r"sample_categorical: wrong decision value 3: it is an index among 3"):
+        sch.sample_categorical([8, 16, 32], decision=3)
+    with pytest.raises(xtir.ScheduleError, match=r"sample_compute_location: wrong decision value 7.*above block \"matmul\""):
+        sch.sample_compute_location("matmul", decision=7)
+    assert sch.decisions == []

@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import inspect
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +38,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xtir.context import make_context
 from xtir.dialects.block import BlockOp, ForOp, buffer_name, enclosing_block
-from xtir.errors import XtirPassError, expect_module
+from xtir.errors import ScheduleError, XtirPassError, expect_module
 from xtir.passes.analysis.navigation import (
     all_blocks,
     all_loops,
@@ -397,18 +398,33 @@ class Schedule:
 
     # sampling (xtir/tune/sampling.py): `seed` makes a schedule reproducible; `decisions`, the
     # values of an earlier run's decision_trace (None: sample anew), replay or mutate it ------
-    def sample_perfect_tile(self, loop: LoopRV, n: int, max_innermost_factor: int = 16) -> list[int]:
+    # `decision=` (TVM's) makes the given decision instead, recorded as a sampled one: a perfect
+    # tile's factors, a candidate's index, a location's index (-1: none).
+    def sample_perfect_tile(self, loop: LoopRV, n: int, max_innermost_factor: int = 16,
+                            decision: Sequence[int] | None = None) -> list[int]:
         """n factors whose product is the loop's extent (for `split`), the innermost at most max_innermost_factor."""
-        return self._sampler.perfect_tile(loop.name, self._loop(loop).extent, n, max_innermost_factor)
+        op = self._loop(loop)
+        if decision is not None:
+            decision = _checked_tiling(op, n, decision)
+        return self._sampler.perfect_tile(loop.name, op.extent, n, max_innermost_factor, decision)
 
-    def sample_categorical(self, candidates: Sequence[Any], probs: Sequence[float] | None = None) -> Any:
-        return candidates[self._sampler.categorical(repr(list(candidates)), len(candidates), probs)]
+    def sample_categorical(self, candidates: Sequence[Any], probs: Sequence[float] | None = None,
+                           decision: int | None = None) -> Any:
+        if decision is not None:
+            _check_index("sample_categorical", decision, len(candidates), f"candidates {list(candidates)!r}")
+        return candidates[self._sampler.categorical(repr(list(candidates)), len(candidates), probs, decision)]
 
-    def sample_compute_location(self, block: BlockRV | str) -> LoopRV | None:
+    def sample_compute_location(self, block: BlockRV | str, decision: int | None = None) -> LoopRV | None:
         """A loop above the block's first consumer to compute the block at, or None: where it is."""
         consumers = self.get_consumers(block)
         loops = self.get_loops(consumers[0]) if consumers else []
-        k = self._sampler.compute_location(self._block_handle(block), len(loops))
+        name = self._block_handle(block)
+        if decision is not None and decision != -1:
+            names = ", ".join(lp.name for lp in loops) or "none"
+            _check_index("sample_compute_location", decision, len(loops),
+                         f'the loops above block "{name}"\'s first consumer ({names}); -1: where it is',
+                         self._block(block))
+        k = self._sampler.compute_location(name, len(loops), decision)
         return loops[k] if k >= 0 else None
 
     @property
@@ -624,6 +640,25 @@ def _only_default(primitive: str, option: str, value: object, default: object) -
     if value != default:
         raise XtirPassError(f"{primitive}: {option}={value!r} is not supported; xtir does what TVM does "
                             f"with {option}={default!r}, its default")
+
+
+def _checked_tiling(loop: ForOp, n: int, decision: Sequence[int]) -> list[int]:
+    """`decision` as sample_perfect_tile's factors of `loop`: n positive ints whose product is its extent."""
+    factors = list(decision) if isinstance(decision, Sequence) and not isinstance(decision, str) else None
+    if factors is None or len(factors) != n or not all(isinstance(f, int) and f >= 1 for f in factors):
+        raise ScheduleError(loop, f'sample_perfect_tile: decision {decision!r} is not {n} positive factors of loop '
+                                  f'"{loop.label}"')
+    if math.prod(factors) != loop.extent:
+        raise ScheduleError(loop, f'sample_perfect_tile: the factors {factors} of decision multiply to '
+                                  f'{math.prod(factors)}, not to the extent {loop.extent} of loop "{loop.label}"')
+    return factors
+
+
+def _check_index(primitive: str, decision: object, count: int, among: str, op: Operation | None = None) -> None:
+    """A decision that picks one of `count` things, `among` (TVM: "Wrong decision value")."""
+    if not isinstance(decision, int) or isinstance(decision, bool) or not 0 <= decision < count:
+        raise ScheduleError(op, f"{primitive}: wrong decision value {decision!r}: it is an index among {count} "
+                                f"{among}, 0 to {count - 1}")
 
 
 def _function_of(module: ModuleOp, func_name: str | None) -> func.FuncOp:

@@ -60,18 +60,20 @@ class XtirPassError(XtirError):
 
 
 class ScheduleError(XtirPassError):
-    """A schedule primitive refused: `op` is what it refused, `notes` the other ops involved,
-    each with what to say about it (`[(consumer, 'block "C" reads B')]`).
+    """A schedule primitive refused: `op` is what it refused (None: no op, a bad argument), `notes`
+    the other ops involved, each with what to say about it (`[(consumer, 'block "C" reads B')]`).
 
     Passes raise it without their name; the pipeline driver calls `in_pass` to name the pass
     and, where it has the source text, to show each location's line with a caret. A named
     pipeline names the error by its stage first (lowering/pipelines.py), which the driver keeps."""
 
-    def __init__(self, op: Operation, message: str, notes: Sequence[tuple[Operation, str]] = (), *,
+    def __init__(self, op: Operation | None, message: str, notes: Sequence[tuple[Operation, str]] = (), *,
                  pass_name: str | None = None, source: str | None = None, line_offset: int = 0):
         self.op, self.reason, self.related = op, message, list(notes)
         self.pass_name = pass_name
-        error = format_op_error(op, f"{pass_name}: {message}" if pass_name else message, source, line_offset)
+        named = f"{pass_name}: {message}" if pass_name else message
+        error = format_op_error(op, named, source, line_offset) if op is not None else LocatedText(
+            f"error: {named}", named, None)
         rendered = [format_note(at, text, source, line_offset) for at, text in self.related]
         super().__init__("\n".join([error, *rendered]), location=error.location, message=error.message,
                          notes=[Diagnostic("note", note.message, note.location) for note in rendered])
