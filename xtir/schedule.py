@@ -334,16 +334,17 @@ class Schedule:
         The consumers that read the cache are `consumer_blocks`, or every reader in the block's scope."""
         index = self._buffer_index("cache_read", block, read_buffer_index, "read")
         options: dict[str, Any] = {"block": self._block_handle(block), "index": index, "scope": storage_scope}
-        if consumer_blocks:
-            options["consumers"] = tuple(self._block_handle(b) for b in consumer_blocks)
-        return self._block_rv(self._apply("cache-read", options))
+        return self._block_rv(self._apply("cache-read", self._with_consumers(options, consumer_blocks)))
 
-    def cache_write(self, block: BlockRV | str, write_buffer_index: int | str, storage_scope: str) -> BlockRV:
+    def cache_write(self, block: BlockRV | str, write_buffer_index: int | str, storage_scope: str,
+                    consumer_blocks: Sequence[BlockRV | str] | None = None) -> BlockRV:
         """Write the block's write_buffer_index-th written buffer (or the one of that name) through a
-        cache; return the write-back block."""
+        cache; return the write-back block.
+
+        The `consumer_blocks` read the cache; the write-back then runs before any other access."""
         index = self._buffer_index("cache_write", block, write_buffer_index, "write")
-        options = {"block": self._block_handle(block), "index": index, "scope": storage_scope}
-        return self._block_rv(self._apply("cache-write", options))
+        options: dict[str, Any] = {"block": self._block_handle(block), "index": index, "scope": storage_scope}
+        return self._block_rv(self._apply("cache-write", self._with_consumers(options, consumer_blocks)))
 
     def transform_layout(self, block: BlockRV | str, buffer: tuple[str, int] | str,
                          index_map: Sequence[int] | Callable[..., Sequence[Any]]) -> None:
@@ -540,6 +541,12 @@ class Schedule:
             raise XtirPassError(f'{primitive}: block "{target.label}" {what}s no buffer named "{index}"; '
                                 f"it {what}s {', '.join(names) or 'none'}")
         return names.index(index)
+
+    def _with_consumers(self, options: dict[str, Any], consumer_blocks: Sequence[BlockRV | str] | None) -> dict[str, Any]:
+        """A cache primitive's options with TVM's consumer_blocks (none given: the default, left out)."""
+        if not consumer_blocks:
+            return options
+        return {**options, "consumers": tuple(self._block_handle(b) for b in consumer_blocks)}
 
     def _at_options(self, block: BlockRV | str, loop: LoopRV, preserve_unit_loops: bool) -> dict[str, Any]:
         return {
