@@ -164,7 +164,7 @@ def test_cache_write_elementwise(use_block_name):
 def test_cache_read_fail_invalid_storage_scope(use_block_name):
     sch = tir.Schedule(elementwise, debug_mask="all")
     block_b = "B" if use_block_name else sch.get_block("B")
-    with pytest.raises(tir.XtirPassError):  # TVM: tvm.tir.ScheduleError (docs/from_tvm.md)
+    with pytest.raises(tir.ScheduleError):
         sch.cache_read(block_b, 0, "test_scope")
 
 

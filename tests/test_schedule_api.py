@@ -574,8 +574,34 @@ def test_a_perfect_tile_decision_that_does_not_tile_the_loop_is_refused(decision
 
 def test_an_index_decision_out_of_range_is_refused() -> None:
     sch = Schedule(xtir.parse((ROOT / "examples" / "matmul_bias.mlir").read_text()))
-    with pytest.raises(xtir.ScheduleError, match=r"sample_categorical: wrong decision value 3: it is an index among 3"):
+    wrong = r"wrong decision value, where n = {}, but decision is: {} \(an index among the "
+    with pytest.raises(xtir.ScheduleError, match="sample_categorical: " + wrong.format(3, 3) + "candidates"):
         sch.sample_categorical([8, 16, 32], decision=3)
-    with pytest.raises(xtir.ScheduleError, match=r"sample_compute_location: wrong decision value 7.*above block \"matmul\""):
+    with pytest.raises(xtir.ScheduleError, match="sample_compute_location: " + wrong.format(2, 7)
+                       + "loops above block \"matmul\"'s first consumer: i, j; or -1"):
         sch.sample_compute_location("matmul", decision=7)
     assert sch.decisions == []
+
+
+# refusals: TVM's ScheduleError -------------------------------------------------------------------
+def test_a_refused_primitive_raises_schedule_error_headed_as_tvm_heads_it() -> None:
+    """TVM raises `ScheduleError: An error occurred in the schedule primitive 'split'.` and then says
+    why; xtir.ScheduleError (an XtirPassError, so `except XtirPassError` still catches it) does the
+    same, for what the pass refuses and for what the Schedule refuses before running it."""
+    sch = Schedule(xtir.parse_file(MATMUL))
+    i, _, k = sch.get_loops("matmul")
+    refusals = {
+        "split": lambda: sch.split(i, factors=[62, 16]),  # the pass: too small a product
+        "fuse": lambda: sch.fuse(i, k),  # the pass: not nested directly
+        "compute-inline": lambda: sch.compute_inline("no_such_block"),  # the Schedule: no such block
+        "reorder": lambda: sch.reorder(),  # the Schedule: no loops given
+        "blockize": lambda: sch.blockize(i, preserve_unit_iters=False),  # the Schedule: an option TVM's default only
+    }
+    before = str(sch.mod)
+    for primitive, refused in refusals.items():
+        with pytest.raises(xtir.ScheduleError) as info:
+            refused()
+        assert isinstance(info.value, xtir.XtirPassError)
+        assert str(info.value).splitlines()[0] == f"An error occurred in the schedule primitive '{primitive}'."
+        assert "error: " in str(info.value).splitlines()[1]
+    assert str(sch.mod) == before

@@ -65,27 +65,45 @@ class ScheduleError(XtirPassError):
 
     Passes raise it without their name; the pipeline driver calls `in_pass` to name the pass
     and, where it has the source text, to show each location's line with a caret. A named
-    pipeline names the error by its stage first (lowering/pipelines.py), which the driver keeps."""
+    pipeline names the error by its stage first (lowering/pipelines.py), which the driver keeps.
+    The Python Schedule heads it as TVM does, with the primitive's name (`in_primitive`):
+    `An error occurred in the schedule primitive 'compute-at'.`"""
 
     def __init__(self, op: Operation | None, message: str, notes: Sequence[tuple[Operation, str]] = (), *,
-                 pass_name: str | None = None, source: str | None = None, line_offset: int = 0):
+                 pass_name: str | None = None, source: str | None = None, line_offset: int = 0,
+                 primitive: str | None = None, location: SourceLocation | None = None):
         self.op, self.reason, self.related = op, message, list(notes)
-        self.pass_name = pass_name
+        self.pass_name, self.primitive, self._source = pass_name, primitive, (source, line_offset)
+        self._location = location
         named = f"{pass_name}: {message}" if pass_name else message
-        error = format_op_error(op, named, source, line_offset) if op is not None else LocatedText(
-            f"error: {named}", named, None)
+        error = format_op_error(op, named, source, line_offset) if op is not None else _op_less(named, location)
         rendered = [format_note(at, text, source, line_offset) for at, text in self.related]
-        super().__init__("\n".join([error, *rendered]), location=error.location, message=error.message,
+        head = [f"An error occurred in the schedule primitive '{primitive}'."] if primitive else []
+        super().__init__("\n".join([*head, error, *rendered]), location=error.location, message=error.message,
                          notes=[Diagnostic("note", note.message, note.location) for note in rendered])
 
     def in_pass(self, pass_name: str, source: str | None = None, line_offset: int = 0) -> ScheduleError:
         """The same error, naming the pass that raised it (unless a stage inside it is named
         already) and showing source lines."""
         return type(self)(self.op, self.reason, self.related, pass_name=self.pass_name or pass_name, source=source,
-                          line_offset=line_offset)
+                          line_offset=line_offset, primitive=self.primitive, location=self._location)
+
+    def in_primitive(self, primitive: str) -> ScheduleError:
+        """The same error, headed by the schedule primitive that raised it (unless one heads it already)."""
+        if self.primitive is not None:
+            return self
+        source, line_offset = self._source
+        return type(self)(self.op, self.reason, self.related, pass_name=self.pass_name, source=source,
+                          line_offset=line_offset, primitive=primitive, location=self._location)
 
     def __reduce__(self):  # the ops stay behind: what crosses a process boundary is the text
         return (XtirPassError, (LocatedText(str(self), self.message, self.location),))
+
+
+def _op_less(message: str, location: SourceLocation | None) -> LocatedText:
+    """The error line of a refusal about no op (a bad argument), at `location` if it has one."""
+    return LocatedText(f"{location}: error: {message}" if location is not None else f"error: {message}", message,
+                       location)
 
 
 class LoweringError(ScheduleError):
