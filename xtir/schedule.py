@@ -491,9 +491,12 @@ class Schedule:
         """The names of the scheduled function's blocks, in program order."""
         return [b.label for b in all_blocks(self._function())]
 
-    def get(self, rv: BlockRV | LoopRV) -> BlockOp | ForOp:
+    def get(self, rv: BlockRV | LoopRV | int) -> BlockOp | ForOp | int:
         """The block's or loop's op in the current state (read it, do not modify it: with a cache,
-        the state may be shared by other schedules)."""
+        the state may be shared by other schedules). A sampled int (TVM's ExprRV, whose value
+        TVM's `get` gives) is its own value."""
+        if isinstance(rv, int):
+            return rv
         return self._block(rv) if isinstance(rv, BlockRV) else self._loop(rv)
 
     # internals -----------------------------------------------------------------------------
