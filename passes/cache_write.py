@@ -29,7 +29,7 @@ from xdsl.dialects import func
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from xtir.dialects.block import AccessOp, BlockOp, LoadOp, StoreOp, buffer_name, enclosing_block
+from xtir.dialects.block import AccessOp, BlockOp, LoadOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
     cache_names,
     check_storage_scope,
@@ -130,8 +130,9 @@ def _check_consumer(block: BlockOp, consumer: BlockOp, buffer: SSAValue) -> None
 
 
 def _write_of(root: Operation, buffer: SSAValue) -> AccessOp | None:
-    """A store to `buffer` under `root`."""
-    return next((op for op in root.walk() if isinstance(op, StoreOp) and op.buffer is buffer), None)
+    """An op under `root` that writes `buffer` (a store, or an intrinsic call writing a tile of it)."""
+    return next((op for op in root.walk() if isinstance(op, AccessOp)
+                 and any(a.is_write and a.buffer is buffer for a in op.accesses())), None)
 
 
 def _other_access(root: Operation, buffer: SSAValue, consumers: list[BlockOp]) -> AccessOp | None:

@@ -104,3 +104,32 @@ func.func @part(%A: memref<8xf32>, %B: memref<8xf32>, %C: memref<8xf32>) {
   }
   func.return
 }
+
+// -----
+
+// "W" overwrites B by an intrinsic call (a write that is not a block.store).
+func.func @after_an_intrinsic_writer(%A: memref<16x16xf32>, %B: memref<16x16xf32>, %C: memref<16x16xf32>) {
+  block.for %i = 0 to 16 "i" {
+    block.for %j = 0 to 16 "j" {
+      block.block "B"(%vi = spatial(16, %i), %vj = spatial(16, %j)) {
+        %a = block.load %A[%vi, %vj] : memref<16x16xf32>
+        block.store %a, %B[%vi, %vj] : memref<16x16xf32>
+      }
+    }
+  }
+  block.for %w = 0 to 1 "w" {
+    block.block "W"(%vw = spatial(1, %w)) {
+      accel.fill_zero %B[0 : 16, 0 : 16] : memref<16x16xf32>
+    }
+  }
+  block.for %i2 = 0 to 16 "i" {
+    block.for %j2 = 0 to 16 "j" {
+      // expected-error @+1 {{consumer block "C" reads B after block "W" writes it}}
+      block.block "C"(%vi = spatial(16, %i2), %vj = spatial(16, %j2)) {
+        %b = block.load %B[%vi, %vj] : memref<16x16xf32>
+        block.store %b, %C[%vi, %vj] : memref<16x16xf32>
+      }
+    }
+  }
+  func.return
+}
