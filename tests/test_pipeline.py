@@ -43,7 +43,9 @@ def test_schedule_error_names_the_pass_and_keeps_its_notes_as_data() -> None:
     assert (error.location.file, error.location.line) == ("t.mlir", 14)
     [note] = error.notes
     assert (note.severity, note.message, note.location.line) == ("note", 'block "B" reads X', 4)
-    assert str(error).splitlines()[3] == 't.mlir:4:5: note: block "B" reads X'  # after the error's source line and caret
+    lines = str(error).splitlines()
+    assert lines[0] == "An error occurred in the schedule primitive 'compute-at'."  # TVM's headline
+    assert lines[4] == 't.mlir:4:5: note: block "B" reads X'  # after the error's source line and caret
 
 
 def test_option_errors_say_where_in_the_pipeline() -> None:
@@ -100,8 +102,8 @@ def test_schedule_errors_show_the_source_line_of_a_parsed_module() -> None:
     sch.split(sch.get_loops(sch.get_block("C"))[0], factors=[2, 4])  # the schedule works on a new copy now
     with pytest.raises(xtir.XtirPassError) as info:
         sch.compute_at(sch.get_block("B"), sch.get_loops(sch.get_block("C"))[1])
-    assert str(info.value).splitlines()[1:3] == ['    block.block "W"(%vi = spatial(8, %i)) {', "    ^"]
-    assert str(info.value).splitlines()[3:] == [
+    assert str(info.value).splitlines()[2:4] == ['    block.block "W"(%vi = spatial(8, %i)) {', "    ^"]
+    assert str(info.value).splitlines()[4:] == [
         't.mlir:4:5: note: block "B" reads X',
         '    block.block "B"(%vi = spatial(8, %j)) {',
         "    ^",
@@ -120,6 +122,7 @@ def test_schedule_errors_on_a_built_module_show_the_op() -> None:
         sch.compute_inline(sch.get_block("Y"))
     assert info.value.location is None
     assert str(info.value).splitlines() == [
+        "An error occurred in the schedule primitive 'compute-inline'.",
         "error: 'block.block' op compute-inline: block \"Y\" is an output block: it writes Y, an argument of function "
         '"main"; only a block writing an intermediate buffer (block.alloc) can be inlined',
         '  at: block.block "Y"(%vi = spatial(8, %i)) {',

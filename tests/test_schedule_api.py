@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 import xtir
 from xtir import BlockRV, LoopRV, Schedule
+from xtir.tune.sampling import loads
 
 ROOT = Path(__file__).resolve().parent.parent
 MATMUL = ROOT / "examples" / "matmul.mlir"
@@ -533,3 +534,74 @@ def test_mod_getitem_is_the_function_as_a_module() -> None:
     _matmul_numbers(main)
     with pytest.raises(xtir.XtirPassError, match='no function named "mian"; functions: main'):
         sch.mod["mian"]
+
+
+# sampling with TVM's decision= -----------------------------------------------------------
+def test_a_given_decision_is_taken_and_recorded_as_sampled() -> None:
+    """TVM's `decision=` replays one decision: the value is the decision (a tiling, a candidate's
+    index, a location's index), and it is recorded as a sampled one, so decision_trace replays it."""
+    sch = Schedule(xtir.parse_file(MATMUL), seed=1)
+    i, _, _ = sch.get_loops("matmul")
+    assert sch.sample_perfect_tile(i, 3, decision=[4, 16, 16]) == [4, 16, 16]
+    assert sch.sample_categorical([8, 16, 32], [0.0, 0.0, 1.0], decision=1) == 16  # TVM takes it, probability 0 or not
+    values = [d.value for d in sch.decisions]
+    assert values == [[4, 16, 16], 1]
+    replayed = Schedule(xtir.parse_file(MATMUL), decisions=loads(sch.decision_trace()))
+    ri, _, _ = replayed.get_loops("matmul")
+    assert replayed.sample_perfect_tile(ri, 3) == [4, 16, 16]
+
+
+def test_a_given_compute_location_is_taken() -> None:
+    sch = Schedule(xtir.parse((ROOT / "examples" / "matmul_bias.mlir").read_text()))
+    loops = sch.get_loops(sch.get_consumers("matmul")[0])
+    assert sch.sample_compute_location("matmul", decision=1) == loops[1]
+    assert sch.sample_compute_location("matmul", decision=-1) is None
+    assert [d.value for d in sch.decisions] == [1, -1]
+
+
+@pytest.mark.parametrize("decision, message", [
+    ([4, 16], r'decision \[4, 16\] is not 3 positive factors of loop "i"'),
+    ([4, 16, 0], r'is not 3 positive factors of loop "i"'),
+    ([4, 16, 32], r'the factors \[4, 16, 32\] of decision multiply to 2048, not to the extent 1024 of loop "i"'),
+])
+def test_a_perfect_tile_decision_that_does_not_tile_the_loop_is_refused(decision, message) -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    i, _, _ = sch.get_loops("matmul")
+    with pytest.raises(xtir.ScheduleError, match=message):
+        sch.sample_perfect_tile(i, 3, decision=decision)
+    assert sch.decisions == []
+
+
+def test_an_index_decision_out_of_range_is_refused() -> None:
+    sch = Schedule(xtir.parse((ROOT / "examples" / "matmul_bias.mlir").read_text()))
+    wrong = r"wrong decision value, where n = {}, but decision is: {} \(an index among the "
+    with pytest.raises(xtir.ScheduleError, match="sample_categorical: " + wrong.format(3, 3) + "candidates"):
+        sch.sample_categorical([8, 16, 32], decision=3)
+    with pytest.raises(xtir.ScheduleError, match="sample_compute_location: " + wrong.format(2, 7)
+                       + "loops above block \"matmul\"'s first consumer: i, j; or -1"):
+        sch.sample_compute_location("matmul", decision=7)
+    assert sch.decisions == []
+
+
+# refusals: TVM's ScheduleError -------------------------------------------------------------------
+def test_a_refused_primitive_raises_schedule_error_headed_as_tvm_heads_it() -> None:
+    """TVM raises `ScheduleError: An error occurred in the schedule primitive 'split'.` and then says
+    why; xtir.ScheduleError (an XtirPassError, so `except XtirPassError` still catches it) does the
+    same, for what the pass refuses and for what the Schedule refuses before running it."""
+    sch = Schedule(xtir.parse_file(MATMUL))
+    i, _, k = sch.get_loops("matmul")
+    refusals = {
+        "split": lambda: sch.split(i, factors=[62, 16]),  # the pass: too small a product
+        "fuse": lambda: sch.fuse(i, k),  # the pass: not nested directly
+        "compute-inline": lambda: sch.compute_inline("no_such_block"),  # the Schedule: no such block
+        "reorder": lambda: sch.reorder(),  # the Schedule: no loops given
+        "blockize": lambda: sch.blockize(i, preserve_unit_iters=False),  # the Schedule: an option TVM's default only
+    }
+    before = str(sch.mod)
+    for primitive, refused in refusals.items():
+        with pytest.raises(xtir.ScheduleError) as info:
+            refused()
+        assert isinstance(info.value, xtir.XtirPassError)
+        assert str(info.value).splitlines()[0] == f"An error occurred in the schedule primitive '{primitive}'."
+        assert "error: " in str(info.value).splitlines()[1]
+    assert str(sch.mod) == before

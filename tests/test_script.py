@@ -176,3 +176,29 @@ def test_math_functions_print_as_tvm_calls() -> None:
     x = te.placeholder((4, 8), "float32", "x")
     text = script(ModuleOp([te.create_func([x, topi.gelu(x)], name="gelu")]))
     assert "T.erf(v * T.float32(0.7071067690849304))" in text
+
+
+def test_index_constants_stored_in_an_index_buffer_print_as_int64() -> None:
+    """An index buffer is TVM's int64 buffer, so what is stored in it is int64: TVM prints
+    `A[vi] = T.int64(5)`, where a plain 5 would be an int32 (as indices and int32 values stay)."""
+    module = xtir.parse("""
+func.func @main(%A: memref<4xindex>, %B: memref<4xi32>) {
+  block.for %i = 0 to 4 "i" {
+    block.block "B"(%vi = spatial(4, %i)) {
+      %c5 = arith.constant 5 : index
+      block.store %c5, %A[%vi] : memref<4xindex>
+      %a = block.load %A[%vi] : memref<4xindex>
+      %c1 = arith.constant 1 : index
+      %s = arith.addi %a, %c1 : index
+      block.store %s, %A[%vi] : memref<4xindex>
+      %c7 = arith.constant 7 : i32
+      block.store %c7, %B[%vi] : memref<4xi32>
+    }
+  }
+  func.return
+}
+""")
+    text = xtir.script(module)
+    assert "A[vi] = T.int64(5)\n" in text
+    assert "A[vi] = A[vi] + T.int64(1)\n" in text
+    assert "B[vi] = 7\n" in text

@@ -110,7 +110,7 @@ def test_a_space_without_a_valid_candidate_says_why() -> None:
     def illegal(sch: xtir.Schedule) -> None:
         sch.parallel(sch.get_loops(sch.get_block("matmul"))[2])  # k, a reduction loop: refused
 
-    with pytest.raises(xtir.XtirError, match=r'none of 2 candidates .* \(2 failed; the first: .*parallel: loop "k" '):
+    with pytest.raises(xtir.XtirError, match=r'(?s)none of 2 candidates .* \(2 failed; the first: .*parallel: loop "k" '):
         xtir.tune(matmul(), trials=2, space=illegal, progress=False)
 
 

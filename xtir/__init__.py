@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from xdsl.dialects.builtin import ModuleOp
 
 from xtir.support.errors import (
+    ScheduleError,
     XtirError,
     XtirEvaluationError,
     XtirImportError,
@@ -28,7 +29,7 @@ install_implicit_builder_hook()  # before any parse or build, from any thread
 if TYPE_CHECKING:
     from xtir.build import build
     from xtir.evaluate import evaluate
-    from xtir.schedule import BlockRV, LoopRV, Schedule
+    from xtir.schedule import BlockRV, LoopRV, SBlockRV, Schedule
     from xtir.script import script
     from xtir.tune.tuner import tune
 
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "BlockRV": "xtir.schedule",
     "LoopRV": "xtir.schedule",
+    "SBlockRV": "xtir.schedule",
     "Schedule": "xtir.schedule",
     "build": "xtir.build",
     "evaluate": "xtir.evaluate",
@@ -68,7 +70,9 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "BlockRV",
     "LoopRV",
+    "SBlockRV",
     "Schedule",
+    "ScheduleError",
     "XtirError",
     "XtirEvaluationError",
     "XtirImportError",

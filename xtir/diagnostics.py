@@ -165,17 +165,23 @@ def _construction_error(error: Exception) -> str:
     return text or type(error).__name__
 
 
+OP_NAME_CUTOFF = 0.7
+"""How similar (difflib's ratio) a dialect or op name must be to be suggested. Op names are short
+and share few letters, so the pass names' 0.6 paired `arith.relu` with `arith.remui` and
+`tir.block` with `fir.local`; a typo (`tensor.reluu`, `arith.addd`, `tensr`) stays above it."""
+
+
 def _closest_op(ctx: Context, name: str) -> str:
     """`; did you mean 'D.OP'?` for an unknown op name: the op of its dialect (or, for an unknown
     dialect, of the closest dialect name) whose name after the dot is closest; else ""."""
     dialect_name, _, mnemonic = name.partition(".")
     if (dialect := ctx.get_optional_dialect(dialect_name)) is None:
-        near_dialect = closest(dialect_name, ctx.registered_dialect_names)
+        near_dialect = closest(dialect_name, ctx.registered_dialect_names, OP_NAME_CUTOFF)
         dialect = ctx.get_optional_dialect(near_dialect) if near_dialect is not None else None
     if dialect is None:
         return ""
     ops = {op.name.partition(".")[2]: op.name for op in dialect.operations}
-    near = closest(mnemonic, ops)
+    near = closest(mnemonic, ops, OP_NAME_CUTOFF)
     return f"; did you mean '{ops[near]}'?" if near is not None else ""
 
 

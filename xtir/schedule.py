@@ -25,8 +25,10 @@ of that name in the scheduled function now.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +39,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xtir.context import make_context
 from xtir.dialects.block import BlockOp, ForOp, buffer_name, enclosing_block
-from xtir.errors import XtirPassError, expect_module
+from xtir.errors import ScheduleError, XtirPassError, expect_module
 from xtir.passes.analysis.navigation import (
     all_blocks,
     all_loops,
@@ -106,6 +108,10 @@ class BlockRV:
         return f"BlockRV({self.name!r})"
 
 
+SBlockRV = BlockRV
+"""TVM 0.27's name of BlockRV."""
+
+
 @dataclass(frozen=True)
 class LoopRV:
     """A loop, by name (TVM's LoopRV).
@@ -123,6 +129,25 @@ class LoopRV:
         where = f" above block {self.block!r}" if self.block is not None else ""
         return f"LoopRV({self.name!r}{where})"
 
+
+
+def _primitive(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A schedule primitive: what it refuses is a ScheduleError headed with its name as TVM writes
+    it ("An error occurred in the schedule primitive 'compute-at'.")."""
+    name = method.__name__.replace("_", "-")
+
+    @functools.wraps(method)
+    def primitive(self: Schedule, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except ScheduleError as e:
+            raise e.in_primitive(name) from None
+        except XtirPassError as e:
+            if e.notes:  # a pass left IR that does not verify: an xtir bug, told with its notes, not a refusal
+                raise
+            raise ScheduleError(None, e.message, primitive=name, location=e.location) from None
+
+    return primitive
 
 
 def _check_block_or_loop(target: object) -> None:
@@ -221,6 +246,8 @@ class Schedule:
         function = self._function() if func_name is None else _function_of(self._mod, func_name)
         return self._block_rv(get_block(function, name))
 
+    get_sblock = get_block  # TVM 0.27's name (its blocks became SBlocks)
+
     def get_loops(self, block: BlockRV | str) -> list[LoopRV]:
         """The loops above the block (a handle or a block name) in its scope, outermost first."""
         return [self._loop_rv(loop) for loop in get_loops(self._block(block))]
@@ -249,6 +276,7 @@ class Schedule:
         return [self._block_rv(b) for b in after if (_buffers(read_regions(b)) | _buffers(write_regions(b))) & written]
 
     # loop transformations ------------------------------------------------------------------
+    @_primitive
     def split(self, loop: LoopRV, factors: Sequence[int | None], preserve_unit_iters: bool = True,
               disable_predication: bool = False) -> list[LoopRV]:
         """Split into len(factors) loops, outermost first; one factor may be None (inferred).
@@ -263,31 +291,39 @@ class Schedule:
         loops = self._apply("split", {"loop": self._loop_handle(loop), "factors": factors})
         return [self._loop_rv(lp) for lp in loops]
 
+    @_primitive
     def fuse(self, *loops: LoopRV, preserve_unit_iters: bool = True) -> LoopRV:
         _only_default("fuse", "preserve_unit_iters", preserve_unit_iters, True)
         fused = self._apply("fuse", {"loops": self._loop_handles("fuse", loops)})
         return self._loop_rv(fused)
 
+    @_primitive
     def reorder(self, *ordered_loops: LoopRV) -> None:
         self._apply("reorder", {"loops": self._loop_handles("reorder", ordered_loops)})
 
+    @_primitive
     def parallel(self, loop: LoopRV) -> None:
         self._apply("parallel", {"loop": self._loop_handle(loop)})
 
+    @_primitive
     def vectorize(self, loop: LoopRV) -> None:
         self._apply("vectorize", {"loop": self._loop_handle(loop)})
 
+    @_primitive
     def unroll(self, loop: LoopRV) -> None:
         self._apply("unroll", {"loop": self._loop_handle(loop)})
 
+    @_primitive
     def bind(self, loop: LoopRV, thread_axis: str) -> None:
         self._apply("bind", {"loop": self._loop_handle(loop), "thread": thread_axis})
 
+    @_primitive
     def double_buffer(self, block: BlockRV | str) -> None:
         """Give the shared tile this block fetches two halves, the next tile fetched while this
         one is computed on (TVM's double_buffer; applied by lower-to-gpu)."""
         self._apply("double-buffer", {"block": self._block_handle(block)})
 
+    @_primitive
     def storage_align(self, block: BlockRV | str, buffer_index: int | str, axis: int, factor: int, offset: int) -> None:
         """Pad the block's buffer_index-th written buffer (or the one of that name) so that the
         stride of dimension `axis` is `factor * k + offset` (TVM's storage_align; a negative axis
@@ -296,6 +332,7 @@ class Schedule:
         self._apply("storage-align", {"block": self._block_handle(block), "index": index, "axis": axis,
                                       "factor": factor, "offset": offset})
 
+    @_primitive
     def set_scope(self, block: BlockRV | str, buffer_index: int | str, storage_scope: str) -> None:
         """Store the block's buffer_index-th written buffer (or the one of that name) in
         `storage_scope` ("global", "shared", "local" or "warp", optionally tagged; TVM's set_scope). The
@@ -303,9 +340,11 @@ class Schedule:
         index = self._buffer_index("set_scope", block, buffer_index, "write")
         self._apply("set-scope", {"block": self._block_handle(block), "index": index, "scope": storage_scope})
 
+    @_primitive
     def annotate(self, block_or_loop: BlockRV | LoopRV | str, ann_key: str, ann_val: int | bool | str) -> None:
         self._apply("annotate", {**self._target(block_or_loop), "key": ann_key, "value": ann_val})
 
+    @_primitive
     def tensorize(self, block_or_loop: BlockRV | LoopRV | str, tensor_intrin: str,
                   preserve_unit_iters: bool = True) -> None:
         """Compute the block (or the loop's subtree, blockized first) with a registered tensor intrinsic."""
@@ -313,12 +352,14 @@ class Schedule:
         self._apply("tensorize", {**self._target(block_or_loop), "intrin": tensor_intrin})
 
     # block transformations -----------------------------------------------------------------
+    @_primitive
     def blockize(self, target: LoopRV, preserve_unit_iters: bool = True) -> BlockRV:
         """Make the subtree at the loop `target` a new outer block; return it (TVM's blockize of a loop)."""
         _only_default("blockize", "preserve_unit_iters", preserve_unit_iters, True)
         outer = self._apply("blockize", {"loop": self._loop_handle(target)})
         return self._block_rv(outer)
 
+    @_primitive
     def cache_read(self, block: BlockRV | str, read_buffer_index: int | str, storage_scope: str,
                    consumer_blocks: Sequence[BlockRV | str] | None = None) -> BlockRV:
         """Read the block's read_buffer_index-th read buffer (or the one of that name) through a
@@ -327,17 +368,20 @@ class Schedule:
         The consumers that read the cache are `consumer_blocks`, or every reader in the block's scope."""
         index = self._buffer_index("cache_read", block, read_buffer_index, "read")
         options: dict[str, Any] = {"block": self._block_handle(block), "index": index, "scope": storage_scope}
-        if consumer_blocks:
-            options["consumers"] = tuple(self._block_handle(b) for b in consumer_blocks)
-        return self._block_rv(self._apply("cache-read", options))
+        return self._block_rv(self._apply("cache-read", self._with_consumers(options, consumer_blocks)))
 
-    def cache_write(self, block: BlockRV | str, write_buffer_index: int | str, storage_scope: str) -> BlockRV:
+    @_primitive
+    def cache_write(self, block: BlockRV | str, write_buffer_index: int | str, storage_scope: str,
+                    consumer_blocks: Sequence[BlockRV | str] | None = None) -> BlockRV:
         """Write the block's write_buffer_index-th written buffer (or the one of that name) through a
-        cache; return the write-back block."""
-        index = self._buffer_index("cache_write", block, write_buffer_index, "write")
-        options = {"block": self._block_handle(block), "index": index, "scope": storage_scope}
-        return self._block_rv(self._apply("cache-write", options))
+        cache; return the write-back block.
 
+        The `consumer_blocks` read the cache; the write-back then runs before any other access."""
+        index = self._buffer_index("cache_write", block, write_buffer_index, "write")
+        options: dict[str, Any] = {"block": self._block_handle(block), "index": index, "scope": storage_scope}
+        return self._block_rv(self._apply("cache-write", self._with_consumers(options, consumer_blocks)))
+
+    @_primitive
     def transform_layout(self, block: BlockRV | str, buffer: tuple[str, int] | str,
                          index_map: Sequence[int] | Callable[..., Sequence[Any]]) -> None:
         """Store a buffer the block reads or writes with its dimensions permuted (TVM's transform_layout).
@@ -349,6 +393,7 @@ class Schedule:
         permutation = _permutation(index_map) if callable(index_map) else tuple(index_map)
         self._apply("transform-layout", {"buffer": name, "permutation": permutation})
 
+    @_primitive
     def pad_einsum(self, block: BlockRV | str, padding: Sequence[int]) -> None:
         """Pad the einsum block's iteration domain to multiples of `padding` (one per iteration
         variable) through padded copies of its buffers, `A_pad` and `C_pad` (TVM's pad_einsum)."""
@@ -356,6 +401,7 @@ class Schedule:
             raise XtirPassError(f"pad_einsum: padding must be a list such as [16, 16, 8], got {type(padding).__name__}")
         self._apply("pad-einsum", {"block": self._block_handle(block), "padding": tuple(padding)})
 
+    @_primitive
     def decompose_reduction(self, block: BlockRV | str, loop: LoopRV) -> BlockRV:
         """Split the block's init into a block before `loop`; return the init block.
 
@@ -366,16 +412,19 @@ class Schedule:
         self._renamed[old] = update.label
         return self._block_rv(init)
 
+    @_primitive
     def compute_at(self, block: BlockRV | str, loop: LoopRV, preserve_unit_loops: bool = False,
                    index: int = -1) -> None:
         _only_default("compute_at", "index", index, -1)
         self._apply("compute-at", self._at_options(block, loop, preserve_unit_loops))
 
+    @_primitive
     def reverse_compute_at(self, block: BlockRV | str, loop: LoopRV, preserve_unit_loops: bool = False,
                            index: int = -1) -> None:
         _only_default("reverse_compute_at", "index", index, -1)
         self._apply("reverse-compute-at", self._at_options(block, loop, preserve_unit_loops))
 
+    @_primitive
     def fuse_reduction_epilogue(self, reduction: BlockRV | str, epilogue: BlockRV | str, mode: str | None = None) -> BlockRV:
         """Fold `epilogue` (D = temp + C) into `reduction`'s init and update; return the fused block.
 
@@ -383,26 +432,46 @@ class Schedule:
         options = {"block": self._block_handle(reduction), "epilogue": self._block_handle(epilogue), "mode": mode}
         return self._block_rv(self._apply("fuse-reduction-epilogue", options))
 
+    @_primitive
     def compute_inline(self, block: BlockRV | str) -> None:
         self._apply("compute-inline", {"block": self._block_handle(block)})
 
+    @_primitive
     def reverse_compute_inline(self, block: BlockRV | str) -> None:
         self._apply("reverse-compute-inline", {"block": self._block_handle(block)})
 
     # sampling (xtir/tune/sampling.py): `seed` makes a schedule reproducible; `decisions`, the
     # values of an earlier run's decision_trace (None: sample anew), replay or mutate it ------
-    def sample_perfect_tile(self, loop: LoopRV, n: int, max_innermost_factor: int = 16) -> list[int]:
+    # `decision=` (TVM's) makes the given decision instead, recorded as a sampled one: a perfect
+    # tile's factors, a candidate's index, a location's index (-1: none).
+    @_primitive
+    def sample_perfect_tile(self, loop: LoopRV, n: int, max_innermost_factor: int = 16,
+                            decision: Sequence[int] | None = None) -> list[int]:
         """n factors whose product is the loop's extent (for `split`), the innermost at most max_innermost_factor."""
-        return self._sampler.perfect_tile(loop.name, self._loop(loop).extent, n, max_innermost_factor)
+        op = self._loop(loop)
+        if decision is not None:
+            decision = _checked_tiling(op, n, decision)
+        return self._sampler.perfect_tile(loop.name, op.extent, n, max_innermost_factor, decision)
 
-    def sample_categorical(self, candidates: Sequence[Any], probs: Sequence[float] | None = None) -> Any:
-        return candidates[self._sampler.categorical(repr(list(candidates)), len(candidates), probs)]
+    @_primitive
+    def sample_categorical(self, candidates: Sequence[Any], probs: Sequence[float] | None = None,
+                           decision: int | None = None) -> Any:
+        if decision is not None:
+            _check_index("sample_categorical", decision, len(candidates), f"candidates {list(candidates)!r}")
+        return candidates[self._sampler.categorical(repr(list(candidates)), len(candidates), probs, decision)]
 
-    def sample_compute_location(self, block: BlockRV | str) -> LoopRV | None:
+    @_primitive
+    def sample_compute_location(self, block: BlockRV | str, decision: int | None = None) -> LoopRV | None:
         """A loop above the block's first consumer to compute the block at, or None: where it is."""
         consumers = self.get_consumers(block)
         loops = self.get_loops(consumers[0]) if consumers else []
-        k = self._sampler.compute_location(self._block_handle(block), len(loops))
+        name = self._block_handle(block)
+        if decision is not None and decision != -1:
+            names = ", ".join(lp.name for lp in loops) or "none"
+            _check_index("sample_compute_location", decision, len(loops),
+                         f'loops above block "{name}"\'s first consumer: {names}; or -1, where it is',
+                         self._block(block))
+        k = self._sampler.compute_location(name, len(loops), decision)
         return loops[k] if k >= 0 else None
 
     @property
@@ -422,9 +491,12 @@ class Schedule:
         """The names of the scheduled function's blocks, in program order."""
         return [b.label for b in all_blocks(self._function())]
 
-    def get(self, rv: BlockRV | LoopRV) -> BlockOp | ForOp:
+    def get(self, rv: BlockRV | LoopRV | int) -> BlockOp | ForOp | int:
         """The block's or loop's op in the current state (read it, do not modify it: with a cache,
-        the state may be shared by other schedules)."""
+        the state may be shared by other schedules). A sampled int (TVM's ExprRV, whose value
+        TVM's `get` gives) is its own value."""
+        if isinstance(rv, int):
+            return rv
         return self._block(rv) if isinstance(rv, BlockRV) else self._loop(rv)
 
     # internals -----------------------------------------------------------------------------
@@ -518,6 +590,12 @@ class Schedule:
             raise XtirPassError(f'{primitive}: block "{target.label}" {what}s no buffer named "{index}"; '
                                 f"it {what}s {', '.join(names) or 'none'}")
         return names.index(index)
+
+    def _with_consumers(self, options: dict[str, Any], consumer_blocks: Sequence[BlockRV | str] | None) -> dict[str, Any]:
+        """A cache primitive's options with TVM's consumer_blocks (none given: the default, left out)."""
+        if not consumer_blocks:
+            return options
+        return {**options, "consumers": tuple(self._block_handle(b) for b in consumer_blocks)}
 
     def _at_options(self, block: BlockRV | str, loop: LoopRV, preserve_unit_loops: bool) -> dict[str, Any]:
         return {
@@ -618,6 +696,25 @@ def _only_default(primitive: str, option: str, value: object, default: object) -
     if value != default:
         raise XtirPassError(f"{primitive}: {option}={value!r} is not supported; xtir does what TVM does "
                             f"with {option}={default!r}, its default")
+
+
+def _checked_tiling(loop: ForOp, n: int, decision: Sequence[int]) -> list[int]:
+    """`decision` as sample_perfect_tile's factors of `loop`: n positive ints whose product is its extent."""
+    factors = list(decision) if isinstance(decision, Sequence) and not isinstance(decision, str) else None
+    if factors is None or len(factors) != n or not all(isinstance(f, int) and f >= 1 for f in factors):
+        raise ScheduleError(loop, f'sample_perfect_tile: decision {decision!r} is not {n} positive factors of loop '
+                                  f'"{loop.label}"')
+    if math.prod(factors) != loop.extent:
+        raise ScheduleError(loop, f'sample_perfect_tile: the factors {factors} of decision multiply to '
+                                  f'{math.prod(factors)}, not to the extent {loop.extent} of loop "{loop.label}"')
+    return factors
+
+
+def _check_index(primitive: str, decision: object, count: int, among: str, op: Operation | None = None) -> None:
+    """A decision that picks one of `count` things, `among` (TVM: "Wrong decision value")."""
+    if not isinstance(decision, int) or isinstance(decision, bool) or not 0 <= decision < count:
+        raise ScheduleError(op, f"{primitive}: wrong decision value, where n = {count}, but decision is: {decision!r} "
+                                f"(an index among the {among})")
 
 
 def _function_of(module: ModuleOp, func_name: str | None) -> func.FuncOp:

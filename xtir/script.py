@@ -203,7 +203,8 @@ class _Printer:
                 scope_arg = "" if scope == "global" else f', scope="{scope}"'
                 lines.append(f"{pad}{name} = T.alloc_buffer({_buffer_decl(op.buffer.type)}{scope_arg})")
             elif isinstance(op, StoreOp):
-                lines.append(f"{pad}{self.access(op.buffer, op.indices())} = {self.value(op.value)}")
+                stored = self.value(op.value, "int64" if isinstance(op.value.type, IndexType) else "int32")
+                lines.append(f"{pad}{self.access(op.buffer, op.indices())} = {stored}")
             elif isinstance(op, RegionOp):
                 regions = ", ".join(self.tile(buffer, offsets, sizes) for buffer, offsets, sizes in op.regions_())
                 lines.append(f'{pad}T.call_extern("{op.name}", {regions})')
@@ -305,29 +306,32 @@ class _Printer:
     def expr(self, expr: Expr) -> str:
         return _expr(expr, self.names)[0]
 
-    def value(self, value: SSAValue) -> str:
-        return self._value(value)[0]
+    def value(self, value: SSAValue, index_dtype: str = "int32") -> str:
+        """`value` as an expression; its index constants are of `index_dtype` (TVM's dtype of what
+        they compute: int64 for what is stored in an index buffer, else int32, as indices are)."""
+        return self._value(value, index_dtype)[0]
 
-    def _value(self, value: SSAValue) -> tuple[str, int]:
+    def _value(self, value: SSAValue, index_dtype: str = "int32") -> tuple[str, int]:
         for scope in self.names.scopes:
             if value in scope:
                 return scope[value], _ATOM
         op = value.owner
         if isinstance(op, arith.ConstantOp):
-            return _constant(op.value), _ATOM
+            return _constant(op.value, index_dtype), _ATOM
         if isinstance(op, LoadOp):
             return self.access(op.buffer, op.indices()), _ATOM
         if type(op) in _BINARY:
             symbol, level = _BINARY[type(op)]  # type: ignore[index]
             symbol = _LOGICAL.get(symbol, symbol) if value.type == i1 else symbol
-            lhs, rhs = (self._value(v) for v in op.operands)
+            lhs, rhs = (self._value(v, index_dtype) for v in op.operands)
             return f"{_wrap(lhs, level)} {symbol} {_wrap(rhs, level + 1)}", level
         if isinstance(op, arith.CmpfOp | arith.CmpiOp):
             symbol = _PREDICATES.get(_predicate_name(op).lstrip("ou").lstrip("s"), "?")
             lhs, rhs = (self._value(v) for v in op.operands)
             return f"{_wrap(lhs, _CMP + 1)} {symbol} {_wrap(rhs, _CMP + 1)}", _CMP
         if isinstance(op, scf.IfOp) and _is_expression(op):
-            cond, then, otherwise = (self.value(v) for v in (op.cond, *_arm_values(op)))
+            cond = self.value(op.cond)
+            then, otherwise = (self.value(v, index_dtype) for v in _arm_values(op))
             return f"T.if_then_else({cond}, {then}, {otherwise})", _ATOM
         if isinstance(op, arith.NegfOp):
             return f"-{_wrap(self._value(op.operands[0]), _UNARY)}", _UNARY
@@ -376,16 +380,15 @@ def _atom(atom: Var | Div | Mod, names: _Names) -> str:
     return f"{_wrap(_expr(atom.expr, names), _MUL)} {symbol} {atom.divisor}"
 
 
-def _constant(value: Attribute) -> str:
+def _constant(value: Attribute, index_dtype: str = "int32") -> str:
     if isinstance(value, FloatAttr):
         return f"T.{dtype(value.type)}({value.value.data!r})"
     if isinstance(value, IntegerAttr):
         number = value.value.data
         if isinstance(value.type, IntegerType) and value.type.width.data == 1:
             return "T.bool(True)" if number else "T.bool(False)"
-        kind = dtype(value.type)
-        # An index prints as loop variables and indices do: a plain int (TVM's int32).
-        return str(number) if kind == "int32" or isinstance(value.type, IndexType) else f"T.{kind}({number})"
+        kind = index_dtype if isinstance(value.type, IndexType) else dtype(value.type)
+        return str(number) if kind == "int32" else f"T.{kind}({number})"
     return str(value)
 
 

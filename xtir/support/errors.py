@@ -60,30 +60,50 @@ class XtirPassError(XtirError):
 
 
 class ScheduleError(XtirPassError):
-    """A schedule primitive refused: `op` is what it refused, `notes` the other ops involved,
-    each with what to say about it (`[(consumer, 'block "C" reads B')]`).
+    """A schedule primitive refused: `op` is what it refused (None: no op, a bad argument), `notes`
+    the other ops involved, each with what to say about it (`[(consumer, 'block "C" reads B')]`).
 
     Passes raise it without their name; the pipeline driver calls `in_pass` to name the pass
     and, where it has the source text, to show each location's line with a caret. A named
-    pipeline names the error by its stage first (lowering/pipelines.py), which the driver keeps."""
+    pipeline names the error by its stage first (lowering/pipelines.py), which the driver keeps.
+    The Python Schedule heads it as TVM does, with the primitive's name (`in_primitive`):
+    `An error occurred in the schedule primitive 'compute-at'.`"""
 
-    def __init__(self, op: Operation, message: str, notes: Sequence[tuple[Operation, str]] = (), *,
-                 pass_name: str | None = None, source: str | None = None, line_offset: int = 0):
+    def __init__(self, op: Operation | None, message: str, notes: Sequence[tuple[Operation, str]] = (), *,
+                 pass_name: str | None = None, source: str | None = None, line_offset: int = 0,
+                 primitive: str | None = None, location: SourceLocation | None = None):
         self.op, self.reason, self.related = op, message, list(notes)
-        self.pass_name = pass_name
-        error = format_op_error(op, f"{pass_name}: {message}" if pass_name else message, source, line_offset)
+        self.pass_name, self.primitive, self._source = pass_name, primitive, (source, line_offset)
+        self._location = location
+        named = f"{pass_name}: {message}" if pass_name else message
+        error = format_op_error(op, named, source, line_offset) if op is not None else _op_less(named, location)
         rendered = [format_note(at, text, source, line_offset) for at, text in self.related]
-        super().__init__("\n".join([error, *rendered]), location=error.location, message=error.message,
+        head = [f"An error occurred in the schedule primitive '{primitive}'."] if primitive else []
+        super().__init__("\n".join([*head, error, *rendered]), location=error.location, message=error.message,
                          notes=[Diagnostic("note", note.message, note.location) for note in rendered])
 
     def in_pass(self, pass_name: str, source: str | None = None, line_offset: int = 0) -> ScheduleError:
         """The same error, naming the pass that raised it (unless a stage inside it is named
         already) and showing source lines."""
         return type(self)(self.op, self.reason, self.related, pass_name=self.pass_name or pass_name, source=source,
-                          line_offset=line_offset)
+                          line_offset=line_offset, primitive=self.primitive, location=self._location)
+
+    def in_primitive(self, primitive: str) -> ScheduleError:
+        """The same error, headed by the schedule primitive that raised it (unless one heads it already)."""
+        if self.primitive is not None:
+            return self
+        source, line_offset = self._source
+        return type(self)(self.op, self.reason, self.related, pass_name=self.pass_name, source=source,
+                          line_offset=line_offset, primitive=primitive, location=self._location)
 
     def __reduce__(self):  # the ops stay behind: what crosses a process boundary is the text
         return (XtirPassError, (LocatedText(str(self), self.message, self.location),))
+
+
+def _op_less(message: str, location: SourceLocation | None) -> LocatedText:
+    """The error line of a refusal about no op (a bad argument), at `location` if it has one."""
+    return LocatedText(f"{location}: error: {message}" if location is not None else f"error: {message}", message,
+                       location)
 
 
 class LoweringError(ScheduleError):
@@ -117,9 +137,9 @@ def expect_module(value: object, api: str, error: type[XtirError] = XtirError) -
     raise error(f"{api} expects a module (builtin.module, e.g. from xtir.parse), got {type(value).__name__}{hint}")
 
 
-def closest(name: str, known: Iterable[str]) -> str | None:
-    """The known name closest to a misspelled `name`; None when none is close."""
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+def closest(name: str, known: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The known name closest to a misspelled `name`; None when none is `cutoff` similar (difflib's ratio)."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=cutoff)
     return close[0] if close else None
 
 

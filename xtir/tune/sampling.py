@@ -66,7 +66,8 @@ class Sampler:
         self._replay = list(replay or ())
         self.decisions: list[Decision] = []
 
-    def perfect_tile(self, subject: str, extent: int, n: int, max_innermost_factor: int) -> list[int]:
+    def perfect_tile(self, subject: str, extent: int, n: int, max_innermost_factor: int,
+                     decision: list[int] | None = None) -> list[int]:
         if n < 1 or extent < 1 or max_innermost_factor < 1:
             raise XtirPassError(f"sample_perfect_tile: loop '{subject}' of extent {extent} cannot be tiled into {n} "
                                 f"with innermost factor at most {max_innermost_factor}")
@@ -83,25 +84,32 @@ class Sampler:
                 rest //= factors[-1]
             return [rest, *reversed(factors)] if n > 1 else [extent]
 
-        return self._decide(PERFECT_TILE, subject, valid, sample, perfect_tilings(extent, n, max_innermost_factor))
+        return self._decide(PERFECT_TILE, subject, valid, sample, perfect_tilings(extent, n, max_innermost_factor),
+                            decision)
 
-    def categorical(self, subject: str, count: int, probs: Sequence[float] | None) -> int:
+    def categorical(self, subject: str, count: int, probs: Sequence[float] | None, decision: int | None = None) -> int:
         if count < 1 or (probs is not None and (len(probs) != count or min(probs) < 0 or sum(probs) <= 0)):
             raise XtirPassError(f"sample_categorical: {count} candidates need as many probabilities, "
                                 f"non-negative and not all zero (got {list(probs or [])})")
         weights = list(probs) if probs is not None else [1.0] * count
         return self._decide(CATEGORICAL, subject, lambda v: isinstance(v, int) and 0 <= v < count and weights[v] > 0,
-                            lambda: self._rng.choices(range(count), weights)[0], [k for k in range(count) if weights[k] > 0])
+                            lambda: self._rng.choices(range(count), weights)[0], [k for k in range(count) if weights[k] > 0],
+                            decision)
 
-    def compute_location(self, subject: str, count: int) -> int:
+    def compute_location(self, subject: str, count: int, decision: int | None = None) -> int:
         """An index among `count` candidate loops, or -1: stay where it is."""
         return self._decide(COMPUTE_LOCATION, subject, lambda v: isinstance(v, int) and -1 <= v < count,
-                            lambda: self._rng.randrange(-1, count), list(range(-1, count)))
+                            lambda: self._rng.randrange(-1, count), list(range(-1, count)), decision)
 
-    def _decide(self, kind: str, subject: str, valid, sample, options: list[Any]) -> Any:
+    def _decide(self, kind: str, subject: str, valid, sample, options: list[Any], decision: Any = None) -> Any:
+        """The replayed decision where valid, else a sample; `decision`, the caller's (TVM's
+        `decision=`, checked by the caller), over both."""
         k = len(self.decisions)
         given = self._replay[k] if k < len(self._replay) else None
-        value = given if given is not None and valid(given) else sample()
+        if decision is not None:
+            value = decision
+        else:
+            value = given if given is not None and valid(given) else sample()
         self.decisions.append(Decision(kind, subject, value, tuple(options)))
         return value
 
