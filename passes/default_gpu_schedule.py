@@ -37,17 +37,19 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from xtir.dialects.block import buffer_name
+from xtir.dialects.block import AllocOp, buffer_name
+from xtir.dialects.layout import memory_space
 from xtir.errors import XtirError, XtirPassError
 from xtir.passes.analysis.navigation import all_blocks, select_function
 from xtir.passes.analysis.regions import read_regions
 from xtir.passes.default_schedule import _largest_divisor, _Nest, _nest, _scheduled_by_hand
 from xtir.schedule import BlockRV, LoopRV, Schedule
-from xtir.tune.spaces import _accumulate_locally
+from xtir.tune.spaces import _accumulate_locally, auto_inline
 from xtir.tune.spaces_gpu import SHARED_BYTES, _cooperative_fetch, _root, _tile_bytes
 
 THREADS = 256
@@ -117,14 +119,34 @@ def _tiled(sch: Schedule, block: BlockRV, nest: _Nest) -> None:
 
 
 def _lowers(module: ModuleOp, name: str) -> bool:
-    """Whether lower-to-gpu takes function `name` of `module` as scheduled."""
+    """Whether lower-to-gpu takes function `name` of `module` as scheduled (and as a GPU model
+    builds it: its scratch buffers parameters)."""
     from xtir.build import lower_to_gpu  # the front door's: the schedule is checked as a build would lower it
 
     try:
-        lower_to_gpu(ModuleOp([select_function(module, name).clone()]))
+        lower_to_gpu(ModuleOp([scratch_as_parameters(select_function(module, name))[0]]))
     except XtirError:
         return False
     return True
+
+
+def scratch_as_parameters(f: func.FuncOp) -> tuple[func.FuncOp, list[SSAValue]]:
+    """A copy of block function `f` whose buffers in global memory (an intermediate one kernel
+    writes and the next reads: a conv2d's padded input, softmax's row maxima) are parameters
+    after its own, and those buffers (of `f`'s copy, as keys): the model allocates them, as
+    lower-to-gpu keeps no buffer alive between kernels."""
+    f = f.clone()
+    scratch = [op for op in f.body.block.ops if isinstance(op, AllocOp) and memory_space(op.buffer) is None]
+    buffers = []
+    for alloc in scratch:
+        parameter = f.body.block.insert_arg(alloc.buffer.type, len(f.body.block.args))
+        parameter.name_hint = alloc.buffer.name_hint
+        alloc.buffer.replace_all_uses_with(parameter)
+        alloc.detach()
+        alloc.erase()
+        buffers.append(parameter)
+    f.function_type = FunctionType.from_lists([a.type for a in f.body.block.args], [])
+    return f, buffers
 
 
 def _schedule(module: ModuleOp, func_name: str | None, tiled: bool = True) -> tuple[ModuleOp, str]:
@@ -132,7 +154,9 @@ def _schedule(module: ModuleOp, func_name: str | None, tiled: bool = True) -> tu
     tiled reductions, retried without when the tiled kernel does not lower."""
     sch = Schedule(module, func_name=func_name)
     name = sch.func_name
-    nests = {b.label: _nest(b) for b in all_blocks(select_function(module, name))}
+    for label in sch.block_names():
+        auto_inline(sch, BlockRV(label))
+    nests = {b.label: _nest(b) for b in all_blocks(select_function(sch.mod, name))}
     reductions = [label for label, nest in nests.items() if nest is not None and nest.reduce]
     for label in reductions:
         sch = _reduction(sch, label, nests[label], tiled)  # type: ignore[arg-type]

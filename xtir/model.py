@@ -39,6 +39,7 @@ from xtir.dialects.block import AllocOp
 from xtir.errors import XtirError, XtirEvaluationError
 from xtir.interpreters.block import numpy_dtype
 from xtir.lowering.cuda_function import import_cupy
+from xtir.passes.default_gpu_schedule import scratch_as_parameters
 
 Schedule = str | Callable[[ModuleOp], ModuleOp] | None
 
@@ -160,9 +161,12 @@ def _steps(module: ModuleOp, entry: str, target: str, racecheck: bool | None) ->
             numbers[op.buffer] = len(numbers)
             steps.append((tuple(op.buffer.type.get_shape()), numpy_dtype(op.buffer.type.element_type)))
         elif isinstance(op, func.CallOp):
-            callee = entry_function(module, op.callee.root_reference.data)
-            built = xtir.build(ModuleOp([callee.clone()]), target, callee.sym_name.data, racecheck=racecheck)
-            steps.append(_Step(built, tuple(numbers[v] for v in op.arguments)))
+            callee, scratch = scratch_as_parameters(entry_function(module, op.callee.root_reference.data))
+            for buffer in scratch:
+                numbers[buffer] = len(numbers)
+                steps.append((tuple(buffer.type.get_shape()), numpy_dtype(buffer.type.element_type)))
+            built = xtir.build(ModuleOp([callee]), target, callee.sym_name.data, racecheck=racecheck)
+            steps.append(_Step(built, tuple(numbers[v] for v in (*op.arguments, *scratch))))
         elif not isinstance(op, func.ReturnOp):
             raise XtirError(f"compile_model: target '{target}' runs a host function of buffers and calls; "
                             f"@{entry} has a '{op.name}'")
