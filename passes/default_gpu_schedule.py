@@ -44,7 +44,7 @@ from xdsl.rewriter import Rewriter
 
 from xtir.dialects.block import AllocOp, buffer_name
 from xtir.dialects.layout import memory_space
-from xtir.errors import XtirError, XtirPassError
+from xtir.errors import ScheduleError, XtirError, XtirPassError
 from xtir.passes.analysis.navigation import all_blocks, select_function
 from xtir.passes.analysis.regions import read_regions
 from xtir.passes.default_schedule import _largest_divisor, _Nest, _nest, _scheduled_by_hand
@@ -156,7 +156,8 @@ def _schedule(module: ModuleOp, func_name: str | None, tiled: bool = True) -> tu
     name = sch.func_name
     for label in sch.block_names():
         auto_inline(sch, BlockRV(label))
-    nests = {b.label: _nest(b) for b in all_blocks(select_function(sch.mod, name))}
+    blocks = {b.label: b for b in all_blocks(select_function(sch.mod, name))}
+    nests = {label: _nest(b) for label, b in blocks.items()}
     reductions = [label for label, nest in nests.items() if nest is not None and nest.reduce]
     for label in reductions:
         sch = _reduction(sch, label, nests[label], tiled)  # type: ignore[arg-type]
@@ -164,8 +165,9 @@ def _schedule(module: ModuleOp, func_name: str | None, tiled: bool = True) -> tu
         if label in reductions or label not in sch.block_names():
             continue  # scheduled above, or inlined into a write-back
         if nest is None:
-            raise XtirPassError(f"default-gpu-schedule: block '{label}' of @{name} is not in a fresh loop nest "
-                                f"(one serial loop per iteration variable); schedule @{name} by hand")
+            raise ScheduleError(blocks[label], f"block \"{label}\" of @{name} is not in a fresh loop nest (one serial "
+                                f"loop per iteration variable) and a kernel needs every loop nest bound; schedule @{name} "
+                                "by hand (bind its loops)")
         _elementwise(sch, BlockRV(label), nest)
     if tiled and reductions and not _lowers(sch.mod, name):
         return _schedule(module, func_name, tiled=False)
