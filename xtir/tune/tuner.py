@@ -299,7 +299,8 @@ def _recheck(mod: ModuleOp, func_name: str | None, space: Space, measurer: _Meas
             timed[label] = module
     latencies = measurer.retime([*(sch.mod for sch in schedules), *timed.values()])
     rechecked = [(Record(r.decisions, r.pipeline, t), sch) for r, sch, t in zip(records, schedules, latencies)]
-    return rechecked, {**dict(zip(timed, latencies[len(schedules):])), **slow}
+    latency = {**dict(zip(timed, latencies[len(schedules):])), **slow}
+    return rechecked, {label: latency[label] for label in baselines if label in latency}
 
 
 class _Drawer:
