@@ -86,17 +86,28 @@ def test_every_kernel_of_a_model_compiles_with_nvcc_without_warnings(tmp_path: P
     assert not failures, "\n".join(failures)
 
 
-def test_target_cuda_without_a_gpu_says_so() -> None:
-    from xtir.lowering.cuda_function import import_cupy
+from tests.test_cuda import _gpu_available  # noqa: E402
 
-    try:
-        import_cupy()
-    except XtirError:
-        pass
-    else:
-        pytest.skip("a GPU is usable here")
+
+@pytest.mark.skipif(_gpu_available() is None, reason="a GPU is usable here")
+def test_target_cuda_without_a_gpu_says_so() -> None:
     with pytest.raises(XtirError, match="target 'cuda' (needs a CUDA GPU|runs kernels through CuPy)"):
         compile_model(graph_of(mlp(), torch.randn(1, 784)), target="cuda")
+
+
+@pytest.mark.skipif(_gpu_available() is not None, reason=f"no GPU: {_gpu_available()}")
+@pytest.mark.parametrize("batch", [1, 64])
+def test_the_torch_mlp_runs_on_the_gpu(batch: int) -> None:
+    """numpy in, numpy out; CuPy in, CuPy out (the intermediates and constants on the device)."""
+    import cupy
+
+    model, example = mlp().eval(), torch.randn(batch, 784)
+    compiled = compile_model(graph_of(model, example), target="cuda")
+    expected = model(example).detach().numpy()
+    np.testing.assert_allclose(compiled(example.numpy()), expected, rtol=1e-4, atol=1e-4)
+    on_device = compiled(cupy.asarray(example.numpy()))
+    assert isinstance(on_device, cupy.ndarray)
+    np.testing.assert_allclose(on_device.get(), expected, rtol=1e-4, atol=1e-4)
 
 
 def test_a_model_input_of_the_wrong_shape_is_refused() -> None:
