@@ -40,17 +40,16 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
 
 from xtir.dialects.block import AllocOp, buffer_name
 from xtir.dialects.layout import memory_space
 from xtir.errors import ScheduleError, XtirError, XtirPassError
 from xtir.passes.analysis.navigation import all_blocks, select_function
 from xtir.passes.analysis.regions import read_regions
-from xtir.passes.default_schedule import _largest_divisor, _Nest, _nest, _scheduled_by_hand
+from xtir.passes.default_schedule import _largest_divisor, _Nest, _nest, schedule_functions
 from xtir.schedule import BlockRV, LoopRV, Schedule
-from xtir.tune.spaces import _accumulate_locally, auto_inline
-from xtir.tune.spaces_gpu import SHARED_BYTES, _cooperative_fetch, _root, _tile_bytes
+from xtir.tune.spaces import auto_inline
+from xtir.tune.spaces_gpu import SHARED_BYTES, _cooperative_fetch, _root, _tile_bytes, bind_tiles
 
 THREADS = 256
 """Threads per block of an elementwise block or a reduction's simple schedule."""
@@ -103,12 +102,7 @@ def _tiled(sch: Schedule, block: BlockRV, nest: _Nest) -> None:
         local.append(lc)
     k0, k1 = zip(*[sch.split(loops[k], [None, _largest_divisor(nest.extents[k], REDUCE_TILE)])
                    for k in nest.reduce])
-    sch.reorder(*grid, *threads, *k0, *k1, *local)
-    thread = sch.fuse(*threads) if len(threads) > 1 else threads[0]
-    block_loop = sch.fuse(*grid) if len(grid) > 1 else grid[0]
-    _accumulate_locally(sch, block, thread)
-    sch.bind(block_loop, "blockIdx.x")
-    sch.bind(thread, "threadIdx.x")
+    thread = bind_tiles(sch, block, grid, threads, [*k0, *k1, *local])
     shared = 0
     for buffer in [buffer_name(r.buffer) for r in read_regions(sch.get(block))]:
         tile = _tile_bytes(sch, block, buffer, [thread, *k1, *local])
@@ -202,9 +196,4 @@ class DefaultGpuSchedulePass(ModulePass):
     """Functions to leave unscheduled (scheduled elsewhere)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for f in [f for f in op.ops if isinstance(f, func.FuncOp)]:
-            name = f.sym_name.data
-            if name in self.skip or _scheduled_by_hand(f) or not all_blocks(f):
-                continue
-            scheduled, _ = _schedule(op, name)
-            Rewriter.replace_op(f, select_function(scheduled, name).clone())
+        schedule_functions(op, self.skip, _schedule)
