@@ -6,7 +6,7 @@ unlike default-schedule a block it cannot schedule is an error naming it, not le
 For every function, the reductions first (each inlines its elementwise epilogue), then the
 blocks left:
 
-- a reduction (dense, matmul, conv2d) is tiled as seed 002's shared-memory GEMM (the tuner's
+- a reduction (dense, matmul, conv2d, pooling) is tiled as seed 002's shared-memory GEMM (the tuner's
   `gpu_tiling` with its decisions fixed): each spatial loop is split into (block, thread,
   local), the thread factor the largest divisor of the extent up to the d-th root of
   TILE_THREADS (d: the spatial loops longer than 1), the local one the largest divisor of
@@ -17,10 +17,11 @@ blocks left:
   back under the thread loop (a bias / relu epilogue inlined into the write-back), the
   operand tiles of one k0 step are fetched into `shared` memory by all threads together
   (where they fit in SHARED_BYTES and are more than one element), the init is decomposed out.
-- a reduction the tiled schedule refuses, or whose kernel lower-to-gpu refuses (pooling and
-  softmax rows, whose reduce loop is not a matmul's, mostly take this path), gets the simple
-  schedule: one thread per output element, the spatial loops fused and split by THREADS
-  (the last block guarded), the reduce loops serial in the thread.
+- a reduction the tiled schedule refuses, or whose kernel lower-to-gpu refuses (softmax
+  rows take this path), gets the simple schedule: one thread per output element, the spatial
+  loops fused and split by THREADS (the last block guarded), the reduce loops serial in the
+  thread. A reduction to one element (no spatial loop) is refused: no reduction across
+  threads yet.
 - an elementwise or injective block: its loops fused and split by THREADS (fewer when it
   has fewer elements), the last block guarded, bound to blockIdx.x / threadIdx.x.
 
@@ -169,6 +170,9 @@ def _schedule(module: ModuleOp, func_name: str | None, tiled: bool = True) -> tu
 
 
 def _reduction(sch: Schedule, label: str, nest: _Nest, tiled: bool) -> Schedule:
+    if not nest.spatial:
+        raise ScheduleError(nest.block, f"block \"{label}\" of @{sch.func_name} reduces to one element: it has no "
+                            "spatial loop to bind to threads (a reduction across threads is not supported yet)")
     if tiled:
         trial = sch.copy()
         try:
