@@ -409,7 +409,8 @@ def test_the_baselines_are_timed_in_turns_with_the_best_and_reported(monkeypatch
     assert retimed == ["candidate"] * tuner.RECHECK + ["default-schedule"]  # unscheduled: SLOW x the best, timed once
     assert result.baselines == {"unscheduled": 8.0, "default-schedule": 2.0}
     assert result.slower_than is None
-    assert result.versus_baselines() == "8.00x unscheduled (8000.000 ms), 2.00x default-schedule (2000.000 ms)"
+    assert result.versus_baselines() == ("8.00x as fast as unscheduled (8000.000 ms), "
+                                          "2.00x as fast as default-schedule (2000.000 ms)")
 
 
 def test_a_best_slower_than_the_default_schedule_says_so(monkeypatch: pytest.MonkeyPatch,
@@ -418,7 +419,7 @@ def test_a_best_slower_than_the_default_schedule_says_so(monkeypatch: pytest.Mon
     _fake_times(monkeypatch, unscheduled=3.0, default=1.0, candidate=2.0)
     result = search(matmul(16), trials=6, seed=0, cost_model="none")
     assert result.slower_than == "default-schedule"
-    assert result.versus_baselines().endswith("0.50x default-schedule (1000.000 ms); SLOWER than default-schedule: "
+    assert result.versus_baselines().endswith("0.50x as fast as default-schedule (1000.000 ms); SLOWER than default-schedule: "
                                               "keep `default-schedule`")
     with pytest.warns(UserWarning, match="SLOWER than default-schedule"):
         tuner.tune(matmul(16), trials=6, seed=0, cost_model="none", progress=False)

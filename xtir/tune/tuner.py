@@ -128,7 +128,8 @@ class TuneResult:
         """The best candidate as x each baseline (x > 1: faster), and a warning when one is faster."""
         if not self.baselines or not math.isfinite(self.best_latency):
             return "no baseline timed"
-        text = ", ".join(f"{t / self.best_latency:.2f}x {name} ({t * 1e3:.3f} ms)" for name, t in self.baselines.items())
+        text = ", ".join(f"{t / self.best_latency:.2f}x as fast as {name} ({t * 1e3:.3f} ms)"
+                         for name, t in self.baselines.items())
         if (name := self.slower_than) is not None:
             text += f"; SLOWER than {name}: keep `{_BASELINES_PIPELINE[name] or '(no schedule)'}`"
         return text
