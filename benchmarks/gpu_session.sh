@@ -38,8 +38,7 @@ BUDGET=${BUDGET:-540}
 WHEELS=.whl
 SITE=/tmp/xtir-site  # the carried wheels, first on PYTHONPATH
 CARRIED=(xdsl immutabledict ordered-set typing-extensions)  # xdsl needs typing-extensions>=4.13
-GPU_FILES=(tests/test_cuda*.py tests/test_double_buffer*.py tests/test_tune_gpu.py tests/test_to_gpu_numerics.py
-           tests/test_gpu_model.py)
+GPU_FILES=(tests/test_cuda*.py tests/test_double_buffer*.py tests/test_tune_gpu.py tests/test_to_gpu_numerics.py tests/test_gpu_model.py)
 GPU_TESTS="on_the_gpu or nvrtc or gpu_says_so"
 
 fetch_wheels() {
