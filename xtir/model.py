@@ -141,21 +141,25 @@ def compile_model(graph: ModuleOp, entry: str = "main", schedule: Schedule = "de
     return CompiledModel(module, xtir.build(module, entry=entry), constants, inputs, outputs)
 
 
+_Buffer = tuple[tuple[int, ...], np.dtype]
+"""A buffer a GPU model allocates per call: its shape and dtype."""
+
+
 @dataclass(frozen=True)
 class _Step:
-    """One call of the host function: a block function built for the GPU, on the host's buffers
-    numbered as `GpuModel._buffers` numbers them."""
+    """One call of the host function: a block function built for the GPU, on the buffers
+    numbered as `_steps` numbers them."""
 
     kernel: Any
     buffers: tuple[int, ...]
 
 
-def _steps(module: ModuleOp, entry: str, target: str, racecheck: bool | None) -> list[_Step | tuple[int, ...]]:
+def _steps(module: ModuleOp, entry: str, target: str, racecheck: bool | None) -> list[_Step | _Buffer]:
     """The host function `entry` as the model runs it: a buffer allocated (its shape, dtype: the
     arguments are buffers 0..n-1, each alloc the next) or a block function called."""
     host = entry_function(module, entry)
     numbers: dict[SSAValue, int] = {arg: k for k, arg in enumerate(host.body.block.args)}
-    steps: list[_Step | tuple[int, ...]] = []
+    steps: list[_Step | _Buffer] = []
     for op in host.body.block.ops:
         if isinstance(op, AllocOp):
             numbers[op.buffer] = len(numbers)
@@ -183,7 +187,7 @@ class GpuModel:
     constants: dict[str, np.ndarray]
     inputs: list[tuple[tuple[int, ...], np.dtype]]
     outputs: list[tuple[tuple[int, ...], np.dtype]]
-    steps: list[_Step | tuple[int, ...]]
+    steps: list[_Step | _Buffer]
     _device_constants: list[Any] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
