@@ -22,6 +22,7 @@
 #                     address breaks the CUDA context of its process: the tests after it in the
 #                     same worker fail too, and only the ones that fail alone are at fault)
 #   5. gpu_matmul.log benchmarks/gpu_matmul.py at n = 1024 and 4096 (a row as each is measured)
+#      mlp_gpu.log    examples/mlp_gpu.py --target cuda: the torch MLP, default-gpu-schedule, vs torch
 #   6. tests.log      the other tests of the GPU files (the cuda-cpu emulation, nvcc), in the time left
 #   7. summary.txt    each step's outcome and pytest's result line, the reruns, and the benchmark's tables
 # Without a GPU (here) it runs the same steps: the GPU tests are reported skipped, saying why, and
@@ -37,7 +38,7 @@ BUDGET=${BUDGET:-540}
 WHEELS=.whl
 SITE=/tmp/xtir-site  # the carried wheels, first on PYTHONPATH
 CARRIED=(xdsl immutabledict ordered-set typing-extensions)  # xdsl needs typing-extensions>=4.13
-GPU_FILES=(tests/test_cuda*.py tests/test_double_buffer*.py tests/test_tune_gpu.py tests/test_to_gpu_numerics.py)
+GPU_FILES=(tests/test_cuda*.py tests/test_double_buffer*.py tests/test_tune_gpu.py tests/test_to_gpu_numerics.py tests/test_gpu_model.py)
 GPU_TESTS="on_the_gpu or nvrtc or gpu_says_so"
 
 fetch_wheels() {
@@ -151,6 +152,8 @@ if ! pytest_step gpu_tests 200 "${GPU_FILES[@]}" -k "$GPU_TESTS" && [ -f "$OUT/g
 fi
 step gpu_matmul 300 "$PYTHON" benchmarks/gpu_matmul.py --n 1024 4096
 grep -E '^(device|n =|\||gpu_matmul:)' "$OUT/gpu_matmul.log" >>"$SUMMARY" 2>/dev/null
+step mlp_gpu 120 "$PYTHON" examples/mlp_gpu.py --target cuda
+grep -E '^(batch|mlp_gpu)' "$OUT/mlp_gpu.log" >>"$SUMMARY" 2>/dev/null
 pytest_step tests 600 "${GPU_FILES[@]}" -k "not ($GPU_TESTS)"
 echo "total: $SECONDS s of $BUDGET" | tee -a "$SUMMARY"
 exit "$FAILED"

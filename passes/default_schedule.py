@@ -30,6 +30,7 @@ function's schedule is.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -225,10 +226,17 @@ class DefaultSchedulePass(ModulePass):
     """Functions to leave unscheduled (scheduled elsewhere)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for f in [f for f in op.ops if isinstance(f, func.FuncOp)]:
-            name = f.sym_name.data
-            if name in self.skip or _scheduled_by_hand(f) or not all_blocks(f):
-                continue
-            scheduled, pipeline = _schedule(op, name)
-            if pipeline:
-                Rewriter.replace_op(f, select_function(scheduled, name).clone())
+        schedule_functions(op, self.skip, _schedule)
+
+
+def schedule_functions(op: ModuleOp, skip: Container[str],
+                       schedule: Callable[[ModuleOp, str], tuple[ModuleOp, str]]) -> None:
+    """Replace each function of `op` with blocks, not in `skip` nor scheduled by hand, by its
+    `schedule` (default-gpu-schedule's too)."""
+    for f in [f for f in op.ops if isinstance(f, func.FuncOp)]:
+        name = f.sym_name.data
+        if name in skip or _scheduled_by_hand(f) or not all_blocks(f):
+            continue
+        scheduled, pipeline = schedule(op, name)
+        if pipeline:
+            Rewriter.replace_op(f, select_function(scheduled, name).clone())

@@ -75,11 +75,16 @@ def test_graph_function_pipeline_must_stay_a_graph() -> None:
     assert "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("flags", [["--target", "cuda-cpu"], ["--racecheck"]])
-def test_graph_function_runs_on_the_cpu_only(flags: list[str]) -> None:
-    """compile_model builds for the CPU: a GPU target was ignored, the model run on the CPU."""
-    result = run("xtir-run", "examples/mlp.mlir", "--check", *flags)
-    assert result.returncode == 1 and "a graph function runs on the CPU only" in result.stderr, result.stderr
+def test_graph_function_runs_on_cuda_cpu() -> None:
+    """default-gpu-schedule and the GPU model: the MLP's kernels race-checked, numbers checked."""
+    result = run("xtir-run", "examples/mlp.mlir", "--check", "--target", "cuda-cpu", "--racecheck")
+    assert result.returncode == 0, result.stderr
+    assert "for cuda-cpu" in result.stdout and "default-gpu-schedule" in result.stdout, result.stdout
+
+
+def test_graph_function_racecheck_needs_cuda_cpu() -> None:
+    result = run("xtir-run", "examples/mlp.mlir", "--check", "--racecheck")
+    assert result.returncode == 1 and "--racecheck is for --target cuda-cpu" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
 
 

@@ -37,7 +37,9 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("driver", ["xtir.passes_registry", "xtir.pipeline"]),
     # default-schedule is a schedule policy written with the Schedule API (as the tuner's search
     # spaces will be), so it sits above the driver although it is registered as a pass
-    ("front door", ["xtir", "xtir.passes.default_schedule"]),  # xtir/__init__, schedule, build, opt, run, translate, verify_*
+    # (default-gpu-schedule also checks its kernels lower, through xtir.build)
+    ("front door", ["xtir", "xtir.passes.default_schedule",  # xtir/__init__, schedule, build, opt, run, translate, verify_*
+                    "xtir.passes.default_gpu_schedule"]),
 ]
 
 

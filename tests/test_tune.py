@@ -343,6 +343,7 @@ def test_the_best_candidates_are_timed_again_and_the_fastest_then_wins(monkeypat
         return [float(len(mods) - k) for k in range(len(mods))]
 
     monkeypatch.setattr(tuner._Measurer, "retime", retime)
+    monkeypatch.setattr(tuner, "_baselines", lambda mod, name, target: {})  # timed with them: the baselines' test
     db = str(tmp_path / "tune.db")
     result = search(matmul(16), trials=6, seed=0, database=db, cost_model="none")
     assert rechecked == [tuner.RECHECK] and result.best_latency == 1.0
@@ -380,3 +381,57 @@ def test_a_small_space_measured_whole_stops_the_search(cost_model: str, capsys: 
     assert result.measured == 9 and result.failures == 0 and result.exhausted
     assert len(result.history) < 30
     assert "tuning stopped after" in capsys.readouterr().err
+
+
+def _fake_times(monkeypatch: pytest.MonkeyPatch, unscheduled: float, default: float, candidate: float) -> list[str]:
+    """A measurer that times nothing: each module's latency is that of its kind (recognised by its
+    text); returns the kinds `retime` was given, in order."""
+    original = matmul(16)
+    kinds = {str(original): "unscheduled", str(xtir.transform(original, "default-schedule")): "default-schedule"}
+    latency = {"unscheduled": unscheduled, "default-schedule": default, "candidate": candidate}
+    retimed: list[str] = []
+
+    def measure(self, mod, best=float("inf")) -> float:
+        return latency[kinds.get(str(mod), "candidate")]
+
+    def retime(self, mods) -> list[float]:
+        retimed.extend(kinds.get(str(m), "candidate") for m in mods)
+        return [latency[kinds.get(str(m), "candidate")] for m in mods]
+
+    monkeypatch.setattr(tuner._Measurer, "measure", measure)
+    monkeypatch.setattr(tuner._Measurer, "retime", retime)
+    return retimed
+
+
+def test_the_baselines_are_timed_in_turns_with_the_best_and_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    retimed = _fake_times(monkeypatch, unscheduled=8.0, default=2.0, candidate=1.0)
+    result = search(matmul(16), trials=6, seed=0, cost_model="none")
+    assert retimed == ["candidate"] * tuner.RECHECK + ["default-schedule"]  # unscheduled: SLOW x the best, timed once
+    assert result.baselines == {"unscheduled": 8.0, "default-schedule": 2.0}
+    assert result.slower_than is None
+    assert result.versus_baselines() == ("8.00x as fast as unscheduled (8000.000 ms), "
+                                          "2.00x as fast as default-schedule (2000.000 ms)")
+
+
+def test_a_best_slower_than_the_default_schedule_says_so(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """On a loaded machine the tuned dense + relu was 100x slower than unscheduled, and reported as the best."""
+    _fake_times(monkeypatch, unscheduled=3.0, default=1.0, candidate=2.0)
+    result = search(matmul(16), trials=6, seed=0, cost_model="none")
+    assert result.slower_than == "default-schedule"
+    assert result.versus_baselines().endswith("0.50x as fast as default-schedule (1000.000 ms); SLOWER than default-schedule: "
+                                              "keep `default-schedule`")
+    with pytest.warns(UserWarning, match="SLOWER than default-schedule"):
+        tuner.tune(matmul(16), trials=6, seed=0, cost_model="none", progress=False)
+    path = tmp_path / "matmul.mlir"
+    path.write_text(str(matmul(16)))
+    assert tune_main([str(path), "--trials", "6", "--seed", "0", "--cost-model", "none"]) == 0
+    assert "SLOWER than default-schedule" in capsys.readouterr().err
+
+
+def test_on_a_gpu_target_the_baseline_is_the_default_gpu_schedule() -> None:
+    """An unscheduled function has no kernel to time there."""
+    baselines = tuner._baselines(matmul(16), "main", "cuda-cpu")
+    assert list(baselines) == ["default-gpu-schedule"]
+    assert 'bind("threadIdx.x")' in str(baselines["default-gpu-schedule"])
+    assert list(tuner._baselines(matmul(16), "main", "llvm")) == ["unscheduled", "default-schedule"]

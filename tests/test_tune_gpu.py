@@ -235,7 +235,8 @@ def test_tuning_for_cuda_ranks_the_kernel_times(stand_in_gpu: _StandInCupy) -> N
     result = search(gemm(16), target="cuda", trials=3, seed=0, cost_model="none")
     assert result.best is not None and result.failures == 0
     assert result.best_latency == pytest.approx(KERNEL_MS / 1e3)  # rechecked by events too
-    assert stand_in_gpu.log.count("download") == 3 * result.measured  # one check each, none when rechecked
+    assert list(result.baselines) == ["default-gpu-schedule"]  # checked once too, as a candidate
+    assert stand_in_gpu.log.count("download") == 3 * (result.measured + 1)  # one check each, none when rechecked
 
 
 def _why_no_gpu() -> str | None:

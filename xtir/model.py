@@ -5,8 +5,17 @@
     y = model(x)                                               # numpy arrays in, numpy arrays out
 
 `compile_model` legalizes the graph (passes/legalize_tensor.py), schedules each block
-function (`schedule="default"`: default-schedule; `None`: none; or a function taking and
-returning the legalized module, for a schedule of your own) and builds the entry. The
+function (`schedule="default"`: default-schedule, or default-gpu-schedule for a GPU target;
+`None`: none; or a function taking and returning the legalized module, for a schedule of your
+own) and builds the entry.
+
+With `target="cuda"` or `"cuda-cpu"` each block function is built for the GPU on its own
+(`xtir.build`) and the model is a GpuModel: a call runs the host function's steps in Python,
+its intermediates allocated per call on the device (CuPy arrays, target "cuda") or the host
+(numpy, "cuda-cpu", where `racecheck=True` checks every kernel's shared accesses). A "cuda"
+model takes numpy arrays (copied to the device and the results back) or CuPy arrays (the
+results stay on the device); without a usable GPU and CuPy it raises an XtirError before
+any work. The
 constants legalize-tensor hoisted to parameters are kept by the model and passed on each
 call; outputs are allocated per call. `model.module` is the block-level module that was
 built, `model.constants` the hoisted arrays by parameter name.
@@ -22,11 +31,15 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import SSAValue
 
 import xtir
-from xtir.build import entry_function
+from xtir.build import GPU_TARGETS, TARGETS, entry_function
+from xtir.dialects.block import AllocOp
 from xtir.errors import XtirError, XtirEvaluationError
 from xtir.interpreters.block import numpy_dtype
+from xtir.lowering.cuda_function import import_cupy
+from xtir.passes.default_gpu_schedule import scratch_as_parameters
 
 Schedule = str | Callable[[ModuleOp], ModuleOp] | None
 
@@ -102,17 +115,111 @@ def _signature(graph: ModuleOp, entry: str) -> tuple[list[Any], list[Any]]:
     return [spec(t) for t in f.function_type.inputs.data], [spec(t) for t in f.function_type.outputs.data]
 
 
-def compile_model(graph: ModuleOp, entry: str = "main", schedule: Schedule = "default") -> CompiledModel:
-    """Legalize, schedule and build the graph function `entry` of `graph` (see the module docstring)."""
+def compile_model(graph: ModuleOp, entry: str = "main", schedule: Schedule = "default", target: str = "llvm",
+                  racecheck: bool | None = None) -> CompiledModel | GpuModel:
+    """Legalize, schedule and build the graph function `entry` of `graph` for `target` (see the
+    module docstring)."""
     from xtir.passes.legalize_tensor import hoisted_constants
 
+    if target not in TARGETS:
+        raise XtirError(f"compile_model: unknown target '{target}'; targets: {', '.join(TARGETS)}")
+    if target == "cuda":
+        import_cupy()  # no GPU: say so before any work
     inputs, outputs = _signature(graph, entry)
     constants = hoisted_constants(graph).get(entry, {})
     module = xtir.transform(graph, "legalize-tensor")
     if schedule == "default":
-        module = xtir.transform(module, "default-schedule")
+        module = xtir.transform(module, "default-gpu-schedule" if target in GPU_TARGETS else "default-schedule")
     elif callable(schedule):
         module = schedule(module)
     elif schedule is not None:
         raise XtirError(f"compile_model: schedule is 'default', None or a function of the module, got {schedule!r}")
+    if target in GPU_TARGETS:
+        return GpuModel(module, target, constants, inputs, outputs, _steps(module, entry, target, racecheck))
+    if racecheck:
+        raise XtirError("compile_model: racecheck=True is for target 'cuda-cpu'")
     return CompiledModel(module, xtir.build(module, entry=entry), constants, inputs, outputs)
+
+
+_Buffer = tuple[tuple[int, ...], np.dtype]
+"""A buffer a GPU model allocates per call: its shape and dtype."""
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One call of the host function: a block function built for the GPU, on the buffers
+    numbered as `_steps` numbers them."""
+
+    kernel: Any
+    buffers: tuple[int, ...]
+
+
+def _steps(module: ModuleOp, entry: str, target: str, racecheck: bool | None) -> list[_Step | _Buffer]:
+    """The host function `entry` as the model runs it: a buffer allocated (its shape, dtype: the
+    arguments are buffers 0..n-1, each alloc the next) or a block function called."""
+    host = entry_function(module, entry)
+    numbers: dict[SSAValue, int] = {arg: k for k, arg in enumerate(host.body.block.args)}
+    steps: list[_Step | _Buffer] = []
+    for op in host.body.block.ops:
+        if isinstance(op, AllocOp):
+            numbers[op.buffer] = len(numbers)
+            steps.append((tuple(op.buffer.type.get_shape()), numpy_dtype(op.buffer.type.element_type)))
+        elif isinstance(op, func.CallOp):
+            callee, scratch = scratch_as_parameters(entry_function(module, op.callee.root_reference.data))
+            for buffer in scratch:
+                numbers[buffer] = len(numbers)
+                steps.append((tuple(buffer.type.get_shape()), numpy_dtype(buffer.type.element_type)))
+            built = xtir.build(ModuleOp([callee]), target, callee.sym_name.data, racecheck=racecheck)
+            steps.append(_Step(built, tuple(numbers[v] for v in (*op.arguments, *scratch))))
+        elif not isinstance(op, func.ReturnOp):
+            raise XtirError(f"compile_model: target '{target}' runs a host function of buffers and calls; "
+                            f"@{entry} has a '{op.name}'")
+    return steps
+
+
+@dataclass
+class GpuModel:
+    """A graph function built for target "cuda" or "cuda-cpu": `model(*inputs)` runs its block
+    functions' kernels in order (see the module docstring)."""
+
+    module: ModuleOp
+    target: str
+    constants: dict[str, np.ndarray]
+    inputs: list[tuple[tuple[int, ...], np.dtype]]
+    outputs: list[tuple[tuple[int, ...], np.dtype]]
+    steps: list[_Step | _Buffer]
+    _device_constants: list[Any] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._device_constants = [self._array(a) for a in self.constants.values()]
+
+    @property
+    def kernels(self) -> list[Any]:
+        """The built block functions, in call order (their `cuda_source`, `launches`)."""
+        return [s.kernel for s in self.steps if isinstance(s, _Step)]
+
+    def __call__(self, *inputs: Any) -> Any:
+        if len(inputs) != len(self.inputs):
+            raise XtirEvaluationError(f"the model takes {len(self.inputs)} inputs, got {len(inputs)}")
+        on_host = all(isinstance(a, np.ndarray) for a in inputs)
+        for k, (array, (shape, dtype)) in enumerate(zip(inputs, self.inputs)):
+            if tuple(getattr(array, "shape", ())) != shape or getattr(array, "dtype", None) != dtype:
+                raise XtirEvaluationError(f"input {k} must be a {dtype} array of shape {shape}, got "
+                                          f"{type(array).__name__} {getattr(array, 'dtype', '')} {getattr(array, 'shape', '')}")
+        outputs = [self._empty(shape, dtype) for shape, dtype in self.outputs]
+        buffers = [*map(self._array, inputs), *self._device_constants, *outputs]
+        for step in self.steps:
+            if isinstance(step, _Step):
+                step.kernel(*(buffers[k] for k in step.buffers))
+            else:
+                buffers.append(self._empty(*step))
+        if self.target == "cuda" and on_host:
+            outputs = [a.get() for a in outputs]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _array(self, array: Any) -> Any:
+        """`array` where the kernels run: a CuPy array on target "cuda"."""
+        return import_cupy().asarray(array) if self.target == "cuda" else np.ascontiguousarray(array)
+
+    def _empty(self, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+        return import_cupy().empty(shape, dtype) if self.target == "cuda" else np.empty(shape, dtype)

@@ -45,6 +45,7 @@ XTIR_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "dce": _lazy("dead_code_elimination", "DeadCodeElimination", "xdsl.transforms"),
     "legalize-tensor": _lazy("legalize_tensor", "LegalizeTensorPass"),
     "default-schedule": _lazy("default_schedule", "DefaultSchedulePass"),
+    "default-gpu-schedule": _lazy("default_gpu_schedule", "DefaultGpuSchedulePass"),
     "test-block-regions": _lazy("test_block_regions", "TestBlockRegionsPass"),
     # lowering: the named pipelines (lowering/pipelines.py), then their stages in order
     "lower-to-llvm": _lowering("pipelines", "LowerToLLVMPass"),

@@ -25,7 +25,8 @@ one out of range is reported (exit 1).
 
 A graph function (over tensors, e.g. examples/mlp.mlir) runs as a model: the pipeline
 gives the graph passes (e.g. `-p fuse-ewise-fma,fuse-ops`), then `xtir.model.compile_model`
-legalizes it, applies default-schedule and builds it for the CPU (no other --target). --check compares its results with
+legalizes it, applies default-schedule (default-gpu-schedule for --target cuda / cuda-cpu, where --racecheck
+checks every kernel) and builds it (no --bounds-check). --check compares its results with
 the graph run by the reference evaluator (the ops' numpy semantics), or with the numpy
 lines, which may also name the values the function returns (`// xtir-run: numpy out = ...`
 for `func.return %out`). --bench times a whole call of the model.
@@ -267,18 +268,18 @@ def _run_graph(args: argparse.Namespace, text: str, original: ModuleOp) -> int:
 
     if args.bounds_check:
         raise XtirError("xtir-run: --bounds-check is for block-level programs, not graph functions")
-    if args.target != "llvm" or args.racecheck:
-        # compile_model builds for the CPU with default-schedule's CPU schedules
-        raise XtirError("xtir-run: a graph function runs on the CPU only (--target llvm, no --racecheck); for a GPU, "
-                        "legalize it (`xtir-opt -p fuse-ops,legalize-tensor`) and bind its block functions' loops")
+    if args.racecheck and args.target != "cuda-cpu":
+        raise XtirError(f"xtir-run: --racecheck is for --target cuda-cpu (its emulation records every __shared__ "
+                        f"access); target '{args.target}' has no race detector")
     graph = xtir.transform(original, args.pipeline) if args.pipeline else original
     name = entry_function(original, args.entry).sym_name.data
     if not is_graph_function(entry_function(graph, name)):
         raise XtirError(f"xtir-run: the pipeline '{args.pipeline}' took @{name} out of the graph level; on a graph "
                         "function -p takes graph passes (xtir-run legalizes, schedules and builds it)")
     start = time.perf_counter()
-    model = compile_model(graph, entry=name)
-    print(f"compiled @{name} in {time.perf_counter() - start:.2f} s (legalize-tensor, default-schedule, build)")
+    model = compile_model(graph, entry=name, target=args.target, racecheck=args.racecheck or None)
+    schedule = "default-schedule" if args.target == "llvm" else "default-gpu-schedule"
+    print(f"compiled @{name} for {args.target} in {time.perf_counter() - start:.2f} s (legalize-tensor, {schedule}, build)")
     f = entry_function(original, name)
     inputs = _random_arrays(f, list(f.function_type.inputs.data), seed=0)
     results = model(*inputs)

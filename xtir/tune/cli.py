@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"xtir-tune: no candidate built and computed the right results ({result.failed()})", file=sys.stderr)
         return 1
     print(f"// {result.measured} measured, {result.failures} failed; best {result.history[-1]:.1f} GFLOP/s "
-          f"({result.best_latency * 1e3:.3f} ms)", file=sys.stderr)
+          f"({result.best_latency * 1e3:.3f} ms); {result.versus_baselines()}", file=sys.stderr)
     print(result.best.trace)
     if args.plot:
         try:

@@ -65,12 +65,7 @@ def gpu_tiling(sch: Schedule, block: BlockRV) -> None:
         threads.append(t)
         local.append(inner)
     k0, k1 = zip(*[sch.split(loop, sch.sample_perfect_tile(loop, 2, REDUCE_TILE_MAX)) for loop in reduce])
-    sch.reorder(*grid, *threads, *k0, *k1, *local)
-    thread = sch.fuse(*threads) if len(threads) > 1 else threads[0]
-    block_loop = sch.fuse(*grid) if len(grid) > 1 else grid[0]
-    _accumulate_locally(sch, block, thread)
-    sch.bind(block_loop, "blockIdx.x")
-    sch.bind(thread, "threadIdx.x")
+    thread = bind_tiles(sch, block, grid, threads, [*k0, *k1, *local])
     shared = 0
     for buffer in [buffer_name(r.buffer) for r in read_regions(_block(sch, block))]:
         tile = _tile_bytes(sch, block, buffer, [thread, *k1, *local])
@@ -83,6 +78,19 @@ def gpu_tiling(sch: Schedule, block: BlockRV) -> None:
             if _extent(sch, loop) > 1:
                 sch.unroll(loop)
     sch.decompose_reduction(block, k0[0])
+
+
+def bind_tiles(sch: Schedule, block: BlockRV, grid: list[LoopRV], threads: list[LoopRV], inner: list[LoopRV]) -> LoopRV:
+    """Order the loops (block tiles, thread tiles, then `inner`: k0, k1, local), fuse the block
+    loops onto blockIdx.x and the thread loops onto threadIdx.x, and accumulate each thread's
+    tile in a local buffer (default-gpu-schedule's tiling too); returns the thread loop."""
+    sch.reorder(*grid, *threads, *inner)
+    thread = sch.fuse(*threads) if len(threads) > 1 else threads[0]
+    block_loop = sch.fuse(*grid) if len(grid) > 1 else grid[0]
+    _accumulate_locally(sch, block, thread)
+    sch.bind(block_loop, "blockIdx.x")
+    sch.bind(thread, "threadIdx.x")
+    return thread
 
 
 def _cooperative_fetch(sch: Schedule, block: BlockRV, buffer: str, at: LoopRV, threads: int) -> None:

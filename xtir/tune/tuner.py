@@ -21,6 +21,14 @@ second look is the result: the best of many noisy timings is most often one time
 moment. The result is the fastest of those and of the database's records (timed again in
 their own run).
 
+Baselines: the schedules a tuned one must beat are timed in the same process, in turns with
+the RECHECK best (so that the machine's load weighs on them alike): on "llvm" the unscheduled
+function and default-schedule's, on a GPU target default-gpu-schedule's (an unscheduled
+function has no kernel). `TuneResult.baselines` holds their latencies, `versus_baselines()`
+says the best as x each; when a baseline is faster than the best candidate the result says so
+(`slower_than`; `tune` warns, xtir-tune prints it): on a loaded machine a short search can end
+far slower than the default schedule.
+
 With a cost model (`cost_model="xgb"`, the default where XGBoost is installed) the evolution
 measures only what the model ranks best: each trial draws more candidates into a pool of
 drawn, unmeasured ones (2 to DRAWS_PER_TRIAL: as many as take about as long as measuring one),
@@ -38,6 +46,7 @@ import random
 import statistics
 import sys
 import time
+import warnings
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -47,7 +56,7 @@ import numpy as np
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import ModuleOp
 
-from xtir.build import build
+from xtir.build import GPU_TARGETS, build
 from xtir.dialects.tensor import is_graph_function
 from xtir.errors import XtirError, expect_module
 from xtir.passes.analysis.navigation import all_blocks, select_function
@@ -103,6 +112,27 @@ class TuneResult:
     """Whether the search stopped early: EXHAUSTED trials in a row drew nothing new."""
     first_failure: str = ""
     """Why the first failed candidate failed (the space refused it, it did not build, or it computed wrong numbers)."""
+    baselines: dict[str, float] = field(default_factory=dict)
+    """Seconds of one call of each baseline ("unscheduled", "default-schedule", "default-gpu-schedule"), timed in
+    the search's process."""
+
+    @property
+    def slower_than(self) -> str | None:
+        """The fastest baseline when it is faster than the best candidate (keep it instead), else None."""
+        if not self.baselines:
+            return None
+        name = min(self.baselines, key=self.baselines.__getitem__)
+        return name if self.baselines[name] < self.best_latency else None
+
+    def versus_baselines(self) -> str:
+        """The best candidate as x each baseline (x > 1: faster), and a warning when one is faster."""
+        if not self.baselines or not math.isfinite(self.best_latency):
+            return "no baseline timed"
+        text = ", ".join(f"{t / self.best_latency:.2f}x as fast as {name} ({t * 1e3:.3f} ms)"
+                         for name, t in self.baselines.items())
+        if (name := self.slower_than) is not None:
+            text += f"; SLOWER than {name}: keep `{_BASELINES_PIPELINE[name] or '(no schedule)'}`"
+        return text
 
     def failed(self) -> str:
         """The failures counted, and the first one's reason."""
@@ -117,6 +147,8 @@ def tune(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space | N
     if result.best is None:
         raise XtirError(f"xtir.tune: none of {trials} candidates built and computed the right results "
                         f"({result.failed()})")
+    if result.slower_than is not None:
+        warnings.warn(f"xtir.tune: the best of {trials} trials is {result.versus_baselines()}", stacklevel=2)
     return result.best
 
 
@@ -189,8 +221,9 @@ def search(mod: ModuleOp, target: str = "llvm", trials: int = 32, space: Space |
         result.history.append(_gflops(result.flops, pool[0].latency) if pool else 0.0)
         bar.update(result.history[-1], result.failures)
     bar.close()
-    rechecked = _recheck(mod, func_name, space, measurer, sorted(measured, key=lambda r: r.latency)[:RECHECK],
-                         drawer.cache)
+    baselines = _baselines(mod, name, target)
+    rechecked, result.baselines = _recheck(mod, func_name, space, measurer,
+                                           sorted(measured, key=lambda r: r.latency)[:RECHECK], drawer.cache, baselines)
     for record, _ in rechecked:
         if db:
             db.add(workload, target, record)
@@ -222,16 +255,53 @@ def _tunable(mod: ModuleOp, func_name: str | None) -> func.FuncOp:
     return f
 
 
-def _recheck(mod: ModuleOp, func_name: str | None, space: Space, measurer: _Measurer,
-             records: list[Record], cache: StateCache) -> list[tuple[Record, Schedule]]:
-    """`records` (two or more) timed again in turns, with their schedules; none when fewer (or
-    one the space no longer makes)."""
+_BASELINES_PIPELINE = {"unscheduled": "", "default-schedule": "default-schedule",
+                       "default-gpu-schedule": "default-gpu-schedule"}
+"""Each baseline as the xtir-opt pipeline that makes it from the unscheduled module."""
+
+
+def _baselines(mod: ModuleOp, name: str, target: str) -> dict[str, ModuleOp]:
+    """The schedules of function `name` a tuned one must beat on `target` (module docstring);
+    one its pass refuses, or the same as another, is left out."""
+    from xtir import transform
+
+    labels = ["default-gpu-schedule"] if target in GPU_TARGETS else ["unscheduled", "default-schedule"]
+    found: dict[str, ModuleOp] = {}
+    for label in labels:
+        pipeline = _BASELINES_PIPELINE[label]
+        try:
+            scheduled = transform(mod, pipeline) if pipeline else mod
+        except XtirError:
+            continue
+        if str(select_function(scheduled, name)) not in {str(select_function(m, name)) for m in found.values()}:
+            found[label] = scheduled
+    return found
+
+
+def _recheck(mod: ModuleOp, func_name: str | None, space: Space, measurer: _Measurer, records: list[Record],
+             cache: StateCache, baselines: dict[str, ModuleOp]) -> tuple[list[tuple[Record, Schedule]], dict[str, float]]:
+    """`records` (two or more) timed again in turns with the baselines, with their schedules
+    (none when fewer, or one the space no longer makes: the baselines are then timed alone);
+    and the baselines' latencies (one that fails to build or computes wrong is left out)."""
     try:
         schedules = [_replay(mod, func_name, space, r, cache) for r in records] if len(records) > 1 else []
     except XtirError:
-        return []
-    latencies = measurer.retime([sch.mod for sch in schedules])
-    return [(Record(r.decisions, r.pipeline, latency), sch) for r, sch, latency in zip(records, schedules, latencies)]
+        schedules = []
+    best = min((r.latency for r in records), default=math.inf)
+    timed, slow = {}, {}
+    for label, module in baselines.items():
+        try:
+            first = measurer.measure(module, best)  # built and checked (a failure is the baseline's, not the search's)
+        except XtirError:
+            continue
+        if first > SLOW * best:
+            slow[label] = first  # timed once, as a slow candidate: far slower whatever the load
+        else:
+            timed[label] = module
+    latencies = measurer.retime([*(sch.mod for sch in schedules), *timed.values()])
+    rechecked = [(Record(r.decisions, r.pipeline, t), sch) for r, sch, t in zip(records, schedules, latencies)]
+    latency = {**dict(zip(timed, latencies[len(schedules):])), **slow}
+    return rechecked, {label: latency[label] for label in baselines if label in latency}
 
 
 class _Drawer:

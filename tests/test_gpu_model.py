@@ -1,0 +1,121 @@
+"""Whole graph models on the GPU path: default-gpu-schedule and compile_model(target="cuda-cpu"),
+checked against torch with the emulation's race detector on every kernel; each kernel a model
+makes compiles with nvcc -Werror (skipped without nvcc)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import xtir
+from xtir.errors import XtirError
+from xtir.model import GpuModel, compile_model
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+
+from tests.test_frontend_torch import SmallCNN, mlp  # noqa: E402  (after torch: they need it)
+from xtir.frontend import from_torch  # noqa: E402
+
+GRAPH_PASSES = "fold-constants,fuse-ewise-fma,dce,fuse-ops"
+
+
+def graph_of(model, example):
+    return xtir.transform(from_torch(model.eval(), (example,)), GRAPH_PASSES)
+
+
+def check_against_torch(model, example, racecheck: bool = True) -> GpuModel:
+    compiled = compile_model(graph_of(model, example), target="cuda-cpu", racecheck=racecheck)
+    assert isinstance(compiled, GpuModel)
+    got = compiled(example.numpy())
+    np.testing.assert_allclose(got, model(example).detach().numpy(), rtol=1e-4, atol=1e-4)
+    return compiled
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_the_torch_mlp_runs_on_cuda_cpu(batch: int) -> None:
+    """Each dense + bias (+ relu) one tiled kernel: x and w tiles in shared memory."""
+    compiled = check_against_torch(mlp(), torch.randn(batch, 784))
+    assert [k.name for k in compiled.kernels] == ["fused_dense_add_relu", "fused_dense_add"]
+    assert all(len(k.launches) == 1 and k.launches[0].shared_bytes > 0 for k in compiled.kernels)
+
+
+def test_a_small_cnn_runs_on_cuda_cpu() -> None:
+    """The conv2d's padding is inlined into its shared fetch (one kernel a conv); pools and head too."""
+    torch.manual_seed(1)
+    compiled = check_against_torch(SmallCNN().eval(), torch.randn(1, 1, 28, 28))
+    convs = [k for k in compiled.kernels if k.name.startswith("fused_conv2d")]
+    assert len(convs) == 2 and all(len(k.launches) == 1 for k in convs)
+
+
+def test_intermediates_between_kernels_are_the_models_buffers() -> None:
+    """softmax's row maxima and sums pass between its kernels: the model allocates them."""
+    torch.manual_seed(2)
+    compiled = check_against_torch(nn.Sequential(nn.Linear(37, 11), nn.Softmax(dim=-1)), torch.randn(5, 37))
+    softmax = next(k for k in compiled.kernels if k.name == "softmax")
+    assert len(softmax.launches) == 3
+    assert [a.name_hint for a in softmax.signature.body.block.args][-2:] == ["T_softmax_maxelem", "T_softmax_expsum"]
+
+
+@pytest.mark.parametrize("features", [(29, 13), (1009, 257), (31, 131)])
+def test_sizes_no_tile_divides(features: tuple[int, int]) -> None:
+    """Prime extents: the thread tile is guarded instead of falling to one thread a block."""
+    torch.manual_seed(3)
+    compiled = check_against_torch(nn.Sequential(nn.Linear(*features), nn.ReLU()), torch.randn(7, features[0]))
+    assert all(launch.block[0] >= 13 for k in compiled.kernels for launch in k.launches)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH: the models' CUDA C is not compiled")
+def test_every_kernel_of_a_model_compiles_with_nvcc_without_warnings(tmp_path: Path) -> None:
+    torch.manual_seed(4)
+    models = [(mlp(), torch.randn(2, 784)), (SmallCNN(), torch.randn(1, 1, 28, 28)),
+              (nn.Sequential(nn.Linear(37, 11), nn.Softmax(dim=-1)), torch.randn(5, 37))]
+    failures = []
+    for m, (model, example) in enumerate(models):
+        for kernel in compile_model(graph_of(model, example), target="cuda-cpu", racecheck=False).kernels:
+            path = tmp_path / f"{m}_{kernel.name}.cu"
+            path.write_text(kernel.cuda_source)
+            done = subprocess.run(["nvcc", "-arch=sm_90", "-Werror", "all-warnings", "-c", str(path), "-o", f"{path}.o"],
+                                  capture_output=True, text=True, check=False)
+            if done.returncode or done.stderr.strip():
+                failures.append(f"{path.name}:\n{done.stdout}{done.stderr}")
+    assert not failures, "\n".join(failures)
+
+
+from tests.test_cuda import _gpu_available  # noqa: E402
+
+
+@pytest.mark.skipif(_gpu_available() is None, reason="a GPU is usable here")
+def test_target_cuda_without_a_gpu_says_so() -> None:
+    with pytest.raises(XtirError, match="target 'cuda' (needs a CUDA GPU|runs kernels through CuPy)"):
+        compile_model(graph_of(mlp(), torch.randn(1, 784)), target="cuda")
+
+
+@pytest.mark.skipif(_gpu_available() is not None, reason=f"no GPU: {_gpu_available()}")
+@pytest.mark.parametrize("batch", [1, 64])
+def test_the_torch_mlp_runs_on_the_gpu(batch: int) -> None:
+    """numpy in, numpy out; CuPy in, CuPy out (the intermediates and constants on the device)."""
+    import cupy
+
+    model, example = mlp().eval(), torch.randn(batch, 784)
+    compiled = compile_model(graph_of(model, example), target="cuda")
+    expected = model(example).detach().numpy()
+    np.testing.assert_allclose(compiled(example.numpy()), expected, rtol=1e-4, atol=1e-4)
+    on_device = compiled(cupy.asarray(example.numpy()))
+    assert isinstance(on_device, cupy.ndarray)
+    np.testing.assert_allclose(on_device.get(), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_a_model_input_of_the_wrong_shape_is_refused() -> None:
+    compiled = compile_model(graph_of(mlp(), torch.randn(1, 784)), target="cuda-cpu")
+    with pytest.raises(XtirError, match=r"input 0 must be a float32 array of shape \(1, 784\)"):
+        compiled(np.zeros((2, 784), np.float32))
+
+
+def test_racecheck_is_for_cuda_cpu() -> None:
+    with pytest.raises(XtirError, match="racecheck=True is for target 'cuda-cpu'"):
+        compile_model(graph_of(mlp(), torch.randn(1, 784)), racecheck=True)
