@@ -20,8 +20,9 @@ Output: one `extern "C" __global__ void __launch_bounds__(N)` function per kerne
   named after their IR name; thread ids named after their loop are locals too;
 - `gpu.barrier` is `__syncthreads()`;
 - with `racecheck=True` (target "cuda-cpu" only: the source is for the emulation header) every
-  `__shared__` access goes through `XTIR_SHARED(buffer, offset, elements, is_write)`, which records
-  it for the race detector of lowering/cuda_emulation.h; each stays on the line it has without;
+  `__shared__` access goes through `XTIR_SHARED(buffer, offset, elements, is_write)`, and every
+  access of a parameter (global memory) through `XTIR_GLOBAL(...)`, which record it for the race
+  detector of lowering/cuda_emulation.h; each stays on the line it has without;
 - an integer division or shift that may be undefined (lowering/arith_guards.py's `needs_guard`:
   its right operand is data, not a constant that makes it defined) calls a helper
   (`xtir_div<int>(a, b, 1)`) that checks the operand and, where x86 would trap or C leaves it
@@ -701,9 +702,18 @@ class _KernelEmitter:
 
     def element(self, buffer: SSAValue, offset: Expr, count: int, write: bool) -> str:
         """The lvalue of `buffer[offset]` (and the `count - 1` elements after it, for a vector access)."""
-        if self.racecheck and _is_shared(buffer.type):
-            return f"XTIR_SHARED({self.buffer(buffer)}, {offset.text}, {count}, {int(write)})"
+        if (macro := self.race_macro(buffer)) is not None:
+            return f"{macro}({self.buffer(buffer)}, {offset.text}, {count}, {int(write)})"
         return f"{self.buffer(buffer)}[{offset.text}]"
+
+    def race_macro(self, buffer: SSAValue) -> str | None:
+        """With racecheck, the race detector's macro for the accesses of `buffer`: a `__shared__`
+        array's, or a parameter's (global memory); a thread's own arrays need none."""
+        if not self.racecheck:
+            return None
+        if _is_shared(buffer.type):
+            return "XTIR_SHARED"
+        return "XTIR_GLOBAL" if isinstance(buffer, BlockArgument) else None
 
     def alloca(self, op: memref.AllocaOp) -> None:
         ty = _static_buffer(op, op.memref.type)
@@ -715,7 +725,7 @@ class _KernelEmitter:
 
     def vector_address(self, buffer: SSAValue, offset: Expr, write: bool) -> str:
         """The address of a float4 access at `buffer[offset]`."""
-        if self.racecheck and _is_shared(buffer.type):
+        if self.race_macro(buffer) is not None:
             return f"&{self.element(buffer, offset, 4, write)}"
         return f"{self.buffer(buffer)} + {offset.at(c.ADD + 1)}"
 
