@@ -94,27 +94,29 @@ class _Variables:
         return (0, n - 1) if n is not None else None
 
     def touch(self, op: Access) -> Touch | None:
-        """`op` as dependences' Touch (every variable but the thread axes' inner); None when it never runs."""
+        """`op` as dependences' Touch, every variable but the thread axes' inner (a serial loop's:
+        free in each thread); None when it never runs. A condition around it over a variable of
+        unknown range is left out (it can only make the access run more)."""
         decoded = [decode(i) for i in op.indices]
-        facts = [(e.substitute(self.mapping), bound) for e, bound in guard_facts(op)[0]]
-        indices = tuple(d.substitute(self.mapping) for d in decoded if d is not None)
-        zero_based: dict[SSAValue, Expr] = {}
-        for v in {v for e in [*indices, *(e for e, _ in facts)] for v in e.variables()}:
-            if v in self.extents:
-                continue
-            found = self.zero_based(v)
-            if found is None:
-                self.unknown.add(op)
-            elif found[1] == 0:
-                return None
-            else:
-                zero_based[v] = found[0]
-        if len(indices) < len(decoded):
+        if any(d is None for d in decoded):
             self.unknown.add(op)
-        indices = tuple(e.substitute(zero_based) for e in indices)
-        facts = [(e.substitute(zero_based), bound) for e, bound in facts]
-        inner = tuple(v for e in [*indices, *(e for e, _ in facts)] for v in e.variables() if v not in self.canon)
-        return Touch(op, op.memref, isinstance(op, memref.StoreOp), indices, (1,) * len(op.indices),
+        indices = [d.substitute(self.mapping) for d in decoded if d is not None]
+        facts = [(e.substitute(self.mapping), bound) for e, bound in guard_facts(op)[0]]
+        zero_based: dict[SSAValue, Expr | None] = {}
+        for v in {v for e in [*indices, *(e for e, _ in facts)] for v in e.variables()}:
+            if v not in self.extents:
+                found = self.zero_based(v)
+                if found is not None and found[1] == 0:
+                    return None
+                zero_based[v] = None if found is None else found[0]
+        unknown = {v for v, e in zero_based.items() if e is None}
+        if any(e.uses(v) for e in indices for v in unknown):
+            self.unknown.add(op)
+        known = {v: e for v, e in zero_based.items() if e is not None}
+        indices = [e.substitute(known) for e in indices]
+        facts = [(e.substitute(known), bound) for e, bound in facts if not any(e.uses(v) for v in unknown)]
+        inner = [v for e in [*indices, *(e for e, _ in facts)] for v in e.variables() if v not in self.canon]
+        return Touch(op, op.memref, isinstance(op, memref.StoreOp), tuple(indices), (1,) * len(op.indices),
                      tuple(dict.fromkeys(inner)), tuple(facts))
 
     def zero_based(self, value: SSAValue) -> tuple[Expr, int] | None:

@@ -69,7 +69,9 @@ to a thread writing it: cooperative fetching binds it), or data exchanged throug
 memory with no barrier point between writer and reader; a reduction over a thread-bound loop
 (no cross-thread reduction yet) and other writes of one global element by several threads (of an
 intermediate allocated in global memory, one copy for the grid: set-scope makes it local or shared);
-parallel loops inside a kernel.
+two threads (blocks, virtual threads) touching one element of a global or local buffer at any
+iterations of the serial loops inside them, one writing it (lowering/thread_races.py: loops bound by
+hand, or changed after bind checked them); parallel loops inside a kernel.
 """
 
 from __future__ import annotations

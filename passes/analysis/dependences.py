@@ -19,6 +19,10 @@ other digits free) closer than one step of `c`, keeps them apart. A dimension pa
 over the digits (the outer ones only where they do not cancel out), up to ENUMERATION_LIMIT
 points; beyond that, a loop digit that neither access uses still shows two iterations that
 meet, and else a conflict is assumed, the refusal saying that the analysis cannot decide.
+
+`pair_conflict` compares two accesses over the points of several variables at once, numbered
+mixed-radix: lower-to-gpu's check that no two threads of a kernel (its block, thread and virtual
+thread axes) touch one element (lowering/thread_races.py).
 """
 
 from __future__ import annotations
