@@ -21,7 +21,7 @@ Output: one `extern "C" __global__ void __launch_bounds__(N)` function per kerne
 - `gpu.barrier` is `__syncthreads()`;
 - with `racecheck=True` (target "cuda-cpu" only: the source is for the emulation header) every
   `__shared__` access goes through `XTIR_SHARED(buffer, offset, elements, is_write)`, and every
-  access of a parameter (global memory) through `XTIR_GLOBAL(...)`, which record it for the race
+  access of a parameter the kernel writes (global memory) through `XTIR_GLOBAL(...)`, which record it for the race
   detector of lowering/cuda_emulation.h; each stays on the line it has without;
 - an integer division or shift that may be undefined (lowering/arith_guards.py's `needs_guard`:
   its right operand is data, not a constant that makes it defined) calls a helper
@@ -376,6 +376,7 @@ class _KernelEmitter:
         sizes = [reach(_static_buffer(op, op.memref.type)) for op in self.kernel.walk() if isinstance(op, memref.AllocaOp)]
         sizes += [reach(_static_buffer(self.kernel, t)) for t in self.kernel.function_type.inputs.data]
         self.index_type = "int" if max(sizes, default=0) < 2**31 else "long long"
+        self.written = {op.memref for op in self.kernel.walk() if isinstance(op, memref.StoreOp)}
 
     # ---- names -------------------------------------------------------------------------
     def unique(self, name: str) -> str:
@@ -396,10 +397,9 @@ class _KernelEmitter:
         if self.kernel.kernel is None:
             raise XtirError(f"gpu.func @{name} is launched but not marked as a kernel")
         params = []
-        written = {op.memref for op in self.kernel.walk() if isinstance(op, memref.StoreOp)}
         for k, arg in enumerate(self.kernel.body.block.args):
             ty = _static_buffer(self.kernel, arg.type)
-            const = "" if arg in written else "const "
+            const = "" if arg in self.written else "const "
             params.append(f"{const}{c.c_type(ty.element_type, self.index_type)}* __restrict__ "
                           f"{self.declare(arg, arg.name_hint, f'arg{k}')}")
         if len(self.kernel.body.blocks) != 1:
@@ -410,7 +410,7 @@ class _KernelEmitter:
         head = f'extern "C" __global__ void __launch_bounds__({self.threads}) {name}({", ".join(params)}) {{'
         index = {arg: k for k, arg in enumerate(self.kernel.body.block.args)}
         return _Kernel("\n".join([head, *self.lines, "}"]), frozenset(index[a] for a in self._float4_buffers if a in index),
-                       frozenset(index[a] for a in written if a in index))
+                       frozenset(index[a] for a in self.written if a in index))
 
     @property
     def _float4_buffers(self) -> set[SSAValue]:
@@ -708,12 +708,13 @@ class _KernelEmitter:
 
     def race_macro(self, buffer: SSAValue) -> str | None:
         """With racecheck, the race detector's macro for the accesses of `buffer`: a `__shared__`
-        array's, or a parameter's (global memory); a thread's own arrays need none."""
+        array's, or a parameter's that the kernel writes (global memory; one only read cannot race,
+        and skipping it keeps GEMM's A and B loads unchecked); a thread's own arrays need none."""
         if not self.racecheck:
             return None
         if _is_shared(buffer.type):
             return "XTIR_SHARED"
-        return "XTIR_GLOBAL" if isinstance(buffer, BlockArgument) else None
+        return "XTIR_GLOBAL" if isinstance(buffer, BlockArgument) and buffer in self.written else None
 
     def alloca(self, op: memref.AllocaOp) -> None:
         ty = _static_buffer(op, op.memref.type)

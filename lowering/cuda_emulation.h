@@ -16,8 +16,8 @@
 // check needs no lock and sees every access whatever the order: a write and another thread's
 // read or write of the same element between two barriers is a race (as compute-sanitizer's
 // racecheck says), and so is a read of an element no thread of the block has written (on a GPU
-// it is undefined; here it would be an earlier block's value). Global memory (the kernel's
-// parameters, through XTIR_GLOBAL) is checked alike, but across blocks too: blocks run one after
+// it is undefined; here it would be an earlier block's value). Global memory (the parameters the
+// kernel writes, through XTIR_GLOBAL: one it only reads cannot race) is checked alike, but across blocks too: blocks run one after
 // another here and at once on a GPU, so a write and another block's read or write of the same element
 // in the launch is a race whatever the order (each element remembers one writer and one reader of the
 // earlier blocks, and this block's accesses as for __shared__; a read of an element nobody wrote is
