@@ -20,8 +20,9 @@ Output: one `extern "C" __global__ void __launch_bounds__(N)` function per kerne
   named after their IR name; thread ids named after their loop are locals too;
 - `gpu.barrier` is `__syncthreads()`;
 - with `racecheck=True` (target "cuda-cpu" only: the source is for the emulation header) every
-  `__shared__` access goes through `XTIR_SHARED(buffer, offset, elements, is_write)`, which records
-  it for the race detector of lowering/cuda_emulation.h; each stays on the line it has without;
+  `__shared__` access goes through `XTIR_SHARED(buffer, offset, elements, is_write)`, and every
+  access of a parameter the kernel writes (global memory) through `XTIR_GLOBAL(...)`, which record it for the race
+  detector of lowering/cuda_emulation.h; each stays on the line it has without;
 - an integer division or shift that may be undefined (lowering/arith_guards.py's `needs_guard`:
   its right operand is data, not a constant that makes it defined) calls a helper
   (`xtir_div<int>(a, b, 1)`) that checks the operand and, where x86 would trap or C leaves it
@@ -375,6 +376,7 @@ class _KernelEmitter:
         sizes = [reach(_static_buffer(op, op.memref.type)) for op in self.kernel.walk() if isinstance(op, memref.AllocaOp)]
         sizes += [reach(_static_buffer(self.kernel, t)) for t in self.kernel.function_type.inputs.data]
         self.index_type = "int" if max(sizes, default=0) < 2**31 else "long long"
+        self.written = {op.memref for op in self.kernel.walk() if isinstance(op, memref.StoreOp)}
 
     # ---- names -------------------------------------------------------------------------
     def unique(self, name: str) -> str:
@@ -395,10 +397,9 @@ class _KernelEmitter:
         if self.kernel.kernel is None:
             raise XtirError(f"gpu.func @{name} is launched but not marked as a kernel")
         params = []
-        written = {op.memref for op in self.kernel.walk() if isinstance(op, memref.StoreOp)}
         for k, arg in enumerate(self.kernel.body.block.args):
             ty = _static_buffer(self.kernel, arg.type)
-            const = "" if arg in written else "const "
+            const = "" if arg in self.written else "const "
             params.append(f"{const}{c.c_type(ty.element_type, self.index_type)}* __restrict__ "
                           f"{self.declare(arg, arg.name_hint, f'arg{k}')}")
         if len(self.kernel.body.blocks) != 1:
@@ -409,7 +410,7 @@ class _KernelEmitter:
         head = f'extern "C" __global__ void __launch_bounds__({self.threads}) {name}({", ".join(params)}) {{'
         index = {arg: k for k, arg in enumerate(self.kernel.body.block.args)}
         return _Kernel("\n".join([head, *self.lines, "}"]), frozenset(index[a] for a in self._float4_buffers if a in index),
-                       frozenset(index[a] for a in written if a in index))
+                       frozenset(index[a] for a in self.written if a in index))
 
     @property
     def _float4_buffers(self) -> set[SSAValue]:
@@ -701,9 +702,19 @@ class _KernelEmitter:
 
     def element(self, buffer: SSAValue, offset: Expr, count: int, write: bool) -> str:
         """The lvalue of `buffer[offset]` (and the `count - 1` elements after it, for a vector access)."""
-        if self.racecheck and _is_shared(buffer.type):
-            return f"XTIR_SHARED({self.buffer(buffer)}, {offset.text}, {count}, {int(write)})"
+        if (macro := self.race_macro(buffer)) is not None:
+            return f"{macro}({self.buffer(buffer)}, {offset.text}, {count}, {int(write)})"
         return f"{self.buffer(buffer)}[{offset.text}]"
+
+    def race_macro(self, buffer: SSAValue) -> str | None:
+        """With racecheck, the race detector's macro for the accesses of `buffer`: a `__shared__`
+        array's, or a parameter's that the kernel writes (global memory; one only read cannot race,
+        and skipping it keeps GEMM's A and B loads unchecked); a thread's own arrays need none."""
+        if not self.racecheck:
+            return None
+        if _is_shared(buffer.type):
+            return "XTIR_SHARED"
+        return "XTIR_GLOBAL" if isinstance(buffer, BlockArgument) and buffer in self.written else None
 
     def alloca(self, op: memref.AllocaOp) -> None:
         ty = _static_buffer(op, op.memref.type)
@@ -715,7 +726,7 @@ class _KernelEmitter:
 
     def vector_address(self, buffer: SSAValue, offset: Expr, write: bool) -> str:
         """The address of a float4 access at `buffer[offset]`."""
-        if self.racecheck and _is_shared(buffer.type):
+        if self.race_macro(buffer) is not None:
             return f"&{self.element(buffer, offset, 4, write)}"
         return f"{self.buffer(buffer)} + {offset.at(c.ADD + 1)}"
 

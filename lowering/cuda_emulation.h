@@ -16,8 +16,13 @@
 // check needs no lock and sees every access whatever the order: a write and another thread's
 // read or write of the same element between two barriers is a race (as compute-sanitizer's
 // racecheck says), and so is a read of an element no thread of the block has written (on a GPU
-// it is undefined; here it would be an earlier block's value). The first report is kept and
-// the launch runs to its end; the launcher's xtir_race_report() gives it.
+// it is undefined; here it would be an earlier block's value). Global memory (the parameters the
+// kernel writes, through XTIR_GLOBAL: one it only reads cannot race) is checked alike, but across blocks too: blocks run one after
+// another here and at once on a GPU, so a write and another block's read or write of the same element
+// in the launch is a race whatever the order (each element remembers one writer and one reader of the
+// earlier blocks, and this block's accesses as for __shared__; a read of an element nobody wrote is
+// the input). The first report is kept and the launch runs to its end; the launcher's
+// xtir_race_report() gives it.
 #pragma once
 
 #include <math.h>
@@ -126,6 +131,7 @@ inline void* worker(void* arg) {
 struct Touch {
   int thread = -1;
   int line = 0;
+  unsigned block = 0;  // for global memory: the earlier block's thread it was
 };
 
 struct Shadow {
@@ -136,6 +142,17 @@ struct Shadow {
 };
 
 inline std::unordered_map<const void*, Shadow> shadows;
+
+// A global element's record in the running launch: this block's accesses as a __shared__ element's
+// (the barriers of a block order its global accesses too), and one writer and one reader of the
+// earlier blocks, which no barrier orders.
+struct GlobalShadow {
+  Shadow here;
+  Touch block_writer, block_reader;      // this block's last, in any interval
+  Touch earlier_writer, earlier_reader;  // a thread of an earlier block's
+};
+
+inline std::unordered_map<const void*, GlobalShadow> global_shadows;  // of the running launch (arrays move)
 inline unsigned launches = 0;  // launches so far: the records of earlier ones are stale
 // The first report of the running launch: of a race, else of an unwritten read (a race found
 // later explains such a read better: a missing barrier lets the reader go first).
@@ -143,6 +160,7 @@ inline std::string race_report, unwritten_report;
 
 inline void forget_earlier_launches() {
   ++launches;
+  global_shadows.clear();
   race_report.clear();
   unwritten_report.clear();
 }
@@ -154,11 +172,16 @@ inline std::string thread_name(int rank) {
   return "thread (" + std::to_string(t.x) + ", " + std::to_string(t.y) + ", " + std::to_string(t.z) + ")";
 }
 
-inline void report(std::string& first, const char* kernel, const char* buffer, long element, const std::string& what) {
+inline std::string block_name(unsigned block) {
+  uint3 b = unflatten(block, running->grid);
+  return "block (" + std::to_string(b.x) + ", " + std::to_string(b.y) + ", " + std::to_string(b.z) + ")";
+}
+
+inline void report(std::string& first, const char* kernel, const char* space, const char* buffer, long element,
+                   const std::string& what) {
   if (!first.empty()) return;
-  uint3 b = unflatten(running->current_block, running->grid);
-  first = std::string("kernel '") + kernel + "', __shared__ '" + buffer + "' element " + std::to_string(element) +
-                ", block (" + std::to_string(b.x) + ", " + std::to_string(b.y) + ", " + std::to_string(b.z) + "): " + what;
+  first = std::string("kernel '") + kernel + "', " + space + " '" + buffer + "' element " + std::to_string(element) +
+          ", " + block_name(running->current_block) + ": " + what;
 }
 
 // The record of `address` for the current interval of the running block.
@@ -174,13 +197,13 @@ inline Shadow& shadow_of(const void* address) {
   return s;
 }
 
-inline void check_read(Shadow& s, const char* kernel, const char* buffer, long element, int line) {
+inline void check_read(Shadow& s, const char* space, const char* kernel, const char* buffer, long element, int line) {
   int me = static_cast<int>(thread_rank);
   if (!s.written) {
-    report(unwritten_report, kernel, buffer, element, thread_name(me) + " reads it (line " + std::to_string(line) +
+    report(unwritten_report, kernel, space, buffer, element, thread_name(me) + " reads it (line " + std::to_string(line) +
            ") before any thread of the block has written it (undefined on a GPU: no earlier write and barrier)");
   } else if (s.writer.thread >= 0 && s.writer.thread != me) {
-    report(race_report, kernel, buffer, element, thread_name(me) + " reads it (line " + std::to_string(line) + ") after " +
+    report(race_report, kernel, space, buffer, element, thread_name(me) + " reads it (line " + std::to_string(line) + ") after " +
                 thread_name(s.writer.thread) + " wrote it (line " + std::to_string(s.writer.line) +
                 ") with no __syncthreads() in between (read after write)");
   }
@@ -191,15 +214,15 @@ inline void check_read(Shadow& s, const char* kernel, const char* buffer, long e
   }
 }
 
-inline void check_write(Shadow& s, const char* kernel, const char* buffer, long element, int line) {
+inline void check_write(Shadow& s, const char* space, const char* kernel, const char* buffer, long element, int line) {
   int me = static_cast<int>(thread_rank);
   std::string at = thread_name(me) + " writes it (line " + std::to_string(line) + ") after ";
   if (s.writer.thread >= 0 && s.writer.thread != me) {
-    report(race_report, kernel, buffer, element, at + thread_name(s.writer.thread) + " wrote it (line " +
+    report(race_report, kernel, space, buffer, element, at + thread_name(s.writer.thread) + " wrote it (line " +
                 std::to_string(s.writer.line) + ") with no __syncthreads() in between (write after write)");
   } else if (s.reader.thread >= 0 && (s.reader.thread != me || s.other_readers)) {
     Touch other = s.reader.thread != me ? s.reader : Touch{-1, 0};
-    report(race_report, kernel, buffer, element, at + (other.thread >= 0 ? thread_name(other.thread) + " read it (line " +
+    report(race_report, kernel, space, buffer, element, at + (other.thread >= 0 ? thread_name(other.thread) + " read it (line " +
                 std::to_string(other.line) + ")" : std::string("another thread read it")) +
                 " with no __syncthreads() in between (write after read)");
   }
@@ -213,9 +236,9 @@ T& shared_access(T* base, long offset, int count, bool write, const char* buffer
   for (int k = 0; k < count; ++k) {
     Shadow& s = shadow_of(base + offset + k);
     if (write) {
-      check_write(s, kernel, buffer, offset + k, line);
+      check_write(s, "__shared__", kernel, buffer, offset + k, line);
     } else {
-      check_read(s, kernel, buffer, offset + k, line);
+      check_read(s, "__shared__", kernel, buffer, offset + k, line);
     }
   }
   return base[offset];
@@ -223,6 +246,55 @@ T& shared_access(T* base, long offset, int count, bool write, const char* buffer
 
 #define XTIR_SHARED(buffer, offset, count, write) \
   (xtir_emu::shared_access(buffer, (offset), count, write, #buffer, __func__, __LINE__))
+
+inline GlobalShadow& global_shadow_of(const void* address) {
+  Launch& L = *running;
+  GlobalShadow& g = global_shadows[address];  // a new one: of block 0, generation 0
+  if (g.here.block != L.current_block) {  // a later block: this one's accesses become the earlier ones
+    if (g.block_writer.thread >= 0) g.earlier_writer = g.block_writer;
+    if (g.block_reader.thread >= 0) g.earlier_reader = g.block_reader;
+    g.block_writer = g.block_reader = Touch{};
+    g.here = Shadow{launches, L.current_block, L.generation};
+  }
+  if (g.here.generation != L.generation) {
+    g.here.generation = L.generation;
+    g.here.writer = g.here.reader = Touch{};
+    g.here.other_readers = false;
+  }
+  return g;
+}
+
+// Another block's write of the element races with any access, its read with a write.
+inline void check_global(GlobalShadow& g, bool write, const char* kernel, const char* buffer, long element, int line) {
+  const Touch& earlier = g.earlier_writer.thread >= 0 || !write ? g.earlier_writer : g.earlier_reader;
+  if (earlier.thread >= 0) {
+    bool wrote = &earlier == &g.earlier_writer;
+    report(race_report, kernel, "global", buffer, element,
+           thread_name(static_cast<int>(thread_rank)) + (write ? " writes" : " reads") + " it (line " +
+               std::to_string(line) + ") after " + thread_name(earlier.thread) + " of " + block_name(earlier.block) +
+               (wrote ? " wrote" : " read") + " it (line " + std::to_string(earlier.line) +
+               "): the blocks of a launch run at once on a GPU, in no order (" + (write ? "write" : "read") +
+               " after " + (wrote ? "write" : "read") + " across blocks)");
+  }
+  g.here.written = true;  // global memory holds the input: reading an element no thread wrote is no error
+  Touch mine{static_cast<int>(thread_rank), line, running->current_block};
+  if (write) {
+    check_write(g.here, "global", kernel, buffer, element, line);
+    g.block_writer = mine;
+  } else {
+    check_read(g.here, "global", kernel, buffer, element, line);
+    g.block_reader = mine;
+  }
+}
+
+template <typename T>
+T& global_access(T* base, long offset, int count, bool write, const char* buffer, const char* kernel, int line) {
+  for (int k = 0; k < count; ++k) check_global(global_shadow_of(base + offset + k), write, kernel, buffer, offset + k, line);
+  return base[offset];
+}
+
+#define XTIR_GLOBAL(buffer, offset, count, write) \
+  (xtir_emu::global_access(buffer, (offset), count, write, #buffer, __func__, __LINE__))
 #endif  // XTIR_RACECHECK
 
 template <typename F>

@@ -71,7 +71,9 @@ to a thread writing it: cooperative fetching binds it), or data exchanged throug
 memory with no barrier point between writer and reader; a reduction over a thread-bound loop
 (no cross-thread reduction yet) and other writes of one global element by several threads (of an
 intermediate allocated in global memory, one copy for the grid: set-scope makes it local or shared);
-parallel loops inside a kernel.
+two threads (blocks, virtual threads) touching one element of a global or local buffer at any
+iterations of the serial loops inside them, one writing it (lowering/thread_races.py: loops bound by
+hand, or changed after bind checked them); parallel loops inside a kernel.
 """
 
 from __future__ import annotations
@@ -109,6 +111,7 @@ from xtir.lowering.blocks_to_scf import THREAD
 from xtir.lowering.compact_buffers import INIT_GUARD
 from xtir.lowering.index_expr import IndexEmitter, constant, decode, decode_bounds, index_bounds
 from xtir.lowering.loops import PARALLEL, THREAD_BINDING, constant_int, loop_kind, loop_name, trip_count
+from xtir.lowering.thread_races import Axis, check_thread_races
 from xtir.lowering.virtual_threads import (
     cached_dependents,
     guarded_by,
@@ -289,12 +292,13 @@ def _writers(kernel: Kernel, store: Operation, over: dict[SSAValue, int],
     """`over` without the virtual threads that do not run `store` apart: those of vthread loops
     not around it, whose variable it does not use (it runs once, inject_virtual_threads), or
     that run it one after another, the last one's value staying (`_last_wins`). `dependent`
-    caches each vthread loop's `dependents`."""
+    caches each vthread loop's `dependents`. (Of a load: the virtual threads it runs apart.)"""
     canon = kernel.canonical()
     vthreads = [lp for lp in ancestors(store, kernel.root) if isinstance(lp, scf.ForOp) and vthread_tag(lp) is not None]
     around = {canon[lp.body.block.args[0]] for lp in vthreads}
     idle = {canon[lp.body.block.args[0]] for lp in untouched_vthreads(store, kernel.root, dependent)}
-    serial = {canon[lp.body.block.args[0]] for lp in vthreads if _last_wins(store, lp, dependent)}
+    serial = {canon[lp.body.block.args[0]] for lp in vthreads
+              if isinstance(store, memref.StoreOp) and _last_wins(store, lp, dependent)}
     virtual = {lps[0].body.block.args[0] for tag, lps in kernel.loops.items() if tag.startswith("vthread")}
     return {v: n for v, n in over.items() if v not in virtual or (v in around and v not in idle | serial)}
 
@@ -409,6 +413,17 @@ def _reads_same_element(use: Use) -> memref.LoadOp | None:
             return owner
         pending.extend(owner.operands)
     return None
+
+
+def _check_races(kernel: Kernel) -> None:
+    """No two threads touch one element of a global or local buffer, one writing it
+    (lowering/thread_races.py), each access compared over the block and thread axes and the
+    virtual threads it runs apart on (`_writers`)."""
+    everyone = {lps[0].body.block.args[0]: kernel.extent(tag) for tag, lps in kernel.loops.items()}
+    axes = {lps[0].body.block.args[0]: Axis(tag, loop_name(lps[0]), kernel.extent(tag))
+            for tag, lps in sorted(kernel.loops.items()) if kernel.extent(tag) > 1}
+    dependent: dict[scf.ForOp, set[SSAValue]] = {}
+    check_thread_races(kernel.root, axes, kernel.canonical(), lambda op: set(_writers(kernel, op, everyone, dependent)))
 
 
 # Local buffers: one per thread ---------------------------------------------------------------
@@ -1278,6 +1293,7 @@ class LowerToGPUPass(ModulePass):
             for index, kernel in enumerate(kernels):
                 _check_launch(kernel)
                 shared = _prepare_buffers(kernel, f)
+                _check_races(kernel)
                 if _inject_double_buffers(kernel, f) | inject_virtual_threads(kernel.root):
                     kernel = _collect(kernel.root)  # the double buffers' prologues and epilogues copy thread loops
                 Planner(kernel).run(kernel.root.body.block, [])

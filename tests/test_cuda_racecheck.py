@@ -80,14 +80,15 @@ def test_a_read_of_shared_memory_no_thread_wrote_is_reported() -> None:
 
 def test_racecheck_source_keeps_the_lines_of_the_plain_one() -> None:
     """The default source has no checked accesses (nvcc compiles it; cuda-cpu runs it as fast as
-    before); the checked one differs only in the __shared__ accesses, line for line."""
+    before); the checked one differs only in the __shared__ and global accesses, line for line."""
     module = _seed("gemm_hand")
     plain, checked = cuda_program(module).source, cuda_program(module, racecheck=True).source
-    assert "XTIR_SHARED" not in plain and "XTIR_SHARED" in checked
+    assert "XTIR_" not in plain and "XTIR_SHARED" in checked and "XTIR_GLOBAL" in checked
     plain_lines, checked_lines = plain.splitlines(), checked.splitlines()
     assert len(plain_lines) == len(checked_lines)
     differ = [(p, c) for p, c in zip(plain_lines, checked_lines) if p != c]
-    assert differ and all("_shared" in p and "XTIR_SHARED" in c for p, c in differ)
+    assert differ and all(re.search(r"\bC\b|_shared", p) and "XTIR_" in c for p, c in differ)
+    assert not re.search(r"XTIR_GLOBAL\([AB]\b", checked)  # inputs only read cannot race
 
 
 def test_racecheck_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

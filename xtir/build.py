@@ -78,7 +78,7 @@ def _racecheck(target: str, racecheck: bool | None) -> bool:
     if racecheck is None:
         return target == "cuda-cpu" and os.environ.get(RACECHECK_ENV, "") not in ("", "0")
     if racecheck and target != "cuda-cpu":
-        raise XtirError(f"racecheck=True is for target 'cuda-cpu' (its emulation records every __shared__ access); "
+        raise XtirError(f"racecheck=True is for target 'cuda-cpu' (its emulation records every __shared__ and global access); "
                         f"target '{target}' has no race detector")
     return racecheck
 
@@ -147,9 +147,10 @@ def build(
     Target "cuda" runs the thread-bound loop nests as CUDA kernels on a GPU (XtirError without
     one), launched through `runtime` "cupy" or "cuda-python" (default: CuPy where installed);
     "cuda-cpu" runs the same CUDA C on the CPU (lowering/cuda_emulation.py); with `racecheck=True`
-    (default: $XTIR_CUDA_RACECHECK set) it also checks every `__shared__` access and raises an
-    XtirError naming the kernel, buffer, element, threads and lines of the first race (two threads
-    touching an element between barriers, one writing) or read of an element the block never wrote.
+    (default: $XTIR_CUDA_RACECHECK set) it also checks every `__shared__` and global access and raises
+    an XtirError naming the kernel, buffer, element, threads and lines of the first race (two threads
+    touching an element between barriers, or two blocks touching one, one writing) or read of a
+    `__shared__` element the block never wrote.
     Their callables have `cuda_source` and `launches` instead of `llvm_ir`.
     """
     expect_module(module, "xtir.build")

@@ -16,7 +16,7 @@ operations the unscheduled program performs (e.g. 2·n³ for a matmul).
 --target cuda runs the thread-bound loop nests on a GPU (xtir.build(..., target="cuda"));
 --target cuda-cpu runs the same CUDA C on the CPU, in the emulation that checks barriers;
 --racecheck adds its race detector (xtir.build(..., racecheck=True)): a race on `__shared__`
-memory is reported (exit 1).
+or global memory is reported (exit 1).
 The reference of --check is computed on the CPU either way.
 
 --bounds-check builds with `xtir.build(..., bounds_check=True)`: an access the compiler

@@ -19,11 +19,15 @@ other digits free) closer than one step of `c`, keeps them apart. A dimension pa
 over the digits (the outer ones only where they do not cancel out), up to ENUMERATION_LIMIT
 points; beyond that, a loop digit that neither access uses still shows two iterations that
 meet, and else a conflict is assumed, the refusal saying that the analysis cannot decide.
+
+`pair_conflict` compares two accesses over the points of several variables at once, numbered
+mixed-radix: lower-to-gpu's check that no two threads of a kernel (its block, thread and virtual
+thread axes) touch one element (lowering/thread_races.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +37,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xtir.dialects.block import AccessOp, ForOp, loop_bounds
 from xtir.dialects.bounds import Fact
-from xtir.dialects.expr import Atom, Div, Expr, Mod, Var
+from xtir.dialects.expr import Atom, Bounds, Div, Expr, Mod, Var
 from xtir.dialects.walk import ancestors
 from xtir.lowering.index_expr import decode_bounds
 from xtir.passes.analysis.digits import Digits, to_digits
@@ -46,15 +50,15 @@ BLOCK_ATTR = "xtir.block"
 
 @dataclass(frozen=True)
 class Touch:
-    """One access under the loop: its indices in loop variables, the loops between, and the
-    conditions under which it runs."""
+    """One access under the loop: its indices in loop variables, the variables of the loops
+    between (free in each access), and the conditions under which it runs."""
 
     op: Operation
     buffer: SSAValue
     is_write: bool
     indices: tuple[Expr, ...]
     sizes: tuple[int, ...]
-    inner: tuple[ForOp, ...]
+    inner: tuple[SSAValue, ...]
     facts: tuple[Fact, ...]
 
 
@@ -73,26 +77,30 @@ def carried_conflict(loop: ForOp) -> Conflict | None:
     """The first pair of accesses through which two iterations of `loop` may share data."""
     if loop.extent == 1:
         return None
-    by_buffer: dict[SSAValue, list[Touch]] = {}
-    for touch in _touches(loop):
-        by_buffer.setdefault(touch.buffer, []).append(touch)
-    for buffer, touches in by_buffer.items():
-        if _allocated_inside(buffer, loop):
-            continue
-        writes = [t for t in touches if t.is_write]
-        reads = [t for t in touches if not t.is_write]
-        pairs = [(w, r) for w in writes for r in reads] + [(w, v) for k, w in enumerate(writes) for v in writes[k:]]
-        for first, second in pairs:
-            found = _conflict(loop, first, second)
-            if found is not False:
-                return Conflict(buffer, first, second, found if isinstance(found, tuple) else None)
+    for first, second in conflicting_pairs(t for t in _touches(loop) if not _allocated_inside(t.buffer, loop)):
+        found = pair_conflict([loop.var], first, second)
+        if found is not False:
+            return Conflict(first.buffer, first, second, found if isinstance(found, tuple) else None)
     return None
+
+
+def conflicting_pairs(touches: Iterable[Touch]) -> Iterator[tuple[Touch, Touch]]:
+    """The pairs of `touches` of one buffer through which data may pass: a write and a read, two
+    writes (a write and itself too: at two iterations)."""
+    by_buffer: dict[SSAValue, list[Touch]] = {}
+    for touch in touches:
+        by_buffer.setdefault(touch.buffer, []).append(touch)
+    for touches_of in by_buffer.values():
+        writes = [t for t in touches_of if t.is_write]
+        reads = [t for t in touches_of if not t.is_write]
+        yield from ((w, r) for w in writes for r in reads)
+        yield from ((w, v) for k, w in enumerate(writes) for v in writes[k:])
 
 
 def describe(conflict: Conflict, loop: ForOp) -> str:
     """What a refusal says: which blocks, which buffer, which iterations."""
     name = conflict.buffer.name_hint or "a buffer"
-    first, second = _who(conflict.first), _who(conflict.second)
+    first, second = who(conflict.first), who(conflict.second)
     verb = "writes" if conflict.second.is_write else "reads"
     if conflict.iterations is None:
         return (f'{first} writes {name} and {second} {verb} it, and it cannot be shown that different '
@@ -104,7 +112,8 @@ def describe(conflict: Conflict, loop: ForOp) -> str:
             f"{verb} in iteration {other}")
 
 
-def _who(touch: Touch) -> str:
+def who(touch: Touch) -> str:
+    """`block "C"` for an access lower-blocks inlined from block C, else its op's name."""
     label = block_of(touch.op)
     return f'block "{label}"' if label is not None else f"a {touch.op.name}"
 
@@ -118,7 +127,7 @@ def block_of(op: Operation) -> str | None:
 def _touches(loop: ForOp) -> Iterator[Touch]:
     for op in loop.walk():
         if isinstance(op, AccessOp):
-            inner = tuple(_loops_between(op, loop))
+            inner = tuple(lp.var for lp in _loops_between(op, loop))
             facts = tuple(f for f in guard_facts(op)[0] if all(loop_bounds(v) is not None for v in f[0].variables()))
             for access in op.accesses():
                 yield Touch(op, access.buffer, access.is_write, access.indices, access.extents(), inner, facts)
@@ -160,8 +169,8 @@ class _Side:
 
 @dataclass(frozen=True)
 class _Pair:
-    """Two accesses under `loop`, fused and split variables written as digits: two iterations
-    differ in some digit of `loop`'s variable, `iteration`."""
+    """Two accesses, fused and split variables written as digits: two iterations (points of the
+    variables compared, numbered by `iteration`) differ in some digit of `loop_digits`."""
 
     first: _Side
     second: _Side
@@ -170,10 +179,10 @@ class _Pair:
     digits: Digits
 
 
-def _in_digits(loop: ForOp, first: Touch, second: Touch) -> _Pair:
+def _in_digits(compared: Sequence[SSAValue], first: Touch, second: Touch, bounds: Bounds) -> _Pair:
     exprs = [*first.indices, *second.indices, *(e for t in (first, second) for e, _ in t.facts)]
-    variables = {loop.var, *(v for e in exprs for v in e.variables())}
-    extents = {v: span[1] + 1 for v in variables if (span := loop_bounds(v)) is not None and span[0] == 0}
+    variables = {*compared, *(v for e in exprs for v in e.variables())}
+    extents = {v: span[1] + 1 for v in variables if (span := bounds(v)) is not None and span[0] == 0}
     written, digits = to_digits(exprs, extents)
     rest = iter(written)
     sides = []
@@ -183,15 +192,23 @@ def _in_digits(loop: ForOp, first: Touch, second: Touch) -> _Pair:
     facts = [(e, bound) for t in (first, second) for (_, bound), e in zip(t.facts, rest)]
     facts_of = (tuple(facts[: len(first.facts)]), tuple(facts[len(first.facts):]))
     first_side, second_side = (
-        _Side(indices, touch.sizes, frozenset(d for lp in touch.inner for d in digits.of(lp.var)), own_facts)
+        _Side(indices, touch.sizes, frozenset(d for v in touch.inner for d in digits.of(v)), own_facts)
         for (touch, indices), own_facts in zip(sides, facts_of))
-    return _Pair(first_side, second_side, tuple(digits.of(loop.var)), digits.value(loop.var), digits)
+    iteration, weight = Expr(), 1
+    for v in compared:  # mixed radix, the first variable lowest
+        iteration = iteration + digits.value(v) * weight
+        weight *= extents[v]
+    return _Pair(first_side, second_side, tuple(d for v in compared for d in digits.of(v)), iteration, digits)
 
 
-def _conflict(loop: ForOp, first: Touch, second: Touch) -> bool | tuple[int, int]:
-    """False when no two iterations meet; else the iterations of a meeting, or True when
-    none could be shown (too many points to enumerate)."""
-    pair = _in_digits(loop, first, second)
+def pair_conflict(compared: Sequence[SSAValue], first: Touch, second: Touch,
+                  bounds: Bounds = loop_bounds) -> bool | tuple[int, int]:
+    """Whether `first` and `second` touch one element at two different points of the variables
+    `compared` (each from 0 to its `bounds`; the loop of carried_conflict, or a GPU kernel's thread
+    axes), the variables of each one's `inner` loops free: False when they never do; else the two
+    points of a meeting, numbered mixed-radix (the first variable lowest), or True when none could
+    be shown (too many points to enumerate)."""
+    pair = _in_digits(compared, first, second, bounds)
     dims = _paired_dims(pair.first.indices, pair.second.indices, pair.first.sizes, pair.second.sizes)
     for group in _coordinates(pair):
         if all(any(_separates(pair, atom, span, dim) for dim in dims) for atom, span in group):
@@ -213,7 +230,7 @@ def _same_element(pair: _Pair) -> tuple[int, int] | None:
     used = {v for e in first.indices for v in e.variables()}
     for d in pair.loop_digits:
         if d not in used and pair.digits.extents[d] > 1:
-            return 0, pair.digits.owner.get(d, (d, 1))[1]
+            return 0, pair.iteration.coefficient(d)
     return None
 
 

@@ -567,18 +567,20 @@ func.func @vthread_load_then_later_store_of_another_vthread(%A: memref<4x4xf32>,
 // -----
 
 // Virtual thread v loads X[b, t, 1 - v], which block X later stores at X[b, t, v]: run serially,
-// virtual thread 1 loads what virtual thread 0 stored; distributed, the X from before
+// virtual thread 1 loads what virtual thread 0 stored; distributed, the X from before. Two virtual
+// threads touch one element of X, one writing it: a race between threads (lowering/thread_races.py)
 func.func @vthread_load_then_later_store_of_another_vthreads_element(%A: memref<4x4xf32>, %X: memref<4x4x2xf32>, %P: memref<4x4x2xf32>) {
   block.for %b = 0 to 4 "b" bind("blockIdx.x") {
-    // expected-error @+1 {{'scf.for' op lower-to-gpu: X is loaded and later stored in loop "v" (vthread.x) at elements other virtual threads may touch: inject-virtual-threads runs each statement for every virtual thread before the next statement, which would reorder the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store that writes the same value at the same element in every virtual thread (a cooperative fetch)}}
     block.for %u = 0 to 2 "v" bind("vthread.x") {
       block.for %t = 0 to 4 "t" bind("threadIdx.x") {
         block.block "P"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          // expected-note @+1 {{the load of X reads it here}}
           %g = block.load %X[%vb, %vt, 1 - %vu] : memref<4x4x2xf32>
           block.store %g, %P[%vb, %vt, %vu] : memref<4x4x2xf32>
         }
         block.block "X"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
           %a = block.load %A[%vb, %vt] : memref<4x4xf32>
+          // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into X writes an element of X that the load of X reads in another thread, loop "v" (vthread.x) at 0 and at 1 (the other thread axes alike); the threads of a launch run at once}}
           block.store %a, %X[%vb, %vt, %vu] : memref<4x4x2xf32>
         }
       }

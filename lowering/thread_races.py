@@ -1,0 +1,212 @@
+"""Races between the threads of a GPU kernel through global and local memory: lower-to-gpu's check.
+
+The threads, thread blocks and virtual threads of one launch run at once and in no order (virtual
+threads until inject_virtual_threads runs them in turn, which interchanges them with the serial
+loops inside them): two of them must never touch one element of a buffer, one of them writing it.
+bind refuses a loop whose iterations are not independent, but lower-to-gpu also meets loops bound
+by hand (`bind("threadIdx.x")` in the input) and thread loops that a later primitive (compute-at,
+reorder, a cache copy, decompose-reduction) changed after bind checked them, so every pair of
+accesses of a global or local buffer (at least one a store; a store and itself too) is checked
+again, as passes/analysis/dependences.py tells two iterations of a loop apart: over the points of
+the thread axes that both accesses run apart on (lower-to-gpu's `_writers`: a virtual thread whose
+variable an access does not use runs it once, a store whose element does not use it keeps the last
+virtual thread's value), the serial loops around each access free, the conditions around it
+(`where` predicates, a tile's edge) bounding where it runs.
+
+Exempt: shared buffers (barriers order their accesses: lower-to-gpu places them and refuses what
+they cannot order), and for a buffer allocated inside thread loops (a local buffer: lower-to-gpu
+has checked it is inside every one that uses it) the axes of those loops, along which each thread
+has its own copy.
+
+Refused, at the first access: two threads that touch one element (naming the buffer, both
+accesses and the thread axes on which the threads differ), or that cannot be shown not to (an
+index that is not affine in loop variables of known range, or more points than the analysis
+enumerates).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+
+from xdsl.dialects import memref, scf
+from xdsl.dialects.builtin import IndexType
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+
+from xtir.dialects.expr import Expr
+from xtir.dialects.layout import memory_space
+from xtir.dialects.walk import ancestors
+from xtir.lowering.index_expr import decode
+from xtir.lowering.loops import constant_int, trip_count
+from xtir.passes.analysis.dependences import Touch, block_of, conflicting_pairs, guard_facts, pair_conflict, who
+from xtir.passes.analysis.instances import ENUMERATION_LIMIT
+from xtir.support.errors import LoweringError
+
+Access = memref.LoadOp | memref.StoreOp
+
+_NAME = "lower-to-gpu"
+
+
+@dataclass(frozen=True)
+class Axis:
+    """A thread axis of the kernel: its tag, the first loop bound to it, its extent."""
+
+    tag: str
+    loop: str
+    extent: int
+
+
+def check_thread_races(root: scf.ForOp, axes: Mapping[SSAValue, Axis], canon: Mapping[SSAValue, SSAValue],
+                       apart: Callable[[Access], set[SSAValue]]) -> None:
+    """Refuse two threads of the kernel `root` touching one element of a global or local buffer,
+    one writing it. `axes`: the thread axes of more than one value, by canonical variable; `canon`:
+    each thread-bound loop's variable → its axis's; `apart(op)`: the axes `op` runs apart on."""
+    variables = _Variables(axes, canon)
+    touches = [variables.touch(op) for op in root.walk()
+               if isinstance(op, Access) and memory_space(op.memref) != "shared"]
+    for first, second in conflicting_pairs(t for t in touches if t is not None):
+        private = _private_axes(first.buffer, canon)
+        compared = [v for v in axes if v in apart(first.op) and v in apart(second.op) and v not in private]
+        if not compared:
+            continue
+        threads = [axes[v] for v in compared]
+        if first.op in variables.unknown or second.op in variables.unknown:
+            raise _refusal(first, second, _unknown(first, second, variables.unknown, threads))
+        found = pair_conflict(compared, first, second, variables.bounds)
+        if found is True:
+            raise _refusal(first, second, _undecided(first, second, threads))
+        if found is not False:
+            raise _refusal(first, second, _race(first, second, threads, found))
+
+
+class _Variables:
+    """The accesses' indices in the canonical thread variables and zero-based loop variables."""
+
+    def __init__(self, axes: Mapping[SSAValue, Axis], canon: Mapping[SSAValue, SSAValue]) -> None:
+        self.extents: dict[SSAValue, int] = {v: axis.extent for v, axis in axes.items()}
+        self.canon = canon
+        self.mapping: dict[SSAValue, Expr] = {k: Expr.var(v) for k, v in canon.items() if k is not v}
+        self.unknown: set[Operation] = set()
+        """Accesses whose element cannot be told (not affine, a variable of unknown range)."""
+
+    def bounds(self, value: SSAValue) -> tuple[int, int] | None:
+        n = self.extents.get(value)
+        return (0, n - 1) if n is not None else None
+
+    def touch(self, op: Access) -> Touch | None:
+        """`op` as dependences' Touch, every variable but the thread axes' inner (a serial loop's:
+        free in each thread); None when it never runs. A condition around it over a variable of
+        unknown range is left out (it can only make the access run more)."""
+        decoded = [decode(i) for i in op.indices]
+        if any(d is None for d in decoded):
+            self.unknown.add(op)
+        indices = [d.substitute(self.mapping) for d in decoded if d is not None]
+        facts = [(e.substitute(self.mapping), bound) for e, bound in guard_facts(op)[0]]
+        zero_based: dict[SSAValue, Expr | None] = {}
+        for v in {v for e in [*indices, *(e for e, _ in facts)] for v in e.variables()}:
+            if v not in self.extents:
+                found = self.zero_based(v)
+                if found is not None and found[1] == 0:
+                    return None
+                zero_based[v] = None if found is None else found[0]
+        unknown = {v for v, e in zero_based.items() if e is None}
+        if any(e.uses(v) for e in indices for v in unknown):
+            self.unknown.add(op)
+        known = {v: e for v, e in zero_based.items() if e is not None}
+        indices = [e.substitute(known) for e in indices]
+        facts = [(e.substitute(known), bound) for e, bound in facts if not any(e.uses(v) for v in unknown)]
+        inner = [v for e in [*indices, *(e for e, _ in facts)] for v in e.variables() if v not in self.canon]
+        return Touch(op, op.memref, isinstance(op, memref.StoreOp), tuple(indices), (1,) * len(op.indices),
+                     tuple(dict.fromkeys(inner)), tuple(facts))
+
+    def zero_based(self, value: SSAValue) -> tuple[Expr, int] | None:
+        """The variable of a serial loop with constant bounds as `lb + step * d`, d from 0 to its
+        trip count (a fresh variable, unless lb is 0 and step 1), and the trip count; else None."""
+        owner = value.owner.parent_op() if isinstance(value, BlockArgument) else None
+        if not isinstance(owner, scf.ForOp) or value is not owner.body.block.args[0]:
+            return None
+        trips, lb, step = trip_count(owner), constant_int(owner.lb), constant_int(owner.step)
+        if trips is None or lb is None or step is None:
+            return None
+        if lb == 0 and step == 1:
+            self.extents[value] = trips
+            return Expr.var(value), trips
+        digit = Block(arg_types=[IndexType()]).args[0]
+        self.extents[digit] = trips
+        return Expr.var(digit) * step + lb, trips
+
+
+def _private_axes(buffer: SSAValue, canon: Mapping[SSAValue, SSAValue]) -> set[SSAValue]:
+    """The axes of the thread loops around the buffer's allocation: one copy per thread along them."""
+    owner = buffer.owner
+    if not isinstance(owner, Operation):
+        return set()
+    return {canon[lp.body.block.args[0]] for lp in ancestors(owner) if isinstance(lp, scf.ForOp)
+            and lp.body.block.args[0] in canon}
+
+
+def _name(touch: Touch) -> str:
+    return touch.buffer.name_hint or "a buffer"
+
+
+def _what(touch: Touch) -> str:
+    """The block the access came from, else `the load of A` / `the store into A`."""
+    if block_of(touch.op) is not None:
+        return who(touch)
+    return f"the store into {_name(touch)}" if touch.is_write else f"the load of {_name(touch)}"
+
+
+def _refusal(first: Touch, second: Touch, message: str) -> LoweringError:
+    """At the write, with a note at the other access."""
+    notes = [] if second.op is first.op else [(second.op, f"{_what(second)} {_verb(second)} it here")]
+    return LoweringError(first.op, message, notes, pass_name=_NAME)
+
+
+def _verb(second: Touch) -> str:
+    """What the second access of a pair does (the first writes: conflicting_pairs)."""
+    return "writes" if second.is_write else "reads"
+
+
+def _listed(axes: list[Axis]) -> str:
+    return ", ".join(axis.tag for axis in axes)
+
+
+_ADVICE = ("the threads of a launch run at once, in no order (a race); a loop bound to a thread must keep "
+           "independent iterations: keep the loop that passes data through the buffer serial, or let each thread "
+           "touch its own elements")
+
+
+def _race(first: Touch, second: Touch, axes: list[Axis], points: tuple[int, int]) -> str:
+    one, other = (dict(zip(axes, _digits(p, axes))) for p in points)
+    differ = [axis for axis in axes if one[axis] != other[axis]]
+    where = ", ".join(f'loop "{a.loop}" ({a.tag}) at {one[a]} and at {other[a]}' for a in differ)
+    alike = " (the other thread axes alike)" if len(differ) < len(axes) else ""
+    if second.op is first.op:
+        what = f"{_what(first)} writes one element of {_name(first)} in two threads"
+    else:
+        what = f"{_what(first)} writes an element of {_name(first)} that {_what(second)} {_verb(second)} in another thread"
+    return f"{what}, {where}{alike}; {_ADVICE}"
+
+
+def _digits(point: int, axes: list[Axis]) -> Iterator[int]:
+    for axis in axes:  # mixed radix, the first axis lowest (pair_conflict's numbering)
+        point, value = divmod(point, axis.extent)
+        yield value
+
+
+def _undecided(first: Touch, second: Touch, axes: list[Axis]) -> str:
+    return (f"it cannot be shown that different threads ({_listed(axes)}) touch different elements of "
+            f"{_name(first)} through {_pair(first, second)} (the analysis cannot decide it: the strides of the "
+            f"indices do not tell the threads apart, and enumerating them takes more than {ENUMERATION_LIMIT} "
+            f"points); {_ADVICE}")
+
+
+def _unknown(first: Touch, second: Touch, unknown: set[Operation], axes: list[Axis]) -> str:
+    which = first if first.op in unknown else second
+    return (f"which elements {_what(which)} touches cannot be told (an index or condition that is not affine in "
+            f"loop variables of constant range), so different threads ({_listed(axes)}) may touch one element "
+            f"through {_pair(first, second)}; {_ADVICE}")
+
+
+def _pair(first: Touch, second: Touch) -> str:
+    return _what(first) if second.op is first.op else f"{_what(first)} and {_what(second)}"

@@ -1,0 +1,43 @@
+// RUN: xtir-opt %s --split-input-file -p lower-blocks,lower-to-gpu | filecheck %s
+// What lower-to-gpu's race check between threads (lowering/thread_races.py) lets through in IR
+// bound by hand: each thread touching its own elements, reads shared by all threads, and writes
+// kept apart from other threads' reads by a `where` predicate.
+
+// An update in place of the element a thread owns, and an input every thread reads whole.
+// CHECK-LABEL: func.func @own_elements
+// CHECK: "gpu.launch_func"
+func.func @own_elements(%A: memref<4xf32>, %C: memref<32xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 8 "t" bind("threadIdx.x") {
+      block.for %k = 0 to 4 "k" {
+        block.block "C"(%v = spatial(32, %b * 8 + %t), %vk = reduce(4, %k)) {
+          %a = block.load %A[%vk] : memref<4xf32>
+          %c = block.load %C[%v] : memref<32xf32>
+          %s = arith.addf %a, %c : f32
+          block.store %s, %C[%v] : memref<32xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Threads 0..3 write B[t]; every thread reads B[t + 4], which no thread writes: the predicate
+// keeps thread 4 from writing B[4], which thread 0 reads.
+// CHECK-LABEL: func.func @apart_by_predicate
+// CHECK: "gpu.launch_func"
+func.func @apart_by_predicate(%A: memref<8xf32>, %B: memref<12xf32>, %C: memref<8xf32>) {
+  block.for %t = 0 to 8 "t" bind("threadIdx.x") {
+    block.block "W"(%v = spatial(8, %t)) where(%t < 4) {
+      %a = block.load %A[%v] : memref<8xf32>
+      block.store %a, %B[%v] : memref<12xf32>
+    }
+    block.block "R"(%v = spatial(8, %t)) {
+      %b = block.load %B[%v + 4] : memref<12xf32>
+      block.store %b, %C[%v] : memref<8xf32>
+    }
+  }
+  func.return
+}

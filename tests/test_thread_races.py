@@ -1,0 +1,136 @@
+"""Races between threads through global memory in IR bound by hand (or changed after bind checked
+it): lower-to-gpu refuses them (lowering/thread_races.py), where it used to build kernels that
+compute wrong numbers; and the race detector of target "cuda-cpu" (lowering/cuda_emulation.h)
+reports such a kernel when the check is bypassed, between threads of a block and between blocks."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import xtir
+import xtir.lowering.to_gpu as to_gpu
+from xtir.errors import XtirError
+
+VTHREAD_SHIFTED = """func.func @main(%A: memref<4x4x4xf32>, %P: memref<4x4x5xf32>, %Q: memref<4x4x4x2xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %u = 0 to 2 "v" bind("vthread.x") {
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+        block.for %k = 0 to 4 "k" {
+          block.block "P"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u), %vk = spatial(4, %k)) {
+            %a = block.load %A[%vb, %vt, %vk] : memref<4x4x4xf32>
+            block.store %a, %P[%vb, %vt, %vk + %vu] : memref<4x4x5xf32>
+          }
+          block.block "Q"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u), %vk = spatial(4, %k)) {
+            %p = block.load %P[%vb, %vt, %vk + %vu] : memref<4x4x5xf32>
+            block.store %p, %Q[%vb, %vt, %vk, %vu] : memref<4x4x4x2xf32>
+          }
+        }
+      }
+    }
+  }
+  func.return
+}"""
+"""Virtual threads write P[b, t, k + v] and read it back: virtual thread 1 writes at k = 0 what 0
+writes at k = 1 (the lead's repro, /work/notes/s7/lead_swap.py)."""
+
+THREADS_SHIFT = """func.func @main(%A: memref<33xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 8 "t" bind("threadIdx.x") {
+      block.block "S"(%v = spatial(32, %b * 8 + %t)) {
+        %next = block.load %A[%v + 1] : memref<33xf32>
+        block.store %next, %A[%v] : memref<33xf32>
+      }
+    }
+  }
+  func.return
+}"""
+"""Thread (b, t) reads the element thread (b, t + 1) writes: a race between the threads of a block."""
+
+BLOCKS_SHIFT = """func.func @main(%A: memref<5xf32>) {
+  block.for %b = 0 to 4 "b" bind("blockIdx.x") {
+    block.block "S"(%v = spatial(4, %b)) {
+      %next = block.load %A[%v + 1] : memref<5xf32>
+      block.store %next, %A[%v] : memref<5xf32>
+    }
+  }
+  func.return
+}"""
+"""One thread per block, block b reading what block b + 1 writes: a race between blocks only."""
+
+APART_BY_PREDICATE = """func.func @main(%A: memref<8xf32>, %B: memref<12xf32>, %C: memref<8xf32>) {
+  block.for %t = 0 to 8 "t" bind("threadIdx.x") {
+    block.block "W"(%v = spatial(8, %t)) where(%t < 4) {
+      %a = block.load %A[%v] : memref<8xf32>
+      block.store %a, %B[%v] : memref<12xf32>
+    }
+    block.block "R"(%v = spatial(8, %t)) {
+      %b = block.load %B[%v + 4] : memref<12xf32>
+      block.store %b, %C[%v] : memref<8xf32>
+    }
+  }
+  func.return
+}"""
+
+
+def _arrays(*shapes: tuple[int, ...]) -> list[np.ndarray]:
+    rng = np.random.default_rng(0)
+    return [rng.integers(0, 9, s).astype(np.float32) for s in shapes]
+
+
+def _on_the_cpu(text: str, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """What the loop nest computes, run serially (the thread bindings dropped)."""
+    copies = [a.copy() for a in arrays]
+    xtir.build(xtir.parse(re.sub(r' bind\("[a-zA-Z.]+"\)', "", text)), target="llvm")(*copies)
+    return copies
+
+
+@pytest.fixture
+def unchecked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """lower-to-gpu without its race check between threads: the kernels it used to build."""
+    monkeypatch.setattr(to_gpu, "_check_races", lambda kernel: None)
+
+
+@pytest.mark.parametrize(("text", "shapes"), [(VTHREAD_SHIFTED, [(4, 4, 4), (4, 4, 5), (4, 4, 4, 2)]),
+                                              (THREADS_SHIFT, [(33,)]), (BLOCKS_SHIFT, [(5,)])])
+def test_a_race_between_threads_is_refused(text: str, shapes: list[tuple[int, ...]]) -> None:
+    with pytest.raises(XtirError, match="lower-to-gpu: the store into [PA] writes an element of [PA] that the load of "
+                                        r"[PA] reads in another thread, loop \"[vtb]\""):
+        xtir.build(xtir.parse(text), target="cuda-cpu")
+
+
+def test_the_virtual_threads_race_computed_wrong_numbers_unchecked(unchecked: None) -> None:
+    """What the refusal prevents: the virtual threads run in turn, each statement for every one
+    before the next statement, and P keeps another virtual thread's value (the race detector cannot
+    see it: the virtual threads of a thread are one emulated thread)."""
+    arrays = _arrays((4, 4, 4), (4, 4, 5), (4, 4, 4, 2))
+    expected = _on_the_cpu(VTHREAD_SHIFTED, arrays)
+    xtir.build(xtir.parse(VTHREAD_SHIFTED), target="cuda-cpu", racecheck=True)(*arrays)
+    assert not np.array_equal(arrays[1], expected[1])
+
+
+def test_threads_kept_apart_by_a_predicate_build_and_match(unchecked: None) -> None:
+    arrays = _arrays((8,), (12,), (8,))
+    expected = _on_the_cpu(APART_BY_PREDICATE, arrays)
+    xtir.build(xtir.parse(APART_BY_PREDICATE), target="cuda-cpu", racecheck=True)(*arrays)
+    for got, want in zip(arrays, expected):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_racecheck_reports_a_global_race_between_threads_of_a_block(unchecked: None) -> None:
+    f = xtir.build(xtir.parse(THREADS_SHIFT), target="cuda-cpu", racecheck=True)
+    with pytest.raises(XtirError, match=r"cuda-cpu racecheck: kernel 'main_kernel', global 'A' element \d+, block "
+                                        r"\(0, 0, 0\): thread \(\d, 0, 0\) (reads|writes) it \(line \d+\) after thread "
+                                        r"\(\d, 0, 0\) (wrote|read) it \(line \d+\) with no __syncthreads\(\) in between"):
+        f(*_arrays((33,)))
+
+
+def test_racecheck_reports_a_global_race_between_blocks(unchecked: None) -> None:
+    f = xtir.build(xtir.parse(BLOCKS_SHIFT), target="cuda-cpu", racecheck=True)
+    with pytest.raises(XtirError, match=r"global 'A' element 1, block \(1, 0, 0\): thread \(0, 0, 0\) writes it "
+                                        r"\(line \d+\) after thread \(0, 0, 0\) of block \(0, 0, 0\) read it \(line \d+\): "
+                                        r"the blocks of a launch run at once on a GPU, in no order \(write after read "
+                                        r"across blocks\)\n  kernel\.cu:\d+: XTIR_GLOBAL"):
+        f(*_arrays((5,)))
