@@ -11,7 +11,7 @@ pytest.importorskip("torch", reason="PyTorch is not installed (pip install 'xtir
 from tests.fuzz import graph_fuzz  # noqa: E402
 from tests.fuzz.graph_fuzz import Case, random_case, run_case  # noqa: E402
 
-SEEDS = [1, 5, 8, 23, 31]
+SEEDS = [1, 8, 31, 33, 37]
 """Both element types, all four variants, conv2d, max_pool2d, matmul, softmax, broadcasting, scalars."""
 
 
