@@ -1,7 +1,8 @@
 """Graph-level fuzzing: random small PyTorch models imported with xtir.frontend.from_torch,
 compiled with xtir.model.compile_model, and compared with torch.
 
-A case is a seed, an element type (float32 or float16) and a variant: the graph passes
+A case is a seed, an element type (float32 or float16), from_torch's weights= (constants or
+parameters) and a variant: the graph passes
 applied before compiling (none, or GRAPH_PIPELINE) and compile_model's schedule ("default"
 or None, the unscheduled loop nests). The seed draws a model as a list of steps over the
 values computed so far (the inputs first): nn.Linear, ReLU (module, function, method),
@@ -9,7 +10,9 @@ add/sub/mul/div (operator, torch function or method) with a value of the same sh
 constant of a broadcast shape (a buffer, some dimensions 1, maybe an extra leading one) or a
 Python number on either side, reshape/view/flatten, transpose/permute/t/T, softmax, conv2d
 (module or function, stride, padding, dilation, 'same'), max_pool2d, and 2-d matmul (`@`,
-torch.matmul, torch.mm) with a constant or another value. The model returns the values no step uses
+torch.matmul, torch.mm) with a constant or another value; now and then something the importer does not map
+(tanh, slicing, floor division, sum, grouped convolution, ceil_mode), which it must refuse. The
+model returns the values no step uses
 (the last three of them), so that no step is dead code.
 
 Outcomes (Outcome.kind): `ok`; `refused` (an XtirError: the importer, a pass or the build
@@ -135,6 +138,11 @@ def _make_model_class():
             if step.op == "linear":
                 bias = getattr(self, f"c{k}b") if o["bias"] else None
                 return F.linear(args[0], getattr(self, f"c{k}"), bias)
+            if step.op == "unmapped":
+                x = args[0]
+                return {"tanh": lambda: torch.tanh(x), "slice": lambda: x[..., :1], "floordiv": lambda: x // 2,
+                        "sum": lambda: x.sum(-1), "groups": lambda: F.conv2d(x, getattr(self, f"c{k}"), groups=x.shape[1]),
+                        "ceil_mode": lambda: F.max_pool2d(x, 2, ceil_mode=True)}[how]()
             if step.op == "matmul":
                 a = args[0]
                 b = args[1] if len(args) > 1 else getattr(self, f"c{k}")
@@ -174,6 +182,8 @@ class Case:
     dtype: str = "float32"
     variant: int = 0
     """An index into VARIANTS."""
+    weights: str = "constants"
+    """from_torch's weights=: constants in the graph (hoisted by legalize-tensor) or parameters."""
 
     @property
     def pipeline(self) -> str | None:
@@ -184,12 +194,14 @@ class Case:
         return VARIANTS[self.variant][1]
 
     def describe(self) -> str:
-        return f"graph seed {self.seed} {self.dtype} passes={self.pipeline} schedule={self.schedule}"
+        return (f"graph seed {self.seed} {self.dtype} passes={self.pipeline} schedule={self.schedule} "
+                f"weights={self.weights}")
 
 
 def random_case(seed: int) -> Case:
     r = random.Random(seed * 7919 + 1)
-    return Case(seed, "float16" if r.random() < 0.25 else "float32", r.randrange(len(VARIANTS)))
+    dtype = "float16" if r.random() < 0.25 else "float32"
+    return Case(seed, dtype, r.randrange(len(VARIANTS)), "params" if r.random() < 0.25 else "constants")
 
 
 @dataclass
@@ -357,14 +369,31 @@ def _shape_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step,
     return None
 
 
+def _unmapped_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]]:
+    """What the importer has no mapping for, which it must refuse naming the node: tanh, slicing,
+    floor division, sum, grouped convolution, max_pool2d's ceil_mode."""
+    r = d.r
+    kinds = ["tanh", "slice", "floordiv", "sum"] + (["groups", "ceil_mode"] if len(shape) == 4 else [])
+    how = r.choice(kinds)
+    if how == "slice":
+        return Step("unmapped", (v,), (), how), (*shape[:-1], 1)
+    if how == "sum":
+        return Step("unmapped", (v,), (), how), shape[:-1]
+    if how == "groups":
+        d.constants[f"c{k}"] = ((shape[1], 1, 1, 1), "weight")
+    if how == "ceil_mode":
+        return Step("unmapped", (v,), (), how), (*shape[:2], *(-(-x // 2) for x in shape[2:]))
+    return Step("unmapped", (v,), (), how), shape
+
+
 def _step(d: Drawn, k: int) -> tuple[Step, tuple[int, ...]] | None:  # noqa: C901 - one branch per operation
     r = d.r
     # mostly the latest value, so that the model is a chain with some branches
     v = len(d.shapes) - 1 if r.random() < 0.75 else r.randrange(len(d.shapes))
     shape = d.shapes[v]
     rank = len(shape)
-    op = r.choices(("linear", "relu", "binary", "shape", "softmax", "conv2d", "maxpool", "matmul"),
-                   (2, 1.5, 3, 2.5, 1, 1.5, 1, 1.5))[0]
+    op = r.choices(("linear", "relu", "binary", "shape", "softmax", "conv2d", "maxpool", "matmul", "unmapped"),
+                   (2, 1.5, 3, 2.5, 1, 1.5, 1, 1.5, 0.1))[0]
     if op == "linear" and rank >= 2:
         out = r.randint(1, 12)
         if math.prod(shape[:-1]) * out > MAX_ELEMENTS:
@@ -387,6 +416,8 @@ def _step(d: Drawn, k: int) -> tuple[Step, tuple[int, ...]] | None:  # noqa: C90
         return _binary_step(d, k, v, shape)
     if op == "shape":
         return _shape_step(d, k, v, shape)
+    if op == "unmapped" and rank >= 1:
+        return _unmapped_step(d, k, v, shape)
     if op == "softmax" and rank >= 1:
         dim = r.randrange(-rank, rank)
         how = r.choice(("module", "F", "torch", "method"))
@@ -537,7 +568,8 @@ def run_case(case: Case) -> Outcome:
         return Outcome("skipped", f"torch cannot run the model in {case.dtype} on the CPU", "torch")
     stage = "import"
     try:
-        graph = from_torch(model, tuple(inputs))
+        imported = from_torch(model, tuple(inputs), weights=case.weights)
+        graph, params = imported if case.weights == "params" else (imported, [])
         if case.pipeline:
             stage = "passes"
             graph = xtir.transform(graph, case.pipeline)
@@ -545,7 +577,7 @@ def run_case(case: Case) -> Outcome:
         compiled = compile_model(graph, schedule=case.schedule)
         stage = "run"
         outputs = [np.full(shape, np.nan, dtype) for shape, dtype in compiled.outputs]
-        compiled.run(*(x.numpy() for x in inputs), *outputs)
+        compiled.run(*(x.numpy() for x in inputs), *params, *outputs)
     except XtirError as e:
         return _refusal(stage, e)
     except Exception:  # noqa: BLE001 - a traceback is the finding
@@ -555,5 +587,5 @@ def run_case(case: Case) -> Outcome:
 
 
 def reproducer(case: Case) -> str:
-    return (f"from tests.fuzz.graph_fuzz import Case, run_case; "
-            f"print(run_case(Case({case.seed}, {case.dtype!r}, {case.variant})))  # {describe_model(case.seed)}")
+    call = f"Case({case.seed}, {case.dtype!r}, {case.variant}, {case.weights!r})"
+    return f"from tests.fuzz.graph_fuzz import Case, run_case; print(run_case({call}))  # {describe_model(case.seed)}"

@@ -12,7 +12,8 @@ from tests.fuzz import graph_fuzz  # noqa: E402
 from tests.fuzz.graph_fuzz import Case, random_case, run_case  # noqa: E402
 
 SEEDS = [1, 8, 31, 33, 37]
-"""Both element types, all four variants, conv2d, max_pool2d, matmul, softmax, broadcasting, scalars."""
+"""Both element types, all four variants, weights as constants and as parameters, conv2d, max_pool2d,
+matmul, softmax, broadcasting, scalars."""
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -22,10 +23,11 @@ def test_random_models_match_torch(seed: int) -> None:
     assert not outcome.failed, f"{case.describe()}: {outcome.kind}: {outcome.detail}\n{graph_fuzz.describe_model(seed)}"
 
 
-def test_the_short_run_covers_both_types_all_variants_and_the_main_operations() -> None:
+def test_the_short_run_covers_both_types_all_variants_both_weights_and_the_main_operations() -> None:
     cases = [random_case(seed) for seed in SEEDS]
     assert {c.dtype for c in cases} == {"float32", "float16"}
     assert {c.variant for c in cases} == set(range(len(graph_fuzz.VARIANTS)))
+    assert {c.weights for c in cases} == {"constants", "params"}
     ops = {step.op for seed in SEEDS for step in graph_fuzz.draw_model(seed).steps}
     assert {"conv2d", "maxpool", "matmul", "linear", "binary", "softmax"} <= ops
 
