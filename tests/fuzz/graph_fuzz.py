@@ -18,8 +18,9 @@ model returns the values no step uses
 Outcomes (Outcome.kind): `ok`; `refused` (an XtirError: the importer, a pass or the build
 says what it cannot do, a legal outcome, counted by `refusal_key`); `skipped` (torch itself
 cannot run the model, e.g. a float16 kernel missing on the CPU); and the failures: `wrong`
-(the compiled model's numbers differ from torch's in float64, or an output element is left
-unwritten: outputs are NaN-filled before the call), `crash` (any other exception, a
+(the numbers of the reference evaluator on the graph, or of the compiled model, differ from
+torch's in float64, or an output element is left unwritten: outputs are NaN-filled before
+the call), `crash` (any other exception, a
 traceback), `invalid-ir` (a refusal by the verifier, of IR a pass made).
 
 tests/fuzz/test_graph_fuzz.py runs a few seeds; tests/fuzz/run_graph_long.py runs them for
@@ -573,17 +574,22 @@ def run_case(case: Case) -> Outcome:
         if case.pipeline:
             stage = "passes"
             graph = xtir.transform(graph, case.pipeline)
+        arrays = [*(x.numpy() for x in inputs), *params]
+        stage = "evaluate"
+        evaluated = list(xtir.evaluate(graph, *arrays))
         stage = "compile"
         compiled = compile_model(graph, schedule=case.schedule)
         stage = "run"
         outputs = [np.full(shape, np.nan, dtype) for shape, dtype in compiled.outputs]
-        compiled.run(*(x.numpy() for x in inputs), *params, *outputs)
+        compiled.run(*arrays, *outputs)
     except XtirError as e:
         return _refusal(stage, e)
     except Exception:  # noqa: BLE001 - a traceback is the finding
         return Outcome("crash", traceback.format_exc(limit=-4), stage)
-    why = compare(outputs, expected, case.dtype)
-    return Outcome("wrong", why, "compare") if why else Outcome("ok")
+    for who, got in (("evaluator", evaluated), ("compiled model", outputs)):
+        if why := compare(got, expected, case.dtype):
+            return Outcome("wrong", f"{who}: {why}", who)
+    return Outcome("ok")
 
 
 def reproducer(case: Case) -> str:
