@@ -12,41 +12,20 @@ case failed, 1 otherwise.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures import TimeoutError as CaseTimeout
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.fuzz.graph_fuzz import Case, Outcome, random_case, refusal_key, reproducer, run_case  # noqa: E402
-
-
-def run_isolated(pool: ProcessPoolExecutor, case: Case, seconds: float) -> tuple[Outcome, ProcessPoolExecutor]:
-    """`case`'s outcome from the child, and the pool to use next (a fresh one after a dead child)."""
-    future = pool.submit(run_case, case)
-    try:
-        return future.result(timeout=seconds), pool
-    except BrokenProcessPool:
-        outcome = Outcome("crash-process", "the child process died")
-    except CaseTimeout:
-        outcome = Outcome("hang", f"past {seconds} s")
-        for process in list(pool._processes.values()):  # noqa: SLF001 - the stuck child is ours to end
-            process.kill()
-    pool.shutdown(wait=False, cancel_futures=True)
-    return outcome, ProcessPoolExecutor(max_workers=1)
+from tests.fuzz.run_gpu_long import campaign_parser, run_isolated  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seconds", type=float, default=300.0, help="time budget (default 300)")
-    parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    parser.add_argument("--case-seconds", type=float, default=120.0, help="a case's time limit (default 120)")
-    args = parser.parse_args(argv)
+    args = campaign_parser(__doc__).parse_args(argv)
     start = time.monotonic()
     outcomes: Counter = Counter()
     by_variant: Counter = Counter()
@@ -56,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     seed = args.seed
     while time.monotonic() - start < args.seconds:
         case = random_case(seed)
-        outcome, pool = run_isolated(pool, case, args.case_seconds)
+        outcome, pool = run_isolated(pool, case, args.case_seconds, run_case, Outcome)
         outcomes[outcome.kind] += 1
         by_variant[case.dtype, str(case.pipeline is not None), str(case.schedule), outcome.kind] += 1
         if outcome.kind == "refused":
