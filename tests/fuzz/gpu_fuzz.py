@@ -277,7 +277,9 @@ def _schedule_one_dim(r: random.Random, sch: xtir.Schedule, program: Program) ->
         (sch.unroll if r.random() < 0.5 else sch.vectorize)(parts[2])
     for index in range(len(program.inputs)):
         if r.random() < 0.5:
-            _fetch(r, sch, block, index, r.choice(parts), threads)
+            copy = _fetch(r, sch, block, index, r.choice(parts), threads)
+            if r.random() < 0.3:
+                _shape_tile(r, sch, copy)
 
 
 def _schedule_rowsum(r: random.Random, sch: xtir.Schedule, program: Program) -> None:
@@ -405,9 +407,13 @@ def _schedule_any_matmul(r: random.Random, sch: xtir.Schedule, program: Program)
 def _schedule_matmul_relu(r: random.Random, sch: xtir.Schedule, program: Program) -> None:
     """The matmul scheduled as above, the ReLU computed under its threads' loop (reverse-compute-at),
     the intermediate C stored per thread ("local") or per thread block ("shared"), as set-scope
-    makes it; sometimes left global, which lower-to-gpu must refuse (every thread writes it)."""
+    makes it; sometimes left global, which lower-to-gpu must refuse (every thread writes it).
+    Now and then the ReLU is inlined into C's writer instead (reverse-compute-inline)."""
     thread = _schedule_any_matmul(r, sch, program)
     relu = sch.get_block("D")
+    if r.random() < 0.25:  # the ReLU inlined into C's writer: the write-back of the local accumulator
+        sch.reverse_compute_inline(relu)
+        return
     sch.reverse_compute_at(relu, thread)
     scope = r.choice(["local", "local", "shared", "global"])
     if scope != "global":

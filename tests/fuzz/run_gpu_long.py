@@ -15,10 +15,12 @@ import argparse
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as CaseTimeout
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -33,26 +35,34 @@ from tests.fuzz.gpu_fuzz import (  # noqa: E402
 )
 
 
-def run_isolated(pool: ProcessPoolExecutor, case: Case, seconds: float) -> tuple[Outcome, ProcessPoolExecutor]:
-    """`case`'s outcome from the child, and the pool to use next (a fresh one after a dead child)."""
-    future = pool.submit(run_case, case)
+def run_isolated(pool: ProcessPoolExecutor, case: Any, seconds: float, run: Callable[[Any], Any] = run_case,
+                 outcome_type: Callable[[str, str], Any] = Outcome) -> tuple[Any, ProcessPoolExecutor]:
+    """`run(case)`'s outcome from the child, and the pool to use next (a fresh one after a dead child);
+    a dead child or one past `seconds` is an `outcome_type` of kind crash-process or hang."""
+    future = pool.submit(run, case)
     try:
         return future.result(timeout=seconds), pool
     except BrokenProcessPool:
-        outcome = Outcome("crash-process", "the child process died")
+        outcome = outcome_type("crash-process", "the child process died")
     except CaseTimeout:
-        outcome = Outcome("hang", f"past {seconds} s")
+        outcome = outcome_type("hang", f"past {seconds} s")
         for process in list(pool._processes.values()):  # noqa: SLF001 - the stuck child is ours to end
             process.kill()
     pool.shutdown(wait=False, cancel_futures=True)
     return outcome, ProcessPoolExecutor(max_workers=1)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def campaign_parser(doc: str) -> argparse.ArgumentParser:
+    """The options of a campaign of isolated cases: --seconds, --seed, --case-seconds."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=300.0, help="time budget (default 300)")
     parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     parser.add_argument("--case-seconds", type=float, default=120.0, help="a case's time limit (default 120)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = campaign_parser(__doc__)
     parser.add_argument("--no-minimize", action="store_true", help="report failures as found")
     args = parser.parse_args(argv)
     start = time.monotonic()

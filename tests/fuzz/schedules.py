@@ -4,11 +4,12 @@ A fuzz case is a program (matmul, matmul + bias, conv2d + bias/ReLU, the window 
 the tiled matmul of nested blocks, all small) and a seed. The seed drives a sequence of
 primitives (split with dividing and non-dividing factors, reorder, fuse, blockize,
 cache_read, cache_write, compute_at, reverse_compute_at, decompose_reduction, parallel,
-vectorize, unroll, compute_inline, reverse_compute_inline) whose arguments are chosen from
-the schedule's current state: blocks from the module, loops with `get_loops`, targets of
-compute_at from `get_consumers` / `get_producers`, cache indices from the block's read and
-write regions; now and then a stale handle (a loop or block that no longer exists), an
-invalid factor or a wrong handle type, which must be refused.
+vectorize, unroll, compute_inline, reverse_compute_inline, tensorize with the built-in
+intrinsics, ...) whose arguments are chosen from the schedule's current state: blocks from
+the module, loops with `get_loops`, targets of compute_at from `get_consumers` /
+`get_producers`, cache indices from the block's read and write regions; now and then a
+stale handle (a loop or block that no longer exists), an invalid factor or a wrong handle
+type, which must be refused.
 
 Checks, each a bug when it fails (FAILURE_KINDS):
 - a primitive either succeeds or raises `xtir.XtirPassError` with a message; any other
@@ -263,9 +264,10 @@ PRIMITIVES: dict[str, float] = {
     "double_buffer": 0.3,
     "pad_einsum": 2.0,
     "set_scope": 0.6,
+    "tensorize": 0.5,
 }
 THREAD_AXES = ("blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y", "vthread.x")
-SCOPES = ("global", "local", "shared", "global.A_reg")
+SCOPES = ("global", "local", "shared", "global.A_reg", "global.B_reg", "global.accumulator")
 
 
 def _literal(value: Any) -> str:
@@ -763,6 +765,8 @@ class Generator:
             return self._layout_call(sch, prim, names)
         if prim == "pad_einsum":
             return self._pad_call(sch, names)
+        if prim == "tensorize":
+            return self._tensorize_call(sch, names)
         if prim == "set_scope":
             block = self.block(sch)
             return Call(prim, (block, 0 if r.random() < 0.95 else 1, r.choice(SCOPES)))
@@ -778,6 +782,26 @@ class Generator:
         if r.random() < 0.05:  # invalid on purpose: a zero, or one factor too few
             padding = padding[1:] if r.random() < 0.5 else [0, *padding[1:]]
         return Call("pad_einsum", (block, padding))
+
+    def _tensorize_call(self, sch: Schedule, names: list[str]) -> Call | None:
+        """tensorize with a built-in intrinsic, mostly dma_copy16 of a cache block (16x16 copies are
+        what the 16-sized programs' cache blocks are) and tmm16 / fill_zero16 of a reduction; the
+        target is the block or, blockized first, one of its loops."""
+        r = self.r
+        cached = [n for n in names if "_" in n]
+        reductions = [b.label for b in all_blocks(sch.mod) if REDUCE in b.kinds or b.init is not None]
+        intrin = r.choice(("dma_copy16", "dma_copy16", "tmm16", "fill_zero16"))
+        pool = cached if intrin == "dma_copy16" else reductions
+        block = self.block(sch, pool if pool and r.random() < 0.9 else names)
+        loops = self.loops_of(sch, block) if block.name in names else []
+        if not loops or r.random() < 0.15:
+            return Call("tensorize", (block, intrin))
+        # mostly the outermost loop: its subtree, blockized, is the whole 16x16 tile
+        return Call("tensorize", (loops[0] if r.random() < 0.7 else r.choice(loops), intrin))
+
+    def _tensorize_outer(self, sch: Schedule, block: BlockRV, intrin: str) -> Call | None:
+        loops = self.loops_of(sch, block)
+        return Call("tensorize", (loops[0], intrin)) if loops else None
 
     def _layout_call(self, sch: Schedule, prim: str, names: list[str]) -> Call | None:
         """A layout primitive, mostly on a cache block (the buffers it allocates are what these
@@ -812,6 +836,12 @@ class Generator:
             self.pending.append(lambda sch: self._move_next_to(sch, result, "compute_at"))
         elif call.method == "cache_write" and isinstance(result, BlockRV) and r.random() < 0.6:
             self.pending.append(lambda sch: self._move_next_to(sch, result, "reverse_compute_at"))
+        elif call.method in ("cache_read", "cache_write") and isinstance(result, BlockRV) and r.random() < 0.3:
+            self.pending.append(lambda sch: self._tensorize_outer(sch, result, "dma_copy16"))
+        elif call.method == "decompose_reduction" and isinstance(result, BlockRV) and r.random() < 0.5:
+            # the accelerator's matmul: the init as fill_zero16, the update as tmm16
+            self.pending.append(lambda sch: self._tensorize_outer(sch, result, "fill_zero16"))
+            self.pending.append(lambda sch: Call("tensorize", (call.args[1], "tmm16")))
         elif call.method == "split" and isinstance(result, list) and len(result) >= 2 and (
                 self.rounds > 0 or r.random() < 0.15):
             self.pending.append(lambda sch: Call("fuse", tuple(result[:2])))

@@ -1,0 +1,597 @@
+"""Graph-level fuzzing: random small PyTorch models imported with xtir.frontend.from_torch,
+compiled with xtir.model.compile_model, and compared with torch.
+
+A case is a seed, an element type (float32 or float16), from_torch's weights= (constants or
+parameters) and a variant: the graph passes
+applied before compiling (none, or GRAPH_PIPELINE) and compile_model's schedule ("default"
+or None, the unscheduled loop nests). The seed draws a model as a list of steps over the
+values computed so far (the inputs first): nn.Linear, ReLU (module, function, method),
+add/sub/mul/div (operator, torch function or method) with a value of the same shape, a
+constant of a broadcast shape (a buffer, some dimensions 1, maybe an extra leading one) or a
+Python number on either side, reshape/view/flatten, transpose/permute/t/T, softmax, conv2d
+(module or function, stride, padding, dilation, 'same'), max_pool2d, and 2-d matmul (`@`,
+torch.matmul, torch.mm) with a constant or another value; now and then something the importer does not map
+(tanh, slicing, floor division, sum, grouped convolution, ceil_mode), which it must refuse. The
+model returns the values no step uses
+(the last three of them), so that no step is dead code.
+
+Outcomes (Outcome.kind): `ok`; `refused` (an XtirError: the importer, a pass or the build
+says what it cannot do, a legal outcome, counted by `refusal_key`); `skipped` (torch itself
+cannot run the model, e.g. a float16 kernel missing on the CPU); and the failures: `wrong`
+(the numbers of the reference evaluator on the graph, or of the compiled model, differ from
+torch's in float64, or an output element is left unwritten: outputs are NaN-filled before
+the call), `crash` (any other exception, a
+traceback), `invalid-ir` (a refusal by the verifier, of IR a pass made).
+
+tests/fuzz/test_graph_fuzz.py runs a few seeds; tests/fuzz/run_graph_long.py runs them for
+minutes and prints the outcomes and the refusals grouped by message.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import xtir
+from tests.fuzz.gpu_fuzz import INVALID_IR
+from xtir.errors import XtirError
+
+GRAPH_PIPELINE = "fold-constants,fuse-ewise-fma,dce,fuse-ops"
+VARIANTS = ((None, "default"), (None, None), (GRAPH_PIPELINE, "default"), (GRAPH_PIPELINE, None))
+"""(graph passes, compile_model schedule) pairs; a case runs one of them."""
+TOLERANCE = {"float32": 1e-4, "float16": 2e-2}
+"""Allowed error relative to the largest magnitude of the float64 reference (float16 rounds every step)."""
+MAX_ELEMENTS = 4096
+"""The most elements of any value: small models, so that a case takes a second or two."""
+
+
+# Models ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Step:
+    """One operation of a model: `op` with its operand indices into the values so far and its
+    options; `how` picks the spelling (a module, a torch function, a tensor method, an operator)."""
+
+    op: str
+    operands: tuple[int, ...]
+    options: tuple[tuple[str, Any], ...] = ()
+    how: str = ""
+
+    def describe(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options if not k.startswith("_"))
+        args = ", ".join(f"v{k}" for k in self.operands)
+        return f"{self.op}[{self.how}]({args}{', ' if opts and args else ''}{opts})"
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+def _make_model_class():
+    torch = _torch()
+    nn, F = torch.nn, torch.nn.functional
+
+    class FuzzModel(nn.Module):
+        """Runs `steps` over the inputs; modules and constants are attributes `m<k>` / `c<k>`."""
+
+        def __init__(self, steps: Sequence[Step], outputs: Sequence[int]):
+            super().__init__()
+            self.steps = list(steps)
+            self.outputs = list(outputs)
+
+        def forward(self, x0):
+            return self._run([x0])
+
+        def _run(self, values):
+            for k, step in enumerate(self.steps):
+                values.append(self._step(k, step, [values[i] for i in step.operands]))
+            results = tuple(values[i] for i in self.outputs)
+            return results[0] if len(results) == 1 else results
+
+        def _step(self, k: int, step: Step, args: list):  # noqa: C901 - one branch per operation
+            o = dict(step.options)
+            how = step.how
+            if step.op in ("linear", "conv2d", "maxpool") and how == "module":
+                return getattr(self, f"m{k}")(args[0])
+            if step.op == "relu":
+                return {"module": lambda x: getattr(self, f"m{k}")(x), "F": F.relu, "torch": torch.relu,
+                        "method": lambda x: x.relu()}[how](args[0])
+            if step.op == "binary":
+                return self._binary(k, step, args, o)
+            if step.op == "reshape":
+                x, shape = args[0], o["shape"]
+                return {"reshape": lambda: x.reshape(shape), "view": lambda: x.view(*shape),
+                        "torch": lambda: torch.reshape(x, shape)}[how]()
+            if step.op == "flatten":
+                x = args[0]
+                if how == "module":
+                    return getattr(self, f"m{k}")(x)
+                return torch.flatten(x, o["start"], o["end"]) if how == "torch" else x.flatten(o["start"], o["end"])
+            if step.op == "transpose":
+                x = args[0]
+                if how == "permute":
+                    return x.permute(*o["perm"])
+                if how == "torch":
+                    return torch.transpose(x, o["a"], o["b"])
+                if how == "t":
+                    return x.t()
+                if how == "T":
+                    return x.T
+                return x.transpose(o["a"], o["b"])
+            if step.op == "softmax":
+                x, dim = args[0], o["dim"]
+                return {"module": lambda: getattr(self, f"m{k}")(x), "F": lambda: F.softmax(x, dim=dim),
+                        "torch": lambda: torch.softmax(x, dim), "method": lambda: x.softmax(dim)}[how]()
+            if step.op == "conv2d":
+                bias = getattr(self, f"c{k}b") if o["bias"] else None
+                return F.conv2d(args[0], getattr(self, f"c{k}"), bias, o["stride"], o["padding"], o["dilation"])
+            if step.op == "maxpool":
+                return F.max_pool2d(args[0], o["kernel"], o["stride"], o["padding"])
+            if step.op == "linear":
+                bias = getattr(self, f"c{k}b") if o["bias"] else None
+                return F.linear(args[0], getattr(self, f"c{k}"), bias)
+            if step.op == "unmapped":
+                x = args[0]
+                return {"tanh": lambda: torch.tanh(x), "slice": lambda: x[..., :1], "floordiv": lambda: x // 2,
+                        "sum": lambda: x.sum(-1), "groups": lambda: F.conv2d(x, getattr(self, f"c{k}"), groups=x.shape[1]),
+                        "ceil_mode": lambda: F.max_pool2d(x, 2, ceil_mode=True)}[how]()
+            if step.op == "matmul":
+                a = args[0]
+                b = args[1] if len(args) > 1 else getattr(self, f"c{k}")
+                if o.get("transpose_b"):
+                    b = b.t()
+                return {"@": lambda: a @ b, "torch": lambda: torch.matmul(a, b), "mm": lambda: torch.mm(a, b)}[how]()
+            raise AssertionError(step.op)
+
+        def _binary(self, k: int, step: Step, args: list, o: dict):
+            import operator
+
+            name = o["fn"]
+            if "scalar" in o:
+                other = o["scalar"]
+            elif len(args) > 1:
+                other = args[1]
+            else:
+                other = getattr(self, f"c{k}")
+            a, b = (other, args[0]) if o["swap"] else (args[0], other)
+            if how := step.how:
+                if how == "torch":
+                    return getattr(torch, name)(a, b)
+                if how == "method" and not isinstance(a, int | float):
+                    return getattr(a, name)(b)
+            return {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv}[name](a, b)
+
+    class FuzzModel2(FuzzModel):
+        def forward(self, x0, x1):
+            return self._run([x0, x1])
+
+    return FuzzModel, FuzzModel2
+
+
+@dataclass
+class Case:
+    seed: int
+    dtype: str = "float32"
+    variant: int = 0
+    """An index into VARIANTS."""
+    weights: str = "constants"
+    """from_torch's weights=: constants in the graph (hoisted by legalize-tensor) or parameters."""
+
+    @property
+    def pipeline(self) -> str | None:
+        return VARIANTS[self.variant][0]
+
+    @property
+    def schedule(self) -> str | None:
+        return VARIANTS[self.variant][1]
+
+    def describe(self) -> str:
+        return (f"graph seed {self.seed} {self.dtype} passes={self.pipeline} schedule={self.schedule} "
+                f"weights={self.weights}")
+
+
+def random_case(seed: int) -> Case:
+    r = random.Random(seed * 7919 + 1)
+    dtype = "float16" if r.random() < 0.25 else "float32"
+    return Case(seed, dtype, r.randrange(len(VARIANTS)), "params" if r.random() < 0.25 else "constants")
+
+
+@dataclass
+class Drawn:
+    """A drawn model: its steps, the shapes of its values, the constants to make."""
+
+    r: random.Random
+    shapes: list[tuple[int, ...]]
+    steps: list[Step] = field(default_factory=list)
+    constants: dict[str, tuple[tuple[int, ...], str]] = field(default_factory=dict)
+    """Attribute name -> (shape, kind): `weight` (small), `divisor` (away from zero), `value`."""
+    modules: dict[str, Any] = field(default_factory=dict)
+    """Attribute name -> a function making the torch module."""
+
+    def add(self, step: Step, shape: tuple[int, ...]) -> None:
+        self.steps.append(step)
+        self.shapes.append(shape)
+
+
+def _small_shape(r: random.Random, rank: int) -> tuple[int, ...]:
+    while True:
+        shape = tuple(r.choice((1, 2, 3, 4, 5, 6, 8)) for _ in range(rank))
+        if math.prod(shape) <= 192:
+            return shape
+
+
+def _input_shape(r: random.Random) -> tuple[int, ...]:
+    kind = r.random()
+    if r.random() < 0.3:  # odd extents past the default schedule's tiles and vector widths
+        if kind < 0.4:
+            return (r.randint(1, 2), r.randint(3, 8), r.randint(9, 19), r.randint(9, 19))
+        return (r.randint(1, 37), r.randint(17, 99))
+    if kind < 0.35:
+        return (r.randint(1, 4), r.randint(3, 5), r.randint(4, 8), r.randint(4, 8))
+    if kind < 0.75:
+        return (r.randint(1, 6), r.randint(2, 24))
+    return _small_shape(r, r.choice((1, 3)))
+
+
+def _factorize(r: random.Random, n: int) -> tuple[int, ...]:
+    """A random shape of n elements, 1 to 4 dimensions."""
+    dims = []
+    rest = n
+    for _ in range(r.randint(0, 3)):
+        divisors = [d for d in range(2, rest + 1) if rest % d == 0]
+        if not divisors:
+            break
+        d = r.choice(divisors)
+        dims.append(d)
+        rest //= d
+    dims.append(rest)
+    r.shuffle(dims)
+    return tuple(dims)
+
+
+def _broadcast_shape(r: random.Random, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A shape that broadcasts with `shape` to `shape` (or one more leading dimension)."""
+    other = [d if r.random() < 0.6 else 1 for d in shape]
+    if other and r.random() < 0.3:
+        other = other[r.randint(1, len(other)):]  # fewer dimensions: the trailing ones
+    if r.random() < 0.1 and math.prod(shape) * 2 <= MAX_ELEMENTS:
+        other = [2, *[d for d in shape]]
+    return tuple(other)
+
+
+def _conv_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]] | None:
+    r = d.r
+    n, c, h, w = shape
+    out = r.randint(1, 6)
+    kernel = r.choice((1, 2, 3))
+    dilation = 1 if r.random() < 0.8 else 2
+    stride = 1 if r.random() < 0.6 else 2
+    span = dilation * (kernel - 1)
+    if stride == 1 and r.random() < 0.25:
+        padding: Any = r.choice(("same", "valid"))
+        pads = (span // 2, span - span // 2) if padding == "same" else (0, 0)
+    else:
+        padding = r.randint(0, kernel // 2 + 1)
+        pads = (padding, padding)
+    oh, ow = ((x + sum(pads) - span - 1) // stride + 1 for x in (h, w))
+    if oh < 1 or ow < 1 or n * out * oh * ow > MAX_ELEMENTS:
+        return None
+    bias = r.random() < 0.7
+    how = r.choice(("module", "F"))
+    if how == "module":
+        d.modules[f"m{k}"] = lambda nn: nn.Conv2d(c, out, kernel, stride, padding, dilation, bias=bias)
+    else:
+        d.constants[f"c{k}"] = ((out, c, kernel, kernel), "weight")
+        if bias:
+            d.constants[f"c{k}b"] = ((out,), "weight")
+    options = (("stride", stride), ("padding", padding), ("dilation", dilation), ("bias", bias))
+    return Step("conv2d", (v,), options, how), (n, out, oh, ow)
+
+
+def _pool_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]] | None:
+    r = d.r
+    n, c, h, w = shape
+    kernel = r.choice((1, 2, 3))
+    stride = r.choice((1, 2, kernel))
+    padding = r.randint(0, kernel // 2)
+    oh, ow = ((x + 2 * padding - kernel) // stride + 1 for x in (h, w))
+    if oh < 1 or ow < 1:
+        return None
+    how = r.choice(("module", "F"))
+    if how == "module":
+        d.modules[f"m{k}"] = lambda nn: nn.MaxPool2d(kernel, stride, padding)
+    return Step("maxpool", (v,), (("kernel", kernel), ("stride", stride), ("padding", padding)), how), (n, c, oh, ow)
+
+
+def _binary_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]]:
+    r = d.r
+    fn = r.choice(("add", "sub", "mul", "div", "add", "mul"))
+    swap = r.random() < 0.3
+    how = r.choice(("op", "op", "torch", "method"))
+    choice = r.random()
+    same = [i for i, s in enumerate(d.shapes) if s == shape and i != v]
+    if choice < 0.3:
+        scalar = r.choice((2, -1, 0.5, 3.0, -1.5)) if fn != "div" or not swap else 2.0
+        if fn == "div" and swap:
+            return Step("binary", (v,), (("fn", "mul"), ("swap", True), ("scalar", scalar)), "op"), shape
+        return Step("binary", (v,), (("fn", fn), ("swap", swap), ("scalar", scalar)), how), shape
+    if choice < 0.55 and same and fn != "div":
+        return Step("binary", (v, r.choice(same)), (("fn", fn), ("swap", swap)), how), shape
+    other = _broadcast_shape(r, shape)
+    d.constants[f"c{k}"] = (other, "divisor" if fn == "div" else "value")
+    result = tuple(np.broadcast_shapes(shape, other))
+    if swap and fn == "div":
+        swap = False
+    return Step("binary", (v,), (("fn", fn), ("swap", swap)), how if how != "method" or not swap else "op"), result
+
+
+def _shape_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]] | None:
+    r = d.r
+    op = r.choice(("reshape", "flatten", "transpose"))
+    rank = len(shape)
+    if op == "reshape":
+        new = _factorize(r, math.prod(shape))
+        how = r.choice(("reshape", "view", "torch"))
+        spelled = list(new)
+        if r.random() < 0.3:
+            spelled[r.randrange(len(spelled))] = -1
+        return Step("reshape", (v,), (("shape", tuple(spelled)),), how), new
+    if op == "flatten" and rank >= 2:
+        start = r.randrange(rank - 1)
+        end = r.choice((-1, rank - 1, r.randrange(start, rank)))
+        stop = end % rank
+        new = (*shape[:start], math.prod(shape[start : stop + 1]), *shape[stop + 1 :])
+        how = r.choice(("module", "torch", "method"))
+        if how == "module":
+            d.modules[f"m{k}"] = lambda nn: nn.Flatten(start, end)
+        return Step("flatten", (v,), (("start", start), ("end", end)), how), new
+    if op == "transpose" and rank >= 2:
+        if rank == 2 and r.random() < 0.4:
+            return Step("transpose", (v,), (), r.choice(("t", "T"))), (shape[1], shape[0])
+        if r.random() < 0.4:
+            perm = list(range(rank))
+            r.shuffle(perm)
+            return Step("transpose", (v,), (("perm", tuple(perm)),), "permute"), tuple(shape[p] for p in perm)
+        a, b = r.sample(range(-rank, rank), 2)
+        if a % rank == b % rank:
+            return None
+        new = list(shape)
+        new[a], new[b] = new[b], new[a]
+        return Step("transpose", (v,), (("a", a), ("b", b)), r.choice(("method", "torch"))), tuple(new)
+    return None
+
+
+def _unmapped_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]]:
+    """What the importer has no mapping for, which it must refuse naming the node: tanh, slicing,
+    floor division, sum, grouped convolution, max_pool2d's ceil_mode."""
+    r = d.r
+    kinds = ["tanh", "slice", "floordiv", "sum"] + (["groups", "ceil_mode"] if len(shape) == 4 else [])
+    how = r.choice(kinds)
+    if how == "slice":
+        return Step("unmapped", (v,), (), how), (*shape[:-1], 1)
+    if how == "sum":
+        return Step("unmapped", (v,), (), how), shape[:-1]
+    if how == "groups":
+        d.constants[f"c{k}"] = ((shape[1], 1, 1, 1), "weight")
+    if how == "ceil_mode":
+        return Step("unmapped", (v,), (), how), (*shape[:2], *(-(-x // 2) for x in shape[2:]))
+    return Step("unmapped", (v,), (), how), shape
+
+
+def _step(d: Drawn, k: int) -> tuple[Step, tuple[int, ...]] | None:  # noqa: C901 - one branch per operation
+    r = d.r
+    # mostly the latest value, so that the model is a chain with some branches
+    v = len(d.shapes) - 1 if r.random() < 0.75 else r.randrange(len(d.shapes))
+    shape = d.shapes[v]
+    rank = len(shape)
+    op = r.choices(("linear", "relu", "binary", "shape", "softmax", "conv2d", "maxpool", "matmul", "unmapped"),
+                   (2, 1.5, 3, 2.5, 1, 1.5, 1, 1.5, 0.1))[0]
+    if op == "linear" and rank >= 2:
+        out = r.randint(1, 12)
+        if math.prod(shape[:-1]) * out > MAX_ELEMENTS:
+            return None
+        bias = r.random() < 0.7
+        how = r.choice(("module", "F"))
+        if how == "module":
+            d.modules[f"m{k}"] = lambda nn: nn.Linear(shape[-1], out, bias=bias)
+        else:
+            d.constants[f"c{k}"] = ((out, shape[-1]), "weight")
+            if bias:
+                d.constants[f"c{k}b"] = ((out,), "weight")
+        return Step("linear", (v,), (("bias", bias),), how), (*shape[:-1], out)
+    if op == "relu":
+        how = r.choice(("module", "F", "torch", "method"))
+        if how == "module":
+            d.modules[f"m{k}"] = lambda nn: nn.ReLU()
+        return Step("relu", (v,), (), how), shape
+    if op == "binary":
+        return _binary_step(d, k, v, shape)
+    if op == "shape":
+        return _shape_step(d, k, v, shape)
+    if op == "unmapped" and rank >= 1:
+        return _unmapped_step(d, k, v, shape)
+    if op == "softmax" and rank >= 1:
+        dim = r.randrange(-rank, rank)
+        how = r.choice(("module", "F", "torch", "method"))
+        if how == "module":
+            d.modules[f"m{k}"] = lambda nn: nn.Softmax(dim)
+        return Step("softmax", (v,), (("dim", dim),), how), shape
+    if op == "conv2d" and rank == 4:
+        return _conv_step(d, k, v, shape)
+    if op == "maxpool" and rank == 4:
+        return _pool_step(d, k, v, shape)
+    if op == "matmul" and rank == 2:
+        how = r.choice(("@", "torch", "mm"))
+        m, n = shape
+        partners = [i for i, s in enumerate(d.shapes) if len(s) == 2 and s[0] == n]
+        if partners and r.random() < 0.4:
+            other = r.choice(partners)
+            return Step("matmul", (v, other), (), how), (m, d.shapes[other][1])
+        same = [i for i, s in enumerate(d.shapes) if s == shape]
+        if r.random() < 0.3 and m * m <= MAX_ELEMENTS:  # x @ y.t() of a value of the same shape
+            return Step("matmul", (v, r.choice(same)), (("transpose_b", True),), how), (m, m)
+        out = r.randint(1, 10)
+        if m * out > MAX_ELEMENTS:
+            return None
+        transposed = r.random() < 0.3
+        d.constants[f"c{k}"] = ((out, n) if transposed else (n, out), "weight")
+        return Step("matmul", (v,), (("transpose_b", transposed),), how), (m, out)
+    return None
+
+
+def draw_model(seed: int) -> Drawn:
+    """The steps, shapes and constants of the model of `seed` (torch objects are made by `make_model`)."""
+    r = random.Random(seed)
+    first = _input_shape(r)
+    shapes = [first]
+    if r.random() < 0.3:  # a second input, of the first one's shape or a broadcast of it
+        shapes.append(first if r.random() < 0.6 else _broadcast_shape(r, first))
+    d = Drawn(r, shapes)
+    target = r.randint(1, 10)
+    attempts = 0
+    while len(d.steps) < target and attempts < 60:
+        attempts += 1
+        drawn = _step(d, len(d.steps))
+        if drawn is not None and math.prod(drawn[1]) <= MAX_ELEMENTS:
+            d.add(*drawn)
+    return d
+
+
+def make_model(seed: int, dtype: str) -> tuple[Any, list[Any], Drawn]:
+    """The torch model of `seed`, in eval mode and `dtype`, with its example inputs."""
+    torch = _torch()
+    d = draw_model(seed)
+    torch.manual_seed(seed)
+    n_inputs = len(d.shapes) - len(d.steps)
+    used = {i for step in d.steps for i in step.operands}
+    # every value no later step uses, so that no step is dead code
+    outputs = [i for i in range(n_inputs, len(d.shapes)) if i not in used][-3:] or [len(d.shapes) - 1]
+    model = _make_model_class()[n_inputs - 1](d.steps, outputs)
+    for name, make in d.modules.items():
+        if make is not None:
+            setattr(model, name, make(torch.nn))
+    for name, (shape, kind) in d.constants.items():
+        if kind == "divisor":  # magnitudes in [0.5, 2], either sign
+            t = (torch.rand(shape) * 1.5 + 0.5) * (torch.randint(0, 2, shape) * 2 - 1)
+        elif kind == "weight":
+            t = torch.randn(shape) / math.sqrt(max(1, shape[-1]))
+        else:
+            t = torch.randn(shape)
+        model.register_buffer(name, t)
+    inputs = [torch.randn(s) for s in d.shapes[:n_inputs]]
+    dt = getattr(torch, dtype)
+    return model.eval().to(dt), [x.to(dt) for x in inputs], d
+
+
+def describe_model(seed: int) -> str:
+    d = draw_model(seed)
+    n_inputs = len(d.shapes) - len(d.steps)
+    lines = [f"v{i} = input {d.shapes[i]}" for i in range(n_inputs)]
+    lines += [f"v{n_inputs + k} = {s.describe()}  # {d.shapes[n_inputs + k]}" for k, s in enumerate(d.steps)]
+    return "; ".join(lines)
+
+
+# Running a case -------------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    kind: str
+    """ok, refused, skipped, wrong, crash, invalid-ir."""
+    detail: str = ""
+    stage: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.kind not in ("ok", "refused", "skipped")
+
+
+def refusal_key(outcome: Outcome) -> str:
+    """What a refusal says, numbers, quoted names and types aside (to group refusals)."""
+    text = re.sub(r"'[^']*'|\"[^\"]*\"|tensor<[^>]*>|memref<[^>]*>|\d+", "_", outcome.detail)
+    return f"{outcome.stage}: {text}"[:110]
+
+
+def _refusal(stage: str, e: XtirError) -> Outcome:
+    first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    kind = "invalid-ir" if any(w in str(e) for w in INVALID_IR) else "refused"
+    return Outcome(kind, first, stage)
+
+
+def reference(model: Any, inputs: Sequence[Any]) -> list[np.ndarray] | None:
+    """torch's answer in float64 (None when torch cannot run the model in its own dtype)."""
+    torch = _torch()
+    with torch.no_grad():
+        try:
+            model(*inputs)
+        except (RuntimeError, NotImplementedError):
+            return None
+        import copy
+
+        exact = copy.deepcopy(model).double()(*(x.double() for x in inputs))
+    exact = exact if isinstance(exact, tuple) else (exact,)
+    return [e.numpy() for e in exact]
+
+
+def compare(got: Sequence[np.ndarray], expected: Sequence[np.ndarray], dtype: str) -> str | None:
+    """Why `got` is not torch's answer, or None."""
+    if len(got) != len(expected):
+        return f"{len(got)} results, torch gives {len(expected)}"
+    for k, (g, e) in enumerate(zip(got, expected)):
+        if g.shape != e.shape or g.dtype != np.dtype(dtype):
+            return f"result {k}: {g.dtype} {g.shape}, torch gives {dtype} {e.shape}"
+        scale = max(1.0, float(np.abs(e).max(initial=0.0)))
+        err = np.abs(g.astype(np.float64) - e)
+        if not np.all(err <= TOLERANCE[dtype] * scale):
+            bad = np.argwhere(~(err <= TOLERANCE[dtype] * scale))
+            first = tuple(int(i) for i in bad[0])
+            return (f"result {k}: {len(bad)} of {g.size} elements differ (max error {np.nanmax(err):.3g}, "
+                    f"NaN {int(np.isnan(g).sum())}); at {first}: got {g[first]}, torch {e[first]}")
+    return None
+
+
+def run_case(case: Case) -> Outcome:
+    """Import, transform and compile the case's model, run it and compare with torch."""
+    from xtir.frontend import from_torch
+    from xtir.model import compile_model
+
+    model, inputs, _ = make_model(case.seed, case.dtype)
+    expected = reference(model, inputs)
+    if expected is None:
+        return Outcome("skipped", f"torch cannot run the model in {case.dtype} on the CPU", "torch")
+    stage = "import"
+    try:
+        imported = from_torch(model, tuple(inputs), weights=case.weights)
+        graph, params = imported if case.weights == "params" else (imported, [])
+        if case.pipeline:
+            stage = "passes"
+            graph = xtir.transform(graph, case.pipeline)
+        arrays = [*(x.numpy() for x in inputs), *params]
+        stage = "evaluate"
+        evaluated = list(xtir.evaluate(graph, *arrays))
+        stage = "compile"
+        compiled = compile_model(graph, schedule=case.schedule)
+        stage = "run"
+        outputs = [np.full(shape, np.nan, dtype) for shape, dtype in compiled.outputs]
+        compiled.run(*arrays, *outputs)
+    except XtirError as e:
+        return _refusal(stage, e)
+    except Exception:  # noqa: BLE001 - a traceback is the finding
+        return Outcome("crash", traceback.format_exc(limit=-4), stage)
+    for who, got in (("evaluator", evaluated), ("compiled model", outputs)):
+        if why := compare(got, expected, case.dtype):
+            return Outcome("wrong", f"{who}: {why}", who)
+    return Outcome("ok")
+
+
+def reproducer(case: Case) -> str:
+    call = f"Case({case.seed}, {case.dtype!r}, {case.variant}, {case.weights!r})"
+    return f"from tests.fuzz.graph_fuzz import Case, run_case; print(run_case({call}))  # {describe_model(case.seed)}"

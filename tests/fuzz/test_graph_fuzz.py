@@ -1,0 +1,40 @@
+"""Graph-level fuzzing, short: a few random PyTorch models (tests/fuzz/graph_fuzz.py) imported with
+from_torch, compiled with compile_model and compared with torch; the long run is
+tests/fuzz/run_graph_long.py."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch", reason="PyTorch is not installed (pip install 'xtir[torch]')")
+
+from tests.fuzz import graph_fuzz  # noqa: E402
+from tests.fuzz.graph_fuzz import Case, random_case, run_case  # noqa: E402
+
+SEEDS = [1, 8, 31, 33, 37]
+"""Both element types, all four variants, weights as constants and as parameters, conv2d, max_pool2d,
+matmul, softmax, broadcasting, scalars."""
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_models_match_torch(seed: int) -> None:
+    case = random_case(seed)
+    outcome = run_case(case)
+    assert not outcome.failed, f"{case.describe()}: {outcome.kind}: {outcome.detail}\n{graph_fuzz.describe_model(seed)}"
+
+
+def test_the_short_run_covers_both_types_all_variants_both_weights_and_the_main_operations() -> None:
+    cases = [random_case(seed) for seed in SEEDS]
+    assert {c.dtype for c in cases} == {"float32", "float16"}
+    assert {c.variant for c in cases} == set(range(len(graph_fuzz.VARIANTS)))
+    assert {c.weights for c in cases} == {"constants", "params"}
+    ops = {step.op for seed in SEEDS for step in graph_fuzz.draw_model(seed).steps}
+    assert {"conv2d", "maxpool", "matmul", "linear", "binary", "softmax"} <= ops
+
+
+def test_a_wrong_number_is_reported(monkeypatch) -> None:
+    """The oracle can fail: a compiled model off by one ulp of the tolerance is `wrong`."""
+    monkeypatch.setitem(graph_fuzz.TOLERANCE, "float32", 0.0)
+    monkeypatch.setitem(graph_fuzz.TOLERANCE, "float16", 0.0)
+    outcomes = [run_case(Case(seed, "float32", 0)) for seed in (1, 5)]
+    assert any(o.kind == "wrong" for o in outcomes), outcomes
