@@ -48,13 +48,17 @@ thread reads its own: no barrier is needed).
 Distributing the loop over its statements is loop fission: each statement runs for every
 virtual thread before the next one does. It keeps the loop's meaning where no access of a global
 (or outer local) buffer and a later store into it, or a store and a later load, in different
-statements belong to different virtual threads: both index the buffer by the variable alike
-(their own virtual thread's elements), or the earlier is a store whose element and value do not
-use the variable and that writes the same value in every virtual thread (not `G[t] += 1`). A
+statements (or in one statement inside a serial loop the vthread loop was pushed into: its
+iterations interleave the virtual threads) belong to different virtual threads: both index the
+buffer by the variable alike (their own virtual thread's elements), or the earlier is a store
+whose element and value do not use the variable and that writes the same value in every virtual
+thread (not `G[t] += 1`), as does every store into that buffer in the loop (`G[t] = 5` then
+`G[t] += 1`: run once, the first would not undo the increment of the virtual thread before). A
 shared buffer is exempt: to it virtual threads are threads, and the barriers placed afterwards
 order every thread's accesses of one statement before the next statement's, as the distributed
 loop runs them; but not one with a store like `S[t] += 1`, which the virtual threads of a real
-thread run one after another.
+thread run one after another, nor a load that a store run once reads (`H[t] = S[t]` then
+`S[t] = 7`: the virtual threads after the first would read the new value).
 
 Refused, at the loop: a vthread loop that is the outermost loop of a kernel, or that does not
 run from 0 in steps of 1 to a constant (only hand-written scf: a block.for always does); a local
@@ -124,7 +128,7 @@ def _inject(loop: scf.ForOp) -> None:
     _expand_locals(loop, ub, dependent)
     distributor = _Distributor(loop, ub)
     distributor.block(loop.body.block, InsertPoint.before(loop), {})
-    reordered = _reordered_pair(accesses, distributor.wrapped, loop, dependent)
+    reordered = _reordered_pair(accesses, distributor, loop, dependent)
     if reordered is not None:
         raise fail(_NAME, loop, _reordered(loop, *reordered))
     Rewriter.erase_op(loop)
@@ -137,11 +141,18 @@ def _accesses(loop: scf.ForOp, dependent: set[SSAValue]) -> list[Access]:
     """The loads and stores in `loop` that distributing it must keep in order across virtual
     threads: not those of a local buffer one per virtual thread, nor of a shared buffer (virtual
     threads are threads to it: the barriers placed afterwards order a statement's accesses by every
-    thread, virtual or real, before the next statement's, which the distributed loop does)."""
+    thread, virtual or real, before the next statement's, which the distributed loop does), but a
+    shared buffer's all the same where a store runs serially per virtual thread (`_repeated`), and
+    the loads that a store run once computes its value from with the stores of their buffers (run
+    once, not by every virtual thread: the later ones read nothing stored after the first run)."""
     private = {op.memref for op in loop.walk() if isinstance(op, memref.AllocaOp) and op.memref in dependent}
     repeated = {op.memref for op in loop.walk() if _repeated(op, loop, dependent)}
+    once = [load for op in loop.walk() if isinstance(op, memref.StoreOp) and not _uses(op, loop, dependent)
+            for load in feeding_loads(op.value, loop)]
+    fed = {load.memref for load in once}
     return [op for op in loop.walk() if isinstance(op, Access) and op.memref not in private
-            and (memory_space(op.memref) != "shared" or op.memref in repeated)]
+            and (memory_space(op.memref) != "shared" or op.memref in repeated or op in once
+                 or (isinstance(op, memref.StoreOp) and op.memref in fed))]
 
 
 def _repeated(op: Operation, loop: scf.ForOp, dependent: set[SSAValue]) -> bool:
@@ -151,22 +162,29 @@ def _repeated(op: Operation, loop: scf.ForOp, dependent: set[SSAValue]) -> bool:
     return isinstance(op, memref.StoreOp) and not _uses(op, loop, dependent) and not _idempotent(op, loop, dependent)
 
 
-def _reordered_pair(accesses: list[Access], wrapped: dict[Operation, scf.ForOp], loop: scf.ForOp,
+def _reordered_pair(accesses: list[Access], distributor: _Distributor, loop: scf.ForOp,
                     dependent: set[SSAValue]) -> tuple[Access, Access] | None:
     """Two of `accesses` that distributing the loop (each statement run for every virtual thread
     before the next one: loop fission) reorders across virtual threads: an access of a buffer and
-    a later store into it (or a store and a later load) in different statements (`wrapped`: the loop
-    over the virtual threads each op of a statement runs in; one run once has none), unless both touch
-    only their own virtual thread's elements (`_own_elements`) or the earlier one is a store that
-    writes the same value in every virtual thread (`_idempotent`)."""
+    a later store into it (or a store and a later load) not run in turn by one loop made (`_in_turn`),
+    unless both touch only their own virtual thread's elements (`_own_elements`) or the earlier one
+    is a store that writes the same value in every virtual thread into a buffer every store in the
+    loop writes so (`_written_alike`; after `G[t] += 1` rewriting `G[t] = 5` once would lose a
+    virtual thread's increment)."""
     for k, first in enumerate(accesses):
         for second in accesses[k + 1:]:
             if (second.memref is first.memref and memref.StoreOp in (type(first), type(second))
-                    and (first not in wrapped or wrapped[first] is not wrapped.get(second))
+                    and not distributor.in_turn(first, second)
                     and not _own_elements(first, second, loop, dependent)
-                    and not _idempotent(first, loop, dependent)):
+                    and not _written_alike(first, loop, dependent)):
                 return first, second
     return None
+
+
+def _written_alike(op: Access, loop: scf.ForOp, dependent: set[SSAValue]) -> bool:
+    """Whether `op` and every store in `loop` into its buffer are `_idempotent` stores."""
+    return _idempotent(op, loop, dependent) and all(
+        _idempotent(o, loop, dependent) for o in loop.walk() if isinstance(o, memref.StoreOp) and o.memref is op.memref)
 
 
 def _reordered(loop: scf.ForOp, first: Access, second: Access) -> str:
@@ -176,7 +194,8 @@ def _reordered(loop: scf.ForOp, first: Access, second: Access) -> str:
             f'"{loop_name(loop)}" ({vthread_tag(loop)}) at elements other virtual threads may touch: inject-virtual-'
             "threads runs each statement for every virtual thread before the next statement, which would reorder "
             "the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store "
-            "that writes the same value at the same element in every virtual thread (a cooperative fetch)")
+            "that writes the same value at the same element in every virtual thread (a cooperative fetch), as every "
+            "store into the buffer in the loop")
 
 
 def _own_elements(a: Access, b: Access, loop: scf.ForOp, dependent: set[SSAValue]) -> bool:
@@ -325,7 +344,13 @@ def guarded_by(op: Operation, loop: scf.ForOp, values: set[SSAValue]) -> bool:
 def loaded_buffers(value: SSAValue, loop: scf.ForOp) -> set[SSAValue]:
     """The buffers of the loads inside `loop` that `value` is computed from (an op with regions
     on the way counts with every load it holds)."""
-    found: set[SSAValue] = set()
+    return {load.memref for load in feeding_loads(value, loop)}
+
+
+def feeding_loads(value: SSAValue, loop: scf.ForOp) -> list[memref.LoadOp]:
+    """The loads inside `loop` that `value` is computed from (an op with regions on the way counts
+    with every load it holds)."""
+    found: list[memref.LoadOp] = []
     pending, seen = [value], set()
     while pending:
         current = pending.pop()
@@ -334,8 +359,8 @@ def loaded_buffers(value: SSAValue, loop: scf.ForOp) -> set[SSAValue]:
             continue
         seen.add(current)
         for inner in owner.walk():
-            if isinstance(inner, memref.LoadOp):
-                found.add(inner.memref)
+            if isinstance(inner, memref.LoadOp) and inner not in found:
+                found.append(inner)
             pending.extend(inner.operands)
     return found
 
@@ -380,6 +405,17 @@ class _Distributor:
         self.dependent = dependents(loop)
         self.wrapped: dict[Operation, scf.ForOp] = {}
         """The loop over the virtual threads made for each op of a statement wrapped in one."""
+        self.iterated: set[scf.ForOp] = set()
+        """The loops made inside a serial loop the vthread loop was pushed into: run once per
+        iteration of it, they interleave the virtual threads' iterations."""
+        self.serial_depth = 0
+        """How many serial loops the vthread loop is being pushed into."""
+
+    def in_turn(self, first: Operation, second: Operation) -> bool:
+        """Whether one loop made runs `first` and `second` for each virtual thread in turn, as the
+        vthread loop did: not one inside a serial loop pushed through (`iterated`)."""
+        made = self.wrapped.get(first)
+        return made is not None and made is self.wrapped.get(second) and made not in self.iterated
 
     def touches(self, op: Operation) -> bool:
         return any(o in self.dependent for inner in op.walk() for o in inner.operands)
@@ -404,7 +440,8 @@ class _Distributor:
 
     def repeats_from(self, ops: list[Operation], start: int) -> bool:
         """Whether the statement starting at ops[start] (no load lifted) holds a store that
-        `repeats`: the whole statement runs once per virtual thread, its loads included."""
+        `repeats`: then it runs in a loop over the virtual threads though it does not touch the
+        variable, but for its `liftable` loads (of buffers it does not write), run once before."""
         end = self.statement_end(ops, start, lifting=False)
         return any(self.repeats(op) for op in ops[start:end + 1])
 
@@ -490,6 +527,8 @@ class _Distributor:
             self.provide(operand, point, mapping)
         shell = op.clone_without_regions(value_mapper=mapping)
         Rewriter.insert_op(shell, point)
+        serial = isinstance(op, scf.ForOp) and loop_kind(op) != THREAD_BINDING
+        self.serial_depth += serial
         for old, new in zip(op.regions, shell.regions):
             for source in old.blocks:
                 target = Block(arg_types=[a.type for a in source.args])
@@ -498,6 +537,7 @@ class _Distributor:
                 self.block(source, InsertPoint.at_end(target), inner)
                 assert source.last_op is not None
                 Rewriter.insert_op(source.last_op.clone(value_mapper=inner), InsertPoint.at_end(target))
+        self.serial_depth -= serial
 
     def wrap(self, ops: list[Operation], point: InsertPoint, mapping: dict[SSAValue, SSAValue]) -> None:
         """`ops` in a serial loop over the virtual threads."""
@@ -511,6 +551,8 @@ class _Distributor:
                                          if isinstance(o, scf.ForOp)):
             loop.attributes[LOOP_KIND] = StringAttr(UNROLLED)
         Rewriter.insert_op(loop, point)
+        if self.serial_depth:
+            self.iterated.add(loop)
         self.wrapped.update(dict.fromkeys((o for op in ops for o in op.walk()), loop))
         inner = dict(mapping)
         inner[self.var] = body.args[0]

@@ -491,3 +491,105 @@ def test_shared_accumulator_under_vthreads() -> None:
     arrays, expected = program.arrays(np.random.default_rng(5))
     xtir.build(module, target="cuda-cpu", racecheck=True)(*arrays)
     np.testing.assert_allclose(arrays[-1], expected, rtol=1e-4, atol=1e-4)
+
+
+def _vthread_blocks(params: str, blocks: str, prologue: str = "") -> str:
+    """`blocks` inside b (blockIdx.x), t (threadIdx.x, 4) and v (vthread.x, 2), after `prologue`
+    (t loops of its own); `%S`, a shared buffer of 8, allocated first if used."""
+    alloc = '  %S = block.alloc : memref<8xf32, "shared">\n' if "%S[" in prologue + blocks else ""
+    return f"""func.func @main({params}) {{
+{alloc}  block.for %b = 0 to 1 "b" bind("blockIdx.x") {{
+{prologue}    block.for %t = 0 to 4 "t" bind("threadIdx.x") {{
+      block.for %u = 0 to 2 "v" bind("vthread.x") {{
+{blocks}      }}
+    }}
+  }}
+  func.return
+}}"""
+
+
+def _block(name: str, body: str, k: bool = False) -> str:
+    """Block `name` over t and v (and k, a serial loop of 2 around it, when `k`)."""
+    iters = "%vt = spatial(4, %t), %vu = spatial(2, %u)" + (", %vk = reduce(2, %k)" if k else "")
+    block = f'        block.block "{name}"({iters}) {{\n{body}        }}\n'
+    return f'        block.for %k = 0 to 2 "k" {{\n{block}        }}\n' if k else block
+
+
+SET_G = _block("C", """\
+          %c = arith.constant 5.0 : f32
+          block.store %c, %G[%vt * 2] : memref<8xf32>
+""")
+INCREMENT_G = _block("U", """\
+          %g = block.load %G[%vt * 2] : memref<8xf32>
+          %one = arith.constant 1.0 : f32
+          %y = arith.addf %g, %one : f32
+          block.store %y, %G[%vt * 2] : memref<8xf32>
+""")
+COPY_INTO_G = _block("U", """\
+          %a = block.load %A[%vt * 2 + %vu] : memref<8xf32>
+          block.store %a, %G[%vt * 2 + %vu] : memref<8xf32>
+""")
+SET_S = SET_G.replace("%G", "%S").replace('<8xf32>\n', '<8xf32, "shared">\n')
+INCREMENT_S = INCREMENT_G.replace("%G", "%S").replace('<8xf32>\n', '<8xf32, "shared">\n')
+FETCH_S = """\
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      block.block "F"(%vt = spatial(4, %t)) {
+        %a = block.load %A[%vt] : memref<8xf32>
+        block.store %a, %S[%vt] : memref<8xf32, "shared">
+      }
+    }
+"""
+SHARED_TO_G = _block("H", """\
+          %x = block.load %S[%vt] : memref<8xf32, "shared">
+          block.store %x, %G[%vt] : memref<8xf32>
+""")
+SET_S_AT_T = _block("W", """\
+          %c = arith.constant 7.0 : f32
+          block.store %c, %S[%vt] : memref<8xf32, "shared">
+""")
+OTHER_VTHREAD_PLUS_ONE = _block("X", """\
+          %x = block.load %G[%vt * 2 + 1 - %vu] : memref<8xf32>
+          %one = arith.constant 1.0 : f32
+          %y = arith.addf %x, %one : f32
+          block.store %y, %G[%vt * 2 + %vu] : memref<8xf32>
+""", k=True)
+PARAMS = "%G: memref<8xf32>, %A: memref<8xf32>"
+
+REORDERED = {
+    "idempotent_then_increment": (_vthread_blocks(PARAMS, SET_G + INCREMENT_G), "G is stored and later loaded"),
+    "idempotent_then_vthread_store": (_vthread_blocks(PARAMS, SET_G + COPY_INTO_G), "G is stored and later stored"),
+    "shared_idempotent_then_increment": (_vthread_blocks(PARAMS, SET_S + INCREMENT_S), "S is stored and later loaded"),
+    "shared_read_once_then_stored": (_vthread_blocks(PARAMS, SHARED_TO_G + SET_S_AT_T, FETCH_S),
+                                     "S is loaded and later stored"),
+    "pushed_k_other_vthread": (_vthread_blocks(PARAMS, OTHER_VTHREAD_PLUS_ONE), "G is loaded and later stored"),
+}
+
+
+@pytest.mark.parametrize("name", REORDERED)
+def test_accesses_distributing_would_reorder_across_vthreads_are_refused(name: str) -> None:
+    """Run serially, virtual thread 1 sees what virtual thread 0 stored after it: `G[2t] = 5` run
+    once does not undo virtual thread 0's increment (G = 7, serially 6), nor its store of A at
+    G[2t]; `G[t] = S[t]` run once reads S before `S[t] = 7`; inside k pushed through, both virtual
+    threads' k = 0 run before either's k = 1 (before: accepted, wrong numbers)."""
+    text, message = REORDERED[name]
+    with pytest.raises(xtir.XtirError, match=f'{message} in loop "v"'):
+        lower_to_gpu(xtir.parse(text))
+
+
+OWN_PLUS_ONE = OTHER_VTHREAD_PLUS_ONE.replace("1 - %vu", "%vu")
+READ_SET_G = _block("R", """\
+          %g = block.load %G[%vt * 2] : memref<8xf32>
+          %a = block.load %A[%vt * 2 + %vu] : memref<8xf32>
+          %y = arith.addf %g, %a : f32
+          block.store %y, %A[%vt * 2 + %vu] : memref<8xf32>
+""")
+
+
+@pytest.mark.parametrize("blocks", [OWN_PLUS_ONE, SET_G + READ_SET_G], ids=["pushed_k_own", "idempotent_then_read"])
+def test_accesses_distributing_keeps_in_order_still_run(blocks: str) -> None:
+    """Each virtual thread's own element inside k pushed through, and a G that only `G[2t] = 5`
+    stores, read by every virtual thread: distributed, they match the serial loop."""
+    g, a = np.arange(8, dtype=np.float32), np.arange(8, dtype=np.float32) * 3
+    expected, actual = _evaluated_and_built(_vthread_blocks(PARAMS, blocks), g, a)
+    for want, got in zip(expected, actual):
+        np.testing.assert_array_equal(got, want)

@@ -465,7 +465,7 @@ func.func @vthread_from_one(%A: memref<4x9xf32>) {
 func.func @vthread_read_modify_write_read_later(%G: memref<4x4xf32>, %H: memref<4x8xf32>) {
   block.for %b = 0 to 4 "b" bind("blockIdx.x") {
     block.for %t = 0 to 4 "t" bind("threadIdx.x") {
-      // expected-error @+1 {{'scf.for' op lower-to-gpu: G is stored and later loaded in loop "v" (vthread.x) at elements other virtual threads may touch: inject-virtual-threads runs each statement for every virtual thread before the next statement, which would reorder the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store that writes the same value at the same element in every virtual thread (a cooperative fetch)}}
+      // expected-error @+1 {{'scf.for' op lower-to-gpu: G is stored and later loaded in loop "v" (vthread.x) at elements other virtual threads may touch: inject-virtual-threads runs each statement for every virtual thread before the next statement, which would reorder the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store that writes the same value at the same element in every virtual thread (a cooperative fetch), as every store into the buffer in the loop}}
       block.for %u = 0 to 2 "v" bind("vthread.x") {
         block.block "G"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
           %g = block.load %G[%vb, %vt] : memref<4x4xf32>
@@ -544,7 +544,7 @@ func.func @vthread_last_wins_loads_another_vthreads_store(%A: memref<4x4xf32>, %
 // buffers only: to a shared one virtual threads are threads, the barriers ordering statements.
 func.func @vthread_load_then_later_store_of_another_vthread(%A: memref<4x4xf32>, %G: memref<4x4xf32>, %P: memref<4x4x2xf32>) {
   block.for %b = 0 to 4 "b" bind("blockIdx.x") {
-    // expected-error @+1 {{'scf.for' op lower-to-gpu: G is loaded and later stored in loop "v" (vthread.x) at elements other virtual threads may touch: inject-virtual-threads runs each statement for every virtual thread before the next statement, which would reorder the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store that writes the same value at the same element in every virtual thread (a cooperative fetch)}}
+    // expected-error @+1 {{'scf.for' op lower-to-gpu: G is loaded and later stored in loop "v" (vthread.x) at elements other virtual threads may touch: inject-virtual-threads runs each statement for every virtual thread before the next statement, which would reorder the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store that writes the same value at the same element in every virtual thread (a cooperative fetch), as every store into the buffer in the loop}}
     block.for %u = 0 to 2 "v" bind("vthread.x") {
       block.for %t = 0 to 4 "t" bind("threadIdx.x") {
         block.block "P"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u)) {
@@ -582,6 +582,90 @@ func.func @vthread_load_then_later_store_of_another_vthreads_element(%A: memref<
           %a = block.load %A[%vb, %vt] : memref<4x4xf32>
           // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into X writes an element of X that the load of X reads in another thread, loop "v" (vthread.x) at 0 and at 1 (the other thread axes alike); the threads of a launch run at once}}
           block.store %a, %X[%vb, %vt, %vu] : memref<4x4x2xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Block C stores 5 at G[2t] in every virtual thread (run once), block U adds 1 to it: run
+// serially, virtual thread 1's C undoes virtual thread 0's increment (G = 6); distributed, C
+// once then U twice (G = 7). C is exempt only where every store into G writes alike (before:
+// accepted, wrong numbers).
+func.func @vthread_idempotent_store_then_increment(%G: memref<8xf32>) {
+  block.for %b = 0 to 1 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      // expected-error @+1 {{'scf.for' op lower-to-gpu: G is stored and later loaded in loop "v" (vthread.x) at elements other virtual threads may touch: inject-virtual-threads runs each statement for every virtual thread before the next statement, which would reorder the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store that writes the same value at the same element in every virtual thread (a cooperative fetch), as every store into the buffer in the loop}}
+      block.for %u = 0 to 2 "v" bind("vthread.x") {
+        block.block "C"(%vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %c = arith.constant 5.0 : f32
+          block.store %c, %G[%vt * 2] : memref<8xf32>
+        }
+        block.block "U"(%vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %g = block.load %G[%vt * 2] : memref<8xf32>
+          %one = arith.constant 1.0 : f32
+          %y = arith.addf %g, %one : f32
+          block.store %y, %G[%vt * 2] : memref<8xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Block H copies shared S[t] into G (run once), block W then stores 7 at S[t]: run serially,
+// virtual thread 1's H copies the 7; distributed, H runs before W only. A shared buffer's load
+// that a store run once reads is kept in order too (before: accepted, wrong numbers).
+func.func @vthread_shared_load_run_once_then_stored(%A: memref<4xf32>, %G: memref<4xf32>) {
+  %S = block.alloc : memref<4xf32, "shared">
+  block.for %b = 0 to 1 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      block.block "F"(%vt = spatial(4, %t)) {
+        %a = block.load %A[%vt] : memref<4xf32>
+        block.store %a, %S[%vt] : memref<4xf32, "shared">
+      }
+    }
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      // expected-error @+1 {{'scf.for' op lower-to-gpu: S is loaded and later stored in loop "v" (vthread.x) at elements other virtual threads may touch: inject-virtual-threads runs each statement for every virtual thread before the next statement, which would reorder the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store that writes the same value at the same element in every virtual thread (a cooperative fetch), as every store into the buffer in the loop}}
+      block.for %u = 0 to 2 "v" bind("vthread.x") {
+        block.block "H"(%vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %x = block.load %S[%vt] : memref<4xf32, "shared">
+          block.store %x, %G[%vt] : memref<4xf32>
+        }
+        block.block "W"(%vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %c = arith.constant 7.0 : f32
+          block.store %c, %S[%vt] : memref<4xf32, "shared">
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// X[t, v] = X[t, 1 - v] + 1 inside serial k: the vthread loop pushed into k runs both virtual
+// threads' k = 0 before either's k = 1, where serially virtual thread 1 reads what virtual
+// thread 0 stored at k = 1. One statement, yet reordered (before: accepted, wrong numbers). On a
+// global buffer the race check between threads (lowering/thread_races.py) refuses it first.
+func.func @vthread_pushed_into_k_reads_another_vthreads_element(%X: memref<4x2xf32>) {
+  block.for %b = 0 to 1 "b" bind("blockIdx.x") {
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+      block.for %u = 0 to 2 "v" bind("vthread.x") {
+        block.for %k = 0 to 2 "k" {
+          block.block "X"(%vt = spatial(4, %t), %vu = spatial(2, %u), %vk = reduce(2, %k)) {
+            // expected-note @+1 {{the load of X reads it here}}
+            %x = block.load %X[%vt, 1 - %vu] : memref<4x2xf32>
+            %one = arith.constant 1.0 : f32
+            %y = arith.addf %x, %one : f32
+            // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into X writes an element of X that the load of X reads in another thread, loop "v" (vthread.x) at 0 and at 1 (the other thread axes alike); the threads of a launch run at once}}
+            block.store %y, %X[%vt, %vu] : memref<4x2xf32>
+          }
         }
       }
     }
