@@ -17,11 +17,12 @@ blocks left:
   back under the thread loop (a bias / relu epilogue inlined into the write-back), the
   operand tiles of one k0 step are fetched into `shared` memory by all threads together
   (where they fit in SHARED_BYTES and are more than one element), the init is decomposed out.
-- a reduction the tiled schedule refuses, or whose kernel lower-to-gpu refuses (softmax
-  rows take this path), gets the simple schedule: one thread per output element, the spatial
-  loops fused and split by THREADS (the last block guarded), the reduce loops serial in the
-  thread. A reduction to one element (no spatial loop) is refused: no reduction across
-  threads yet.
+- a reduction the tiled schedule refuses gets the simple schedule: one thread per output
+  element, the spatial loops fused and split by THREADS (the last block guarded), the reduce
+  loops serial in the thread. Where lower-to-gpu refuses the function as tiled (softmax rows
+  take this path), every reduction of that function is scheduled again this way, also those
+  whose tiled kernel would lower (the check is of the whole function, not of each kernel).
+  A reduction to one element (no spatial loop) is refused: no reduction across threads yet.
 - an elementwise or injective block: its loops fused and split by THREADS (fewer when it
   has fewer elements), the last block guarded, bound to blockIdx.x / threadIdx.x.
 
@@ -42,15 +43,14 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
-from xtir.dialects.block import AllocOp, buffer_name
+from xtir.dialects.block import AllocOp
 from xtir.dialects.layout import memory_space
 from xtir.errors import ScheduleError, XtirError, XtirPassError
 from xtir.passes.analysis.navigation import all_blocks, select_function
-from xtir.passes.analysis.regions import read_regions
-from xtir.passes.default_schedule import _largest_divisor, _Nest, _nest, schedule_functions
-from xtir.schedule import BlockRV, LoopRV, Schedule
+from xtir.passes.default_schedule import Nest, largest_divisor, loop_nest, schedule_functions
+from xtir.schedule import BlockRV, Schedule
 from xtir.tune.spaces import auto_inline
-from xtir.tune.spaces_gpu import SHARED_BYTES, _cooperative_fetch, _root, _tile_bytes, bind_tiles
+from xtir.tune.spaces_gpu import bind_fused, bind_tiles, fetch_to_shared, int_root
 
 THREADS = 256
 """Threads per block of an elementwise block or a reduction's simple schedule."""
@@ -64,36 +64,28 @@ REDUCE_TILE = 8
 
 def _tile(extent: int, threads: int) -> tuple[int, int]:
     """(thread, local) factors of a spatial loop of a tiled reduction."""
-    thread = _largest_divisor(extent, threads)
+    thread = largest_divisor(extent, threads)
     if thread * 4 < min(extent, threads):  # divisors too small (a prime): guard the last tile instead
         return threads, 1
-    return thread, _largest_divisor(extent // thread, LOCAL)
+    return thread, largest_divisor(extent // thread, LOCAL)
 
 
-def _bind_fused(sch: Schedule, loops: list[LoopRV], elements: int) -> None:
-    """Fuse `loops`, split by THREADS (the last block guarded) and bind the two."""
-    fused = sch.fuse(*loops) if len(loops) > 1 else loops[0]
-    grid, threads = sch.split(fused, [None, min(THREADS, elements)])
-    sch.bind(grid, "blockIdx.x")
-    sch.bind(threads, "threadIdx.x")
+def _elementwise(sch: Schedule, block: BlockRV, nest: Nest) -> None:
+    bind_fused(sch, sch.get_loops(block), min(THREADS, math.prod(nest.extents)))
 
 
-def _elementwise(sch: Schedule, block: BlockRV, nest: _Nest) -> None:
-    _bind_fused(sch, sch.get_loops(block), math.prod(nest.extents))
-
-
-def _per_output(sch: Schedule, block: BlockRV, nest: _Nest) -> None:
+def _per_output(sch: Schedule, block: BlockRV, nest: Nest) -> None:
     """One thread per output element; the reduce loops serial inside."""
     loops = sch.get_loops(block)
     if nest.reduce[0] < nest.spatial[-1]:
         sch.reorder(*[loops[k] for k in nest.spatial], *[loops[k] for k in nest.reduce])
-    _bind_fused(sch, [loops[k] for k in nest.spatial], math.prod(nest.extents[k] for k in nest.spatial))
+    bind_fused(sch, [loops[k] for k in nest.spatial], min(THREADS, math.prod(nest.extents[k] for k in nest.spatial)))
 
 
-def _tiled(sch: Schedule, block: BlockRV, nest: _Nest) -> None:
+def _tiled(sch: Schedule, block: BlockRV, nest: Nest) -> None:
     """Block tile, thread tile in `local`, operand tiles in `shared` (see the module docstring)."""
     loops = sch.get_loops(block)
-    per_dim = _root(TILE_THREADS, max(1, sum(nest.extents[k] > 1 for k in nest.spatial)))
+    per_dim = int_root(TILE_THREADS, max(1, sum(nest.extents[k] > 1 for k in nest.spatial)))
     grid, threads, local = [], [], []
     for k in nest.spatial:
         thread, inner = _tile(nest.extents[k], per_dim)
@@ -101,15 +93,10 @@ def _tiled(sch: Schedule, block: BlockRV, nest: _Nest) -> None:
         grid.append(b)
         threads.append(t)
         local.append(lc)
-    k0, k1 = zip(*[sch.split(loops[k], [None, _largest_divisor(nest.extents[k], REDUCE_TILE)])
+    k0, k1 = zip(*[sch.split(loops[k], [None, largest_divisor(nest.extents[k], REDUCE_TILE)])
                    for k in nest.reduce])
     thread = bind_tiles(sch, block, grid, threads, [*k0, *k1, *local])
-    shared = 0
-    for buffer in [buffer_name(r.buffer) for r in read_regions(sch.get(block))]:
-        tile = _tile_bytes(sch, block, buffer, [thread, *k1, *local])
-        if tile > _tile_bytes(sch, block, buffer, []) and shared + tile <= SHARED_BYTES:
-            _cooperative_fetch(sch, block, buffer, k0[-1], sch.get(thread).extent)
-            shared += tile
+    fetch_to_shared(sch, block, thread, k0[-1], [*k1, *local])
     sch.decompose_reduction(block, k0[0])
 
 
@@ -152,7 +139,7 @@ def _schedule(module: ModuleOp, func_name: str | None, tiled: bool = True) -> tu
     for label in sch.block_names():
         auto_inline(sch, BlockRV(label))
     blocks = {b.label: b for b in all_blocks(select_function(sch.mod, name))}
-    nests = {label: _nest(b) for label, b in blocks.items()}
+    nests = {label: loop_nest(b) for label, b in blocks.items()}
     reductions = [label for label, nest in nests.items() if nest is not None and nest.reduce]
     for label in reductions:
         sch = _reduction(sch, label, nests[label], tiled)  # type: ignore[arg-type]
@@ -160,7 +147,7 @@ def _schedule(module: ModuleOp, func_name: str | None, tiled: bool = True) -> tu
         if label in reductions or label not in sch.block_names():
             continue  # scheduled above, or inlined into a write-back
         if nest is None:
-            raise ScheduleError(blocks[label], f"block \"{label}\" of @{name} is not in a fresh loop nest (one serial "
+            raise ScheduleError(sch.get(BlockRV(label)), f"block \"{label}\" of @{name} is not in a fresh loop nest (one serial "
                                 f"loop per iteration variable) and a kernel needs every loop nest bound; schedule @{name} "
                                 "by hand (bind its loops)")
         _elementwise(sch, BlockRV(label), nest)
@@ -169,9 +156,9 @@ def _schedule(module: ModuleOp, func_name: str | None, tiled: bool = True) -> tu
     return sch.mod, str(sch.trace)
 
 
-def _reduction(sch: Schedule, label: str, nest: _Nest, tiled: bool) -> Schedule:
+def _reduction(sch: Schedule, label: str, nest: Nest, tiled: bool) -> Schedule:
     if not nest.spatial:
-        raise ScheduleError(nest.block, f"block \"{label}\" of @{sch.func_name} reduces to one element: it has no "
+        raise ScheduleError(sch.get(BlockRV(label)), f"block \"{label}\" of @{sch.func_name} reduces to one element: it has no "
                             "spatial loop to bind to threads (a reduction across threads is not supported yet)")
     if tiled:
         trial = sch.copy()

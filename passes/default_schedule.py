@@ -57,7 +57,7 @@ PARALLEL_WORK = 1 << 16
 
 
 @dataclass(frozen=True)
-class _Nest:
+class Nest:
     """A block in its fresh loop nest: loop k binds iteration variable k."""
 
     block: BlockOp
@@ -66,7 +66,7 @@ class _Nest:
     extents: list[int]
 
 
-def _nest(block: BlockOp) -> _Nest | None:
+def loop_nest(block: BlockOp) -> Nest | None:
     loops = get_loops(block)
     bindings = [b.as_var() for b in block.bindings()]
     if len(loops) != len(bindings) or any(b is not lp.var for b, lp in zip(bindings, loops)):
@@ -74,7 +74,7 @@ def _nest(block: BlockOp) -> _Nest | None:
     if any(lp.kind != SERIAL for lp in loops) or block.predicate():
         return None
     kinds = block.kinds
-    return _Nest(block, [k for k, c in enumerate(kinds) if c != REDUCE], [k for k, c in enumerate(kinds) if c == REDUCE],
+    return Nest(block, [k for k, c in enumerate(kinds) if c != REDUCE], [k for k, c in enumerate(kinds) if c == REDUCE],
                  block.extents)
 
 
@@ -84,7 +84,7 @@ def _calls_libm(block: BlockOp) -> bool:
     return any(op.name in MATH_LIBM for op in block.walk())
 
 
-def _largest_divisor(n: int, limit: int) -> int:
+def largest_divisor(n: int, limit: int) -> int:
     return max(d for d in range(1, min(n, limit) + 1) if n % d == 0)
 
 
@@ -94,10 +94,10 @@ def _vector_tile(extent: int) -> int:
     if extent <= VECTOR_TILE:
         return extent
     lanes = [d for d in range(VECTOR_LANES, VECTOR_TILE + 1, VECTOR_LANES) if extent % d == 0]
-    return max(lanes) if lanes else _largest_divisor(extent, VECTOR_TILE)
+    return max(lanes) if lanes else largest_divisor(extent, VECTOR_TILE)
 
 
-def _register_axis(nest: _Nest, vec: int) -> int | None:
+def _register_axis(nest: Nest, vec: int) -> int | None:
     """The innermost spatial axis other than `vec` that no load using the vector axis reads by:
     each of its values reuses the vector operand from registers."""
     var = nest.block.iter_vars
@@ -128,19 +128,19 @@ class _BlockSchedule:
         loop = self.sch.fuse(*outer) if len(outer) > 1 else outer[0]
         self.sch.parallel(loop)
 
-    def elementwise(self, nest: _Nest) -> None:
+    def elementwise(self, nest: Nest) -> None:
         *outer, inner = self.sch.get_loops(self.block())
         if nest.extents[-1] >= 4 and not _calls_libm(nest.block):
             self.sch.vectorize(inner)
         self.parallel(outer, math.prod(nest.extents))
 
-    def reduction(self, nest: _Nest) -> None:
+    def reduction(self, nest: Nest) -> None:
         loops = self.sch.get_loops(self.block())
         vec = nest.spatial[-1]
         reg = _register_axis(nest, vec)
         v = _vector_tile(nest.extents[vec])
         budget = max(1, ACCUMULATORS // -(-v // VECTOR_LANES))
-        r = _largest_divisor(nest.extents[reg], budget) if reg is not None else 1
+        r = largest_divisor(nest.extents[reg], budget) if reg is not None else 1
         outer: list[LoopRV] = []
         tile: list[LoopRV] = []
         vec_inner = reg_inner = None
@@ -204,7 +204,7 @@ def _schedule(module: ModuleOp, func_name: str | None) -> tuple[ModuleOp, str]:
     current = module
     for label in [b.label for b in all_blocks(select_function(module, func_name))]:
         blocks = {b.label: b for b in all_blocks(select_function(current, func_name))}
-        if label not in blocks or (nest := _nest(blocks[label])) is None:
+        if label not in blocks or (nest := loop_nest(blocks[label])) is None:
             continue  # inlined into another block, or no longer in a fresh nest
         trial = _BlockSchedule(Schedule(current, func_name=func_name), label, func_name)
         try:

@@ -61,12 +61,83 @@ def test_intermediates_between_kernels_are_the_models_buffers() -> None:
     assert [a.name_hint for a in softmax.signature.body.block.args][-2:] == ["T_softmax_maxelem", "T_softmax_expsum"]
 
 
-@pytest.mark.parametrize("features", [(29, 13), (1009, 257), (31, 131)])
-def test_sizes_no_tile_divides(features: tuple[int, int]) -> None:
-    """Prime extents: the thread tile is guarded instead of falling to one thread a block."""
+@pytest.mark.parametrize(("batch", "features"), [(17, (29, 13)), (7, (1009, 257)), (7, (31, 131))])
+def test_sizes_no_tile_divides(batch: int, features: tuple[int, int]) -> None:
+    """Prime extents above the thread tile (16 of 256 threads in two loops): the thread tile is
+    guarded instead of falling to one thread a block."""
     torch.manual_seed(3)
-    compiled = check_against_torch(nn.Sequential(nn.Linear(*features), nn.ReLU()), torch.randn(7, features[0]))
-    assert all(launch.block[0] >= 13 for k in compiled.kernels for launch in k.launches)
+    compiled = check_against_torch(nn.Sequential(nn.Linear(*features), nn.ReLU()), torch.randn(batch, features[0]))
+    # unguarded, a prime extent's thread factor is 1: 7 or 13 threads a block
+    assert all(launch.block[0] >= 64 for k in compiled.kernels for launch in k.launches)
+
+
+class Square(nn.Module):
+    def forward(self, x):
+        return x * x
+
+
+class SelfMatmul(nn.Module):
+    def forward(self, x):
+        return torch.matmul(x, x)
+
+
+class Add(nn.Module):
+    def forward(self, x, y):
+        return x + y
+
+
+@pytest.mark.parametrize("model", [Square(), SelfMatmul()], ids=["x*x", "matmul(x,x)"])
+def test_a_call_passing_one_buffer_twice_runs(model) -> None:
+    """`x * x` calls @multiply(%x, %x, %out): the kernel is built with one parameter for both
+    (a kernel refuses overlapping arguments)."""
+    torch.manual_seed(5)
+    compiled = check_against_torch(model, torch.randn(6, 6))
+    assert len(compiled.kernels[0].signature.body.block.args) == 2
+
+
+def test_the_same_array_as_two_inputs() -> None:
+    """model(a, a) runs as the CPU model does (the GPU model copies the second input)."""
+    a = np.random.default_rng(6).standard_normal((5, 7)).astype(np.float32)
+    graph = xtir.transform(from_torch(Add().eval(), (torch.from_numpy(a), torch.from_numpy(a.copy()))), GRAPH_PASSES)
+    on_gpu, on_cpu = compile_model(graph, target="cuda-cpu"), compile_model(graph)
+    np.testing.assert_array_equal(on_gpu(a, a), a + a)
+    np.testing.assert_array_equal(on_cpu(a, a), a + a)
+
+
+def test_a_function_called_twice_is_built_once() -> None:
+    torch.manual_seed(7)
+    model = nn.Sequential(nn.Linear(9, 9), nn.ReLU(), nn.Linear(9, 9), nn.ReLU())
+    compiled = check_against_torch(model, torch.randn(3, 9))
+    assert [k.name for k in compiled.kernels] == ["fused_dense_add_relu"] * 2
+    assert compiled.kernels[0] is compiled.kernels[1]
+
+
+def test_the_constants_are_read_only() -> None:
+    compiled = compile_model(graph_of(mlp(), torch.randn(1, 784)), target="cuda-cpu")
+    assert compiled.constants and not any(a.flags.writeable for a in compiled.constants.values())
+
+
+def test_a_cuda_cpu_model_says_it_takes_numpy() -> None:
+    class DeviceArray:  # what a CuPy array shows the model: a shape and a dtype, not numpy
+        shape, dtype = (1, 784), np.dtype(np.float32)
+
+    compiled = compile_model(graph_of(mlp(), torch.randn(1, 784)), target="cuda-cpu")
+    with pytest.raises(XtirError, match="input 0: target 'cuda-cpu' runs on the host and takes numpy arrays, got"):
+        compiled(DeviceArray())
+
+
+@pytest.mark.parametrize("function", ["matmul_then_total", "matmul_then_half_split"])
+def test_a_refusal_after_a_tiled_reduction_names_the_scheduled_block(function: str) -> None:
+    """The matmul is tiled on a copy of the schedule, which replaces it: the refused block is the
+    one of that copy (its module has the matmul bound to threads), not of the module before."""
+    from xtir.dialects.block import ForOp
+
+    chunk = Path(__file__).parent / "filecheck/passes/default_gpu_schedule_invalid.mlir"
+    text = next(c for c in chunk.read_text().split("// -----") if f"@{function}(" in c)
+    with pytest.raises(XtirError) as refused:
+        xtir.transform(xtir.parse(text), "default-gpu-schedule")
+    scheduled = refused.value.op.get_toplevel_object()
+    assert any(isinstance(op, ForOp) and op.kind == "thread_binding" for op in scheduled.walk())
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on PATH: the models' CUDA C is not compiled")

@@ -10,15 +10,17 @@ function (`schedule="default"`: default-schedule, or default-gpu-schedule for a 
 own) and builds the entry.
 
 With `target="cuda"` or `"cuda-cpu"` each block function is built for the GPU on its own
-(`xtir.build`) and the model is a GpuModel: a call runs the host function's steps in Python,
-its intermediates allocated per call on the device (CuPy arrays, target "cuda") or the host
-(numpy, "cuda-cpu", where `racecheck=True` checks every kernel's shared accesses). A "cuda"
-model takes numpy arrays (copied to the device and the results back) or CuPy arrays (the
-results stay on the device); without a usable GPU and CuPy it raises an XtirError before
-any work. The
-constants legalize-tensor hoisted to parameters are kept by the model and passed on each
-call; outputs are allocated per call. `model.module` is the block-level module that was
-built, `model.constants` the hoisted arrays by parameter name.
+(`xtir.build`, whose cache builds a function called twice alike once) and the model is a
+GpuModel: a call runs the host function's steps in Python, its intermediates allocated per
+call on the device (CuPy arrays, target "cuda") or the host (numpy, "cuda-cpu", where
+`racecheck=True` checks every kernel's shared accesses). A "cuda" model takes numpy arrays
+(copied to the device and the results back) or CuPy arrays (the results stay on the
+device); without a usable GPU and CuPy it raises an XtirError before any work. A
+"cuda-cpu" model takes numpy arrays.
+
+The constants legalize-tensor hoisted to parameters are kept by the model (read-only) and
+passed on each call; outputs are allocated per call. `model.module` is the block-level module
+that was built, `model.constants` the hoisted arrays by parameter name.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 from xdsl.ir import SSAValue
 
 import xtir
@@ -165,16 +167,35 @@ def _steps(module: ModuleOp, entry: str, target: str, racecheck: bool | None) ->
             numbers[op.buffer] = len(numbers)
             steps.append((tuple(op.buffer.type.get_shape()), numpy_dtype(op.buffer.type.element_type)))
         elif isinstance(op, func.CallOp):
-            callee, scratch = scratch_as_parameters(entry_function(module, op.callee.root_reference.data))
-            for buffer in scratch:
+            name = op.callee.root_reference.data
+            distinct = list(dict.fromkeys(op.arguments))
+            merged = tuple(distinct.index(v) for v in op.arguments)
+            callee, scratch = scratch_as_parameters(_merged_parameters(entry_function(module, name), merged))
+            for buffer in scratch:  # per call: each call gets its own
                 numbers[buffer] = len(numbers)
                 steps.append((tuple(buffer.type.get_shape()), numpy_dtype(buffer.type.element_type)))
-            built = xtir.build(ModuleOp([callee]), target, callee.sym_name.data, racecheck=racecheck)
-            steps.append(_Step(built, tuple(numbers[v] for v in (*op.arguments, *scratch))))
+            # a function called twice alike is built once: xtir.build caches by the module's text
+            built = xtir.build(ModuleOp([callee]), target, name, racecheck=racecheck)
+            steps.append(_Step(built, tuple(numbers[v] for v in (*distinct, *scratch))))
         elif not isinstance(op, func.ReturnOp):
             raise XtirError(f"compile_model: target '{target}' runs a host function of buffers and calls; "
                             f"@{entry} has a '{op.name}'")
     return steps
+
+
+def _merged_parameters(f: func.FuncOp, merged: tuple[int, ...]) -> func.FuncOp:
+    """A copy of `f` with one parameter for the parameters a call passes the same buffer
+    (`merged[k]`: parameter k's among the call's distinct arguments): a kernel refuses
+    overlapping arguments, and the call means one buffer read (or written) through both."""
+    f = f.clone()
+    args = list(f.body.block.args)
+    for k in reversed(range(len(merged))):
+        first = merged.index(merged[k])
+        if first != k:
+            args[k].replace_all_uses_with(args[first])
+            f.body.block.erase_arg(args[k])
+    f.function_type = FunctionType.from_lists([a.type for a in f.body.block.args], [])
+    return f
 
 
 @dataclass
@@ -191,7 +212,10 @@ class GpuModel:
     _device_constants: list[Any] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._device_constants = [self._array(a) for a in self.constants.values()]
+        # the kernels' copy: a "cuda-cpu" kernel, like xtir.build's CPU functions, takes writeable buffers only
+        self._device_constants = [self._array(a) if self.target == "cuda" else a.copy() for a in self.constants.values()]
+        for array in self.constants.values():
+            array.flags.writeable = False  # the model's own: passed on every call
 
     @property
     def kernels(self) -> list[Any]:
@@ -203,11 +227,14 @@ class GpuModel:
             raise XtirEvaluationError(f"the model takes {len(self.inputs)} inputs, got {len(inputs)}")
         on_host = all(isinstance(a, np.ndarray) for a in inputs)
         for k, (array, (shape, dtype)) in enumerate(zip(inputs, self.inputs)):
+            if self.target != "cuda" and not isinstance(array, np.ndarray):
+                raise XtirEvaluationError(f"input {k}: target '{self.target}' runs on the host and takes numpy arrays, "
+                                          f"got {type(array).__module__}.{type(array).__name__}")
             if tuple(getattr(array, "shape", ())) != shape or getattr(array, "dtype", None) != dtype:
                 raise XtirEvaluationError(f"input {k} must be a {dtype} array of shape {shape}, got "
                                           f"{type(array).__name__} {getattr(array, 'dtype', '')} {getattr(array, 'shape', '')}")
         outputs = [self._empty(shape, dtype) for shape, dtype in self.outputs]
-        buffers = [*map(self._array, inputs), *self._device_constants, *outputs]
+        buffers = [*self._distinct(list(map(self._array, inputs))), *self._device_constants, *outputs]
         for step in self.steps:
             if isinstance(step, _Step):
                 step.kernel(*(buffers[k] for k in step.buffers))
@@ -216,6 +243,12 @@ class GpuModel:
         if self.target == "cuda" and on_host:
             outputs = [a.get() for a in outputs]
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _distinct(self, arrays: list[Any]) -> list[Any]:
+        """`arrays` with a copy of each that shares memory with an earlier one (`model(a, a)`):
+        a kernel refuses overlapping arguments, and the inputs are only read."""
+        xp = import_cupy() if self.target == "cuda" else np
+        return [xp.array(a) if any(xp.may_share_memory(a, b) for b in arrays[:k]) else a for k, a in enumerate(arrays)]
 
     def _array(self, array: Any) -> Any:
         """`array` where the kernels run: a CuPy array on target "cuda"."""

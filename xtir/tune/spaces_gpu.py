@@ -22,6 +22,8 @@ most REDUCE_TILE_MAX, two tiles take at most 2 * 32 * 8 * 16 * 4 bytes = 32 KiB)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xtir.dialects.block import REDUCE, buffer_name
 from xtir.passes.analysis.navigation import loops_around
 from xtir.passes.analysis.regions import read_regions
@@ -44,11 +46,17 @@ def gpu_space(sch: Schedule) -> None:
 
 
 def bind_elementwise(sch: Schedule, block: BlockRV) -> None:
-    loops = sch.get_loops(block)
+    bind_fused(sch, sch.get_loops(block))
+
+
+def bind_fused(sch: Schedule, loops: list[LoopRV], threads: int | None = None) -> None:
+    """Fuse `loops`, split by `threads` (the last block guarded; sampled when None) and bind
+    the two to blockIdx.x / threadIdx.x."""
     fused = sch.fuse(*loops) if len(loops) > 1 else loops[0]
-    grid, threads = sch.split(fused, sch.sample_perfect_tile(fused, 2, MAX_THREADS))
+    factors = [None, threads] if threads else sch.sample_perfect_tile(fused, 2, MAX_THREADS)
+    grid, thread = sch.split(fused, factors)
     sch.bind(grid, "blockIdx.x")
-    sch.bind(threads, "threadIdx.x")
+    sch.bind(thread, "threadIdx.x")
 
 
 def gpu_tiling(sch: Schedule, block: BlockRV) -> None:
@@ -56,7 +64,7 @@ def gpu_tiling(sch: Schedule, block: BlockRV) -> None:
     kinds = _block(sch, block).kinds
     spatial = [loops[k] for k, c in enumerate(kinds) if c != REDUCE]
     reduce = [loops[k] for k, c in enumerate(kinds) if c == REDUCE]
-    per_dim = _root(MAX_THREADS, len(spatial))
+    per_dim = int_root(MAX_THREADS, len(spatial))
     grid, threads, local = [], [], []
     for loop in spatial:
         outer, inner = sch.split(loop, sch.sample_perfect_tile(loop, 2, LOCAL_TILE_MAX))
@@ -66,13 +74,7 @@ def gpu_tiling(sch: Schedule, block: BlockRV) -> None:
         local.append(inner)
     k0, k1 = zip(*[sch.split(loop, sch.sample_perfect_tile(loop, 2, REDUCE_TILE_MAX)) for loop in reduce])
     thread = bind_tiles(sch, block, grid, threads, [*k0, *k1, *local])
-    shared = 0
-    for buffer in [buffer_name(r.buffer) for r in read_regions(_block(sch, block))]:
-        tile = _tile_bytes(sch, block, buffer, [thread, *k1, *local])
-        one_element = tile == _tile_bytes(sch, block, buffer, [])  # no loop to share out among the threads
-        if sch.sample_categorical([True, False]) and not one_element and shared + tile <= SHARED_BYTES:
-            _cooperative_fetch(sch, block, buffer, k0[-1], _extent(sch, thread))
-            shared += tile
+    fetch_to_shared(sch, block, thread, k0[-1], [*k1, *local], lambda: sch.sample_categorical([True, False]))
     if sch.sample_categorical([True, False]):
         for loop in [*k1, *local]:
             if _extent(sch, loop) > 1:
@@ -91,6 +93,21 @@ def bind_tiles(sch: Schedule, block: BlockRV, grid: list[LoopRV], threads: list[
     sch.bind(block_loop, "blockIdx.x")
     sch.bind(thread, "threadIdx.x")
     return thread
+
+
+def fetch_to_shared(sch: Schedule, block: BlockRV, thread: LoopRV, at: LoopRV, inner: list[LoopRV],
+                    wanted: Callable[[], bool] = lambda: True) -> None:
+    """Fetch each operand of `block` the caller `wanted` into shared memory per step of `at`
+    (`_cooperative_fetch`), in the order the block reads them, while the tiles fit in
+    SHARED_BYTES; an operand whose tile under (`thread`, `inner`) is one element stays in
+    global memory (no loop to share out among the threads)."""
+    shared = 0
+    for buffer in [buffer_name(r.buffer) for r in read_regions(_block(sch, block))]:
+        tile = _tile_bytes(sch, block, buffer, [thread, *inner])
+        one_element = tile == _tile_bytes(sch, block, buffer, [])
+        if wanted() and not one_element and shared + tile <= SHARED_BYTES:
+            _cooperative_fetch(sch, block, buffer, at, _extent(sch, thread))
+            shared += tile
 
 
 def _cooperative_fetch(sch: Schedule, block: BlockRV, buffer: str, at: LoopRV, threads: int) -> None:
@@ -115,7 +132,7 @@ def _tile_bytes(sch: Schedule, block: BlockRV, buffer: str, inner: list[LoopRV])
     return footprint_bytes(accesses, [_loop(sch, lp) for lp in inner])
 
 
-def _root(n: int, d: int) -> int:
+def int_root(n: int, d: int) -> int:
     """The largest m with m**d <= n."""
     m = 1
     while (m + 1) ** d <= n:
