@@ -143,6 +143,11 @@ class BinaryOp(ElementwiseOp):
     def __init__(self, lhs: SSAValue, rhs: SSAValue):
         super().__init__(operands=[lhs, rhs], result_types=[self.result_type(lhs, rhs)])
 
+    def verify_(self) -> None:
+        super().verify_()
+        if _element(self.lhs.type) == i1:
+            raise VerifyException(f"{self.name} takes numbers, not i1 (booleans)")
+
 
 @irdl_op_definition
 class AddOp(BinaryOp):
@@ -201,6 +206,8 @@ class CompareOp(IRDLOperation):
             raise VerifyException(f"{self.name} compares different element types {', '.join(sorted(map(str, operands)))}")
         if _element(self.result.type) != i1:
             raise VerifyException(f"{self.name}: the result holds i1 (booleans), not {_element(self.result.type)}")
+        if operands == {i1} and not isinstance(self, EqualOp | NotEqualOp):
+            raise VerifyException(f"{self.name} orders numbers; i1 (booleans) compare only by equal and not_equal")
         _check_result(self, broadcast_shape(self.name, *(shape_of(v.type) for v in self.operands)), "broadcast ")
 
 
@@ -644,6 +651,11 @@ class SoftmaxOp(UnaryGraphOp):
         _check_result(self, x, "input ")
 
 
+def slice_extent(begin: int, end: int, stride: int) -> int:
+    """How many elements begin:end:stride holds (begin < end, stride > 0)."""
+    return -(-(end - begin) // stride)
+
+
 def strided_slice_shape(x: Shape, begin: Shape, end: Shape, strides: Shape) -> Shape:
     """The extents of x[begin:end:strides] (one triple per dimension), after checking them."""
     name = StridedSliceOp.name
@@ -658,7 +670,7 @@ def strided_slice_shape(x: Shape, begin: Shape, end: Shape, strides: Shape) -> S
                 f"{name}: dimension {d} of {fmt(x)} sliced {b}:{e}:{s}; a slice needs 0 <= begin < end <= {n} "
                 "and a positive stride"
             )
-    return tuple(-(-(e - b) // s) for b, e, s in zip(begin, end, strides))
+    return tuple(slice_extent(b, e, s) for b, e, s in zip(begin, end, strides))
 
 
 @irdl_op_definition

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import xtir
-from xtir.frontend import from_torch
+from xtir.frontend import from_torch, torch_fx
 from xtir.model import compile_model
 
 GRAPH_PIPELINE = "fold-constants,fuse-ewise-fma,dce,fuse-ops"
@@ -27,6 +27,11 @@ nn = torch.nn
 F = torch.nn.functional
 
 
+def leaves(value) -> list:
+    """The tensors of a model's result in order (a tuple may hold tuples: x.chunk(2) among them)."""
+    return [t for item in value for t in leaves(item)] if isinstance(value, tuple | list) else [value]
+
+
 def run_both(model, *inputs, weights="constants", pipeline=None, rtol=1e-5, atol=1e-6):
     """Import, optionally transform, evaluate, and compare with torch; returns the module."""
     model = model.eval()
@@ -35,8 +40,7 @@ def run_both(model, *inputs, weights="constants", pipeline=None, rtol=1e-5, atol
     if pipeline:
         module = xtir.transform(module, pipeline)
     with torch.no_grad():
-        expected = model(*inputs)
-    expected = expected if isinstance(expected, tuple) else (expected,)
+        expected = leaves(model(*inputs))
     got = xtir.evaluate(module, *(x.numpy() for x in inputs), *params)
     assert len(got) == len(expected)
     for g, e in zip(got, expected):
@@ -142,7 +146,8 @@ def x1288():
         (lambda m, x: F.max_pool2d(x, 3, stride=2, padding=1), [x1288]),
         (lambda m, x: F.max_pool2d(x, (2, 3)), [x1288]),
         (lambda m, x: F.linear(x, m.w, None), [x23]),
-        (lambda m, x: (torch.sigmoid(x), F.sigmoid(x), x.sigmoid(), torch.tanh(x), F.tanh(x), x.tanh()), [x23]),
+        # F.sigmoid / F.tanh call the methods: fx records them as x.sigmoid() / x.tanh()
+        (lambda m, x: (torch.sigmoid(x), x.sigmoid(), F.sigmoid(x), torch.tanh(x), x.tanh(), F.tanh(x)), [x23]),
         (lambda m, x: (F.gelu(x), F.gelu(x, approximate="tanh"), F.silu(x), F.leaky_relu(x), F.leaky_relu(x, 0.3)),
          [x23]),
         (lambda m, x: (x[:, 1:3], x[..., ::2], x[1], x[-1, ::2], x[None, :, 1:2], x[:, -2:], x[:]), [x23]),
@@ -154,6 +159,10 @@ def x1288():
          [x23, lambda: torch.randn(3).round()]),
         (lambda m, x, y: (torch.where(x > 0, x, 0.1 * x), torch.where(y < x, 1.0, y), torch.where(x != 0, x, y)),
          [x23, lambda: torch.randn(3)]),
+        (lambda m, x, y: ((x > 0) == (y > 0), (x > 0) != (y > 0), (x > 0) == True, torch.ne(y > 0, False)),  # noqa: E712
+         [x23, lambda: torch.randn(3)]),
+        (lambda m, x: x.chunk(3, -1), [x23]),  # returned pieces: a tuple value in the output tuple
+        (lambda m, x: (torch.split(x, [1, 2], 1), x), [x23]),
     ],
 )
 def test_function_and_method_mappings(fn, inputs):
@@ -191,8 +200,7 @@ def _compiled_matches_torch(model, *inputs):
     model = model.eval()
     compiled = compile_model(xtir.transform(from_torch(model, inputs), GRAPH_PIPELINE))
     with torch.no_grad():
-        expected = model(*inputs)
-    expected = expected if isinstance(expected, tuple) else (expected,)
+        expected = leaves(model(*inputs))
     got = compiled(*(x.numpy() for x in inputs))
     for g, e in zip(got if isinstance(got, tuple) else (got,), expected, strict=True):
         assert g.dtype == e.numpy().dtype
@@ -268,6 +276,17 @@ def test_compiled_where_and_comparisons_match_torch(pipeline):
     assert got[1].dtype == np.bool_
     for g, e in zip(got, expected, strict=True):
         np.testing.assert_array_equal(g, e.numpy())
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, x, y: ((x > 0) == (y > 0), torch.where((x > 0) != True, x, y)),  # noqa: E712
+    lambda m, x, y: (x.chunk(3, -1), torch.split(y, [4, 1], 0)),
+], ids=["bool_equality", "returned_pieces"])
+def test_compiled_bool_equality_and_returned_pieces_match_torch(fn):
+    """Booleans compared by == / != (i1 cmpi eq / ne) and torch.chunk's / split's tuples
+    returned as they are (flattened into the results)."""
+    torch.manual_seed(0)
+    _compiled_matches_torch(Lambda(fn), torch.randn(5, 7), torch.randn(5, 7))
 
 
 def test_a_folded_bool_constant_round_trips():
@@ -360,11 +379,40 @@ def test_in_place_relu_of_a_shared_value_is_refused():
     _refused(Lambda(leaky), (torch.randn(2, 3),), "an in-place leaky_relu of a value that other nodes also use")
 
 
-def test_torch_disagreeing_with_the_import_is_an_error():
-    """An integer tensor times a float promotes in torch; the import would keep integers."""
-    ints = torch.arange(6, dtype=torch.int32).reshape(2, 3)
-    match = r"fx node 'mul' .* imports as tensor<2x3xi32> but torch computes 2x3 of torch.float32"
-    _refused(Lambda(lambda m, x: x * 1.5), (ints,), match)
+def test_torch_disagreeing_with_the_import_is_an_error(monkeypatch):
+    """A mapping that gets a shape wrong (here x.t() made the identity) is caught against torch."""
+    monkeypatch.setattr(torch_fx._Importer, "_t", lambda self, x: x)
+    match = r"fx node 't' \(call_method t\) imports as tensor<2x3xf32> but torch computes 3x2 of torch.float32"
+    _refused(Lambda(lambda m, x: x.t()), (torch.randn(2, 3),), match)
+
+
+INT32 = torch.arange(-3, 3, dtype=torch.int32).reshape(2, 3)
+
+
+@pytest.mark.parametrize("fn, x, match", [
+    # torch compares and computes in float: 0.5 made an int32 would turn x < 0.5 into x < 0
+    (lambda m, x: x < 0.5, INT32, r"fx node 'lt' .*: the float 0.5 with a tensor of i32 \(torch computes in a float"),
+    (lambda m, x: x == 16777216.0, INT32, r"fx node 'eq' .*: the float 16777216.0 with a tensor of i32"),
+    (lambda m, x: x * 1.5, INT32, r"fx node 'mul' .*: the float 1.5 with a tensor of i32"),
+    (lambda m, x: x > float("-inf"), INT32, r"fx node 'gt' .*: the float -inf with a tensor of i32"),
+    (lambda m, x: x < 200, INT32.to(torch.int8), r"fx node 'lt' .*: the number 200 outside the range of i8"),
+    (lambda m, x: x + 2**40, INT32, r"fx node 'add' .*: the number 1099511627776 outside the range of i32"),
+    (lambda m, x: (x > 0) == 1, INT32, r"fx node 'eq' .*: the number 1 with a bool tensor"),
+    (lambda m, x: (x > 0) < (x > 1), INT32, r"fx node 'lt' .*: tensor.less orders numbers; i1 \(booleans\) compare "
+                                            r"only by equal and not_equal"),
+    (lambda m, x: (x > 0) + (x > 1), INT32, r"fx node 'add' .*: tensor.add takes numbers, not i1 \(booleans\)"),
+    (lambda m, x: (x > 0) * (x > 1), INT32, r"fx node 'mul' .*: tensor.multiply takes numbers, not i1"),
+])
+def test_numbers_and_booleans_torch_promotes_are_refused(fn, x, match):
+    _refused(Lambda(fn), (x,), match)
+
+
+def test_mixed_element_types_are_named_by_node():
+    x, y = torch.randn(2, 3), torch.randn(2, 3).double()
+    _refused(Lambda(lambda m, x, y: torch.where(x > 0, x, y)), (x, y),
+             r"fx node 'where' \(call_function torch.where\): tensor.where mixes element types f32, f64")
+    _refused(Lambda(lambda m, x, y: x < y), (x, y),
+             r"fx node 'lt' \(call_function operator.lt\): tensor.less compares different element types f32, f64")
 
 
 def test_untraceable_models_are_refused():

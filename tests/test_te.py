@@ -190,6 +190,20 @@ def test_bool_tensors_hold_conditions():
     check(module([x, c, y]), np.where(a > 0.5, a, -a), a, a > 0.5)
 
 
+def test_conditions_compare_by_equality_only():
+    """== / != of conditions is cmpi eq / ne on i1; ordered, true (-1 as a signed i1) < false."""
+    x = te.placeholder((6,), "float32", "x")
+    c = te.placeholder((6,), "bool", "c")
+    same = te.compute((6,), lambda i: (x[i] > 0.0) == c[i], name="same")
+    differ = te.compute((6,), lambda i: (x[i] > 0.0) != c[i], name="differ")
+    a = RNG.standard_normal(6).astype(np.float32)
+    b = RNG.standard_normal(6) > 0
+    check(module([x, c, same]), (a > 0) == b, a, b)
+    check(module([x, c, differ]), (a > 0) != b, a, b)
+    with pytest.raises(xtir.XtirError, match=r"'<' between conditions \(c\[i\], x\[i\] > 0.0\); only == and != compare"):
+        te.compute((6,), lambda i: c[i] < (x[i] > 0.0), name="less")
+
+
 def test_floor_division_and_modulo_of_indices():
     x = te.placeholder((12,), "float32", "x")
     y = te.compute((3, 4), lambda i, j: x[(i * 4 + j) % 12] + te.cast((i * 4 + j) // 5, "float32"), name="y")

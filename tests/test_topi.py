@@ -224,7 +224,7 @@ def test_softmax_stages_are_tvms():
     (lambda: topi.softmax(te.placeholder((3, 4)), 2), r"topi.softmax: axis 2 is outside the 2 dimensions of 3x4"),
     (lambda: topi.sigmoid(te.placeholder((3, 4), "int32")), r"topi.sigmoid: takes floating-point tensors, got int32"),
     (lambda: topi.where(te.placeholder((3, 4)), 1.0, 0.0), r"topi.where: the condition holds float32, not bool"),
-    (lambda: topi.gelu(te.placeholder((3, 4)), "fast"), r"topi.gelu: approximate must be 'none' or 'tanh', got 'fast'"),
+    (lambda: topi.gelu(te.placeholder((3, 4)), "fast"), r"topi.gelu: approximate must be one of 'none', 'tanh', got 'fast'"),
     (lambda: topi.strided_slice(te.placeholder((3, 4)), (0, 2), (3, 2), (1, 1)),
      r"topi.strided_slice: \[0, 2\]:\[3, 2\]:\[1, 1\] is no non-empty slice of each dimension of 3x4"),
 ])

@@ -378,8 +378,9 @@ def _binary(op: str, a: object, b: object) -> TeExpr:
 
 def _compare(op: str, a: object, b: object) -> TeExpr:
     x, y = _unify(a, b, f"'{op}'")
-    if x.dtype == BOOL:
-        raise _fail(f"'{op}' between conditions ({x}, {y})")
+    # conditions are i1, where true reads as -1 when signed: only (in)equality means one thing
+    if x.dtype == BOOL and op not in ("==", "!="):
+        raise _fail(f"'{op}' between conditions ({x}, {y}); only == and != compare conditions")
     return Compare(op, x, y)
 
 

@@ -19,6 +19,7 @@ import math
 from collections.abc import Sequence
 
 from xtir import te
+from xtir.dialects.tensor import GELU_APPROXIMATIONS, slice_extent
 from xtir.te import TeError, TeExpr, Tensor
 
 Scalar = int | float
@@ -185,7 +186,8 @@ def silu(x: Tensor) -> Tensor:
 
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
     """0.5 x (1 + erf(x / √2)), or with approximate="tanh" 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))."""
-    _require(approximate in ("none", "tanh"), "gelu", f"approximate must be 'none' or 'tanh', got {approximate!r}")
+    _require(approximate in GELU_APPROXIMATIONS, "gelu",
+             f"approximate must be one of {', '.join(map(repr, GELU_APPROXIMATIONS))}, got {approximate!r}")
     if approximate == "tanh":
         def phi(v: TeExpr) -> TeExpr:
             return 1.0 + te.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * (v * v * v)))
@@ -304,7 +306,7 @@ def strided_slice(x: Tensor, begin: Sequence[int], end: Sequence[int], strides: 
     _require(len(triples) == x.ndim == len(begin) == len(end) == len(strides)
              and all(s > 0 and 0 <= b < e <= n for (b, e, s), n in zip(triples, x.shape)), "strided_slice",
              f"{list(begin)}:{list(end)}:{list(strides)} is no non-empty slice of each dimension of {_text(x.shape)}")
-    shape = tuple(-(-(e - b) // s) for b, e, s in triples)
+    shape = tuple(slice_extent(b, e, s) for b, e, s in triples)
     return te.compute(shape, lambda *i: x(*(b + s * v for v, (b, _, s) in zip(i, triples))), name="T_strided_slice")
 
 

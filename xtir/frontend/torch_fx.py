@@ -99,6 +99,10 @@ def _name_hint(name: str, fallback: str = "v") -> str:
     return hint if not hint[0].isdigit() else "_" + hint
 
 
+def _flattened(value: Any) -> list[Any]:
+    return [v for item in value for v in _flattened(item)] if isinstance(value, tuple | list) else [value]
+
+
 class _Unsupported(Exception):
     """Raised by a mapping for what it cannot import; the importer names the node."""
 
@@ -142,9 +146,7 @@ class _Importer:
             F.relu: lambda node, x, inplace=False: self._relu(node, x, inplace),
             torch.relu: lambda node, x: self._relu(node, x, False),
             torch.sigmoid: lambda node, x: self.emit(tensor.SigmoidOp(x)),
-            F.sigmoid: lambda node, x: self.emit(tensor.SigmoidOp(x)),
             torch.tanh: lambda node, x: self.emit(tensor.TanhOp(x)),
-            F.tanh: lambda node, x: self.emit(tensor.TanhOp(x)),
             F.silu: lambda node, x, inplace=False: self._activation(node, tensor.SiluOp(x), inplace),
             F.gelu: lambda node, x, approximate="none": self.emit(tensor.GeluOp(x, approximate)),
             F.leaky_relu: lambda node, x, negative_slope=0.01, inplace=False: self._activation(
@@ -228,8 +230,10 @@ class _Importer:
         return module
 
     def _import_node(self, node) -> Any:
+        last = self.block.last_op
         try:
             value = self._convert(node)
+            self._verify_after(last)
         except (_Unsupported, VerifyException) as e:
             raise XtirImportError(f"from_torch: cannot import fx node '{node.name}' ({self._describe(node)}): {e}") from None
         if isinstance(value, SSAValue):
@@ -238,6 +242,14 @@ class _Importer:
                 value.name_hint = _name_hint(node.name, self._kind(node))
                 self.named.add(value)
         return value
+
+    def _verify_after(self, last: Operation | None) -> None:
+        """Verify the ops a node added after `last`: a verifier error (mixed element types, ...)
+        then names the node instead of surfacing in the whole graph's verification."""
+        op = self.block.first_op if last is None else last.next_op
+        while op is not None:
+            op.verify()
+            op = op.next_op
 
     def _convert(self, node) -> Any:
         if node.op == "placeholder":
@@ -299,7 +311,8 @@ class _Importer:
 
     def _outputs(self, node) -> list[SSAValue]:
         flat: list[Any] = []
-        self.torch.fx.node.map_arg(node.args[0], lambda n: flat.append(self.env[n]))
+        # a node's value is a tuple where it is torch.chunk's or split's pieces
+        self.torch.fx.node.map_arg(node.args[0], lambda n: flat.extend(_flattened(self.env[n])))
         if not flat or not all(isinstance(v, SSAValue) for v in flat):
             raise XtirImportError("from_torch: the model must return a tensor or a tuple of tensors")
         return flat
@@ -354,8 +367,15 @@ class _Importer:
         if not isinstance(value, int | float):
             raise _Unsupported(f"an operand of type {type(value).__name__}")
         element = like.type.element_type
-        # a float with an integer tensor promotes in torch: the dtype check against torch refuses it
-        return self.emit(arith.ConstantOp(dense_from_numpy(np.array(value, numpy_dtype(element)), element)))
+        dtype = numpy_dtype(element)
+        if element == i1 and not isinstance(value, bool):
+            raise _Unsupported(f"the number {value} with a bool tensor (torch promotes both to a number type)")
+        if isinstance(value, float) and not np.issubdtype(dtype, np.floating):
+            # torch promotes both to a float type (x < 0.5 compares in float): made an integer, it would differ
+            raise _Unsupported(f"the float {value} with a tensor of {element} (torch computes in a float type)")
+        if np.issubdtype(dtype, np.integer) and not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
+            raise _Unsupported(f"the number {value} outside the range of {element}, the type of the tensor it meets")
+        return self.emit(arith.ConstantOp(dense_from_numpy(np.array(value, dtype), element)))
 
     def _shape(self, x: SSAValue) -> tuple[int, ...]:
         if not isinstance(x, SSAValue):
@@ -551,7 +571,7 @@ class _Importer:
                 raise _Unsupported(f"the empty slice {start}:{stop} of dimension {d} of size {n} "
                                    "(graph tensors have at least one element)")
             triples.append((start, stop, step))
-            result.append(-(-(stop - start) // step))
+            result.append(tensor.slice_extent(start, stop, step))
         begin, end, strides = zip(*triples) if triples else ((), (), ())
         return self._sliced(x, begin, end, strides, tuple(result))
 

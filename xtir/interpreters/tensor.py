@@ -100,16 +100,7 @@ def _comparison(op_type: type[tensor.CompareOp], fn: np.ufunc):
     return run
 
 
-class _ComparisonFunctions(InterpreterFunctions):
-    """One implementation per comparison op (register_impls finds them on the subclass)."""
-
-
-for _op_type, _fn in _COMPARISONS.items():
-    setattr(_ComparisonFunctions, f"run_{_op_type.name.removeprefix('tensor.')}", _comparison(_op_type, _fn))
-
-
-@register_impls
-class TensorGraphFunctions(_ComparisonFunctions):
+class TensorGraphFunctions(InterpreterFunctions):
     @impl(tensor.MatmulOp)
     def run_matmul(self, interpreter: Interpreter, op: tensor.MatmulOp, args: PythonValues) -> PythonValues:
         return (np.asarray(args[0]) @ np.asarray(args[1]),)
@@ -209,3 +200,9 @@ class TensorGraphFunctions(_ComparisonFunctions):
         axis = op.axis.value.data
         e = np.exp(x - x.max(axis=axis, keepdims=True))
         return (_like(op, e / e.sum(axis=axis, keepdims=True)),)
+
+
+# the comparisons differ only in their numpy function: made in a loop, registered with the rest
+for _op_type, _fn in _COMPARISONS.items():
+    setattr(TensorGraphFunctions, f"run_{_op_type.name.removeprefix('tensor.')}", _comparison(_op_type, _fn))
+register_impls(TensorGraphFunctions)

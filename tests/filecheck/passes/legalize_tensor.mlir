@@ -216,3 +216,19 @@ func.func @act(%x: tensor<2x8xf16>) -> tensor<2x3xf16> {
   %l = tensor.leaky_relu %s negative_slope 0.2 : tensor<2x3xf16> -> tensor<2x3xf16>
   func.return %l : tensor<2x3xf16>
 }
+
+// -----
+
+// Booleans compare by (in)equality: cmpi eq on i1 (no sign involved).
+// CHECK-LABEL: func.func @equal(%a: memref<4xi1>, %b: memref<4xi1>, %T_equal: memref<4xi1>) {
+// CHECK:             %[[A:.*]] = block.load %a[%vi0] : memref<4xi1>
+// CHECK-NEXT:        %[[B:.*]] = block.load %b[%vi0] : memref<4xi1>
+// CHECK-NEXT:        %[[E:.*]] = arith.cmpi eq, %[[A]], %[[B]] : i1
+// CHECK-NEXT:        block.store %[[E]], %T_equal[%vi0] : memref<4xi1>
+func.func @same_sign(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xi1> {
+  %z = arith.constant dense<0.0> : tensor<f32>
+  %a = tensor.greater %x, %z : tensor<4xf32>, tensor<f32> -> tensor<4xi1>
+  %b = tensor.greater %y, %z : tensor<4xf32>, tensor<f32> -> tensor<4xi1>
+  %e = tensor.equal %a, %b : tensor<4xi1>, tensor<4xi1> -> tensor<4xi1>
+  func.return %e : tensor<4xi1>
+}

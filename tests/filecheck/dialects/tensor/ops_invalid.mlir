@@ -415,6 +415,24 @@ func.func @compare_types(%x: tensor<2x8xf32>, %i: tensor<2x8xi32>) -> tensor<2x8
 
 // -----
 
+// Booleans are equal or not; ordered (true is -1 as a signed i1), they would mean nothing clear.
+func.func @compare_order_booleans(%c: tensor<2x8xi1>, %d: tensor<2x8xi1>) -> tensor<2x8xi1> {
+  // expected-error @+1 {{'tensor.greater_equal' op tensor.greater_equal orders numbers; i1 (booleans) compare only by equal and not_equal}}
+  %y = tensor.greater_equal %c, %d : tensor<2x8xi1>, tensor<2x8xi1> -> tensor<2x8xi1>
+  func.return %y : tensor<2x8xi1>
+}
+
+// -----
+
+// Arithmetic takes numbers (torch promotes booleans to integers first; graph ops do not promote).
+func.func @add_booleans(%c: tensor<2x8xi1>, %d: tensor<2x8xi1>) -> tensor<2x8xi1> {
+  // expected-error @+1 {{'tensor.add' op tensor.add takes numbers, not i1 (booleans)}}
+  %y = tensor.add %c, %d : tensor<2x8xi1>, tensor<2x8xi1> -> tensor<2x8xi1>
+  func.return %y : tensor<2x8xi1>
+}
+
+// -----
+
 // where's condition holds i1.
 func.func @where_condition(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   // expected-error @+1 {{'tensor.where' op tensor.where: the condition holds f32, not i1}}
