@@ -7,7 +7,8 @@ other block may touch C inside that nest (it would see C before the write-back).
 
 With `consumers` (TVM's consumer_blocks), the blocks listed read the cache instead of C,
 and the write-back moves down to just before the first other access of C after B's nest
-(the end of the function if none); any op taking C counts as one, a call as a write too. So the listed blocks must read C, not write it, and come
+(the end of the function if none); any op taking C counts as one, a call as a write too.
+So the listed blocks must read C, not write it, and come
 between B and that access; and B must write the whole of C, as a listed block may read any
 element of the cache.
 The write-back copies the box of C that B writes (`C[0:120]` under `where(... < 120)`,
