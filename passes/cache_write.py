@@ -7,7 +7,8 @@ other block may touch C inside that nest (it would see C before the write-back).
 
 With `consumers` (TVM's consumer_blocks), the blocks listed read the cache instead of C,
 and the write-back moves down to just before the first other access of C after B's nest
-(the end of the function if none). So the listed blocks must read C, not write it, and come
+(the end of the function if none); any op taking C counts as one, a call as a write too.
+So the listed blocks must read C, not write it, and come
 between B and that access; and B must write the whole of C, as a listed block may read any
 element of the cache.
 The write-back copies the box of C that B writes (`C[0:120]` under `where(... < 120)`,
@@ -23,6 +24,7 @@ S is a storage scope as cache-read takes it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from xdsl.dialects import func
@@ -32,6 +34,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xtir.dialects.block import AccessOp, BlockOp, LoadOp, buffer_name, enclosing_block
 from xtir.passes.analysis.cache import (
     cache_names,
+    check_block_accesses,
     check_storage_scope,
     select_buffer,
     top_level_ancestor,
@@ -64,10 +67,9 @@ class CacheWritePass(StatementPrimitive):
                        f"that writes it first, so the cache {cache_names(buffer, self.scope)[0]} would start "
                        "uninitialized; cache-write a reduction before decompose-reduction")
         nest_root = top_level_ancestor(block, f)
-        for other in nest_root.walk():
-            if isinstance(other, AccessOp) and buffer in other.operands and not block.is_ancestor(other):
-                owner = enclosing_block(other)
-                raise ScheduleError(block, f'block "{owner.label if owner else "?"}" also accesses '
+        for other in _users(nest_root, buffer):
+            if not block.is_ancestor(other):
+                raise ScheduleError(block, f"{_access_text(other)} also accesses "
                                     f'{buffer_name(buffer)} in the loop nest of block "{block.label}"',
                                     [(other, f"this access of {buffer_name(buffer)}")])
         box, why = written_box(block, buffer)
@@ -103,21 +105,17 @@ def _write_back_point(f: func.FuncOp, block: BlockOp, buffer: SSAValue, nest_roo
     valid = later[: later.index(writer)] if writer is not None else later
     for consumer in consumers:
         _check_consumer(block, consumer, buffer)
-        if any(op is consumer or op.is_ancestor(consumer) for op in valid):
+        top = top_level_ancestor(consumer, f)
+        if any(op is top for op in valid):
             continue
-        if writer is None or _position(ops, consumer) < ops.index(nest_root):
+        if writer is None or ops.index(top) < ops.index(nest_root):
             why = f'runs before block "{block.label}" writes {buffer_name(buffer)}'
         else:
-            why = f"reads {buffer_name(buffer)} after {_access_text(_write_of(writer, buffer))} writes it"
+            why = f"reads {buffer_name(buffer)} after {_writer_text(_write_of(writer, buffer), buffer)}"
         raise ScheduleError(consumer, f'consumer block "{consumer.label}" {why}; its cache holds what block '
                             f'"{block.label}" wrote')
     stop = next((op for op in later if _other_access(op, buffer, consumers) is not None), ops[-1])
     return InsertPoint.before(stop)
-
-
-def _position(ops: list[Operation], op: Operation) -> int:
-    """Where the statement holding `op` is among `ops`."""
-    return next(k for k, top in enumerate(ops) if top is op or top.is_ancestor(op))
 
 
 def _check_consumer(block: BlockOp, consumer: BlockOp, buffer: SSAValue) -> None:
@@ -127,25 +125,43 @@ def _check_consumer(block: BlockOp, consumer: BlockOp, buffer: SSAValue) -> None
     if buffer in buffers_touched(consumer, writes=True):
         raise ScheduleError(consumer, f'consumer block "{consumer.label}" also writes {buffer_name(buffer)}; its writes '
                             "would go to the buffer the cache is written back over")
+    check_block_accesses(consumer, buffer)
 
 
-def _write_of(root: Operation, buffer: SSAValue) -> AccessOp | None:
-    """An op under `root` that writes `buffer` (a store, or an intrinsic call writing a tile of it)."""
-    return next((op for op in root.walk() if isinstance(op, AccessOp)
-                 and any(a.is_write and a.buffer is buffer for a in op.accesses())), None)
+def _users(root: Operation, buffer: SSAValue) -> Iterator[Operation]:
+    """The ops under `root` that take `buffer`: block accesses, and any other op it is passed to (a call)."""
+    return (op for op in root.walk() if buffer in op.operands)
 
 
-def _other_access(root: Operation, buffer: SSAValue, consumers: list[BlockOp]) -> AccessOp | None:
-    """An access of `buffer` under `root` other than a read by one of `consumers`."""
-    for op in root.walk():
-        if isinstance(op, AccessOp) and buffer in op.operands:
-            read_by_consumer = isinstance(op, LoadOp) and any(c.is_ancestor(op) for c in consumers)
-            if not read_by_consumer:
-                return op
+def _may_write(op: Operation, buffer: SSAValue) -> bool:
+    """Whether `op`, which takes `buffer`, may write it: a store or an intrinsic call writing a tile of
+    it does; an op that is no block access (a `func.call`) may, as far as this pass can tell."""
+    if isinstance(op, AccessOp):
+        return any(a.is_write and a.buffer is buffer for a in op.accesses())
+    return True
+
+
+def _write_of(root: Operation, buffer: SSAValue) -> Operation | None:
+    """An op under `root` that may write `buffer`."""
+    return next((op for op in _users(root, buffer) if _may_write(op, buffer)), None)
+
+
+def _other_access(root: Operation, buffer: SSAValue, consumers: list[BlockOp]) -> Operation | None:
+    """An op under `root` taking `buffer` other than a read by one of `consumers`."""
+    for op in _users(root, buffer):
+        read_by_consumer = isinstance(op, LoadOp) and any(c.is_ancestor(op) for c in consumers)
+        if not read_by_consumer:
+            return op
     return None
 
 
-def _access_text(op: AccessOp) -> str:
+def _writer_text(op: Operation, buffer: SSAValue) -> str:
+    if isinstance(op, AccessOp):
+        return f"{_access_text(op)} writes it"
+    return f"{_access_text(op)}, which takes {buffer_name(buffer)}, may write it"
+
+
+def _access_text(op: Operation) -> str:
     owner = enclosing_block(op)
     return f'block "{owner.label}"' if owner is not None else op.name
 

@@ -559,9 +559,17 @@ def test_a_given_compute_location_is_taken() -> None:
     assert [d.value for d in sch.decisions] == [1, -1]
 
 
+def test_a_perfect_tile_decision_of_numpy_ints_is_taken_as_ints() -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    i, _, _ = sch.get_loops("matmul")
+    factors = sch.sample_perfect_tile(i, 3, decision=list(np.array([4, 16, 16], dtype=np.int64)))
+    assert factors == [4, 16, 16] and all(type(f) is int for f in factors)
+
+
 @pytest.mark.parametrize("decision, message", [
     ([4, 16], r'decision \[4, 16\] is not 3 positive factors of loop "i"'),
     ([4, 16, 0], r'is not 3 positive factors of loop "i"'),
+    ([True, 16, 64], r'decision \[True, 16, 64\] is not 3 positive factors of loop "i"'),
     ([4, 16, 32], r'the factors \[4, 16, 32\] of decision multiply to 2048, not to the extent 1024 of loop "i"'),
 ])
 def test_a_perfect_tile_decision_that_does_not_tile_the_loop_is_refused(decision, message) -> None:

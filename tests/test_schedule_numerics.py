@@ -159,6 +159,26 @@ def test_cache_read_consumers_keep_results(consumers) -> None:
     assert ("A_shared[%vi]" in str(sch.mod).split('"other"')[0]) == (consumers is None)
 
 
+CALL_AFTER_CONSUMER = (ROOT / "tests" / "filecheck" / "passes" / "cache_write_consumers_call.mlir").read_text()
+
+
+def test_cache_write_consumers_write_back_before_a_call_taking_the_buffer() -> None:
+    """@helper copies B into H after consumer "C": the write-back must run before the call, which
+    used to see B before "B" wrote it (the write-back went to the end of the function)."""
+    module = xtir.parse(CALL_AFTER_CONSUMER)
+    sch = xtir.Schedule(module, func_name="main")
+    sch.cache_write("B", 0, "local", consumer_blocks=["C"])
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal(8, dtype=np.float32)
+    results = []
+    for m in (module, sch.mod):
+        b, c, h = (np.full(8, np.nan, dtype=np.float32) for _ in range(3))
+        xtir.evaluate(m, a, b, c, h, func="main")
+        results.append((b, c, h))
+    for before, after in zip(*results):
+        np.testing.assert_array_equal(before, after)
+
+
 def test_reorder_fused_spatial_reduce_loop_past_a_spatial_loop_builds() -> None:
     """fuse(j, k); reorder(j_k_fused, i) through the Schedule API, compiled and evaluated: reorder
     used to refuse it (any move of a loop feeding a spatial and a reduce variable)."""

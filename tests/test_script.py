@@ -202,3 +202,28 @@ func.func @main(%A: memref<4xindex>, %B: memref<4xi32>) {
     assert "A[vi] = T.int64(5)\n" in text
     assert "A[vi] = A[vi] + T.int64(1)\n" in text
     assert "B[vi] = 7\n" in text
+
+
+def test_index_constants_in_calls_and_casts_stored_in_an_index_buffer_print_as_int64() -> None:
+    """The int64 of what is stored in an index buffer reaches the operands of a call and a cast."""
+    module = xtir.parse("""
+func.func @main(%A: memref<4xindex>) {
+  block.for %i = 0 to 4 "i" {
+    block.block "B"(%vi = spatial(4, %i)) {
+      %c1 = arith.constant 1 : index
+      %c3 = arith.constant 3 : index
+      %a = block.load %A[%vi] : memref<4xindex>
+      %m = arith.maxsi %a, %c1 : index
+      %s = arith.addi %m, %c3 : index
+      block.store %s, %A[%vi] : memref<4xindex>
+      %w = arith.index_cast %c3 : index to i64
+      %v = arith.index_cast %w : i64 to index
+      block.store %v, %A[%vi] : memref<4xindex>
+    }
+  }
+  func.return
+}
+""")
+    text = xtir.script(module)
+    assert "A[vi] = T.max(A[vi], T.int64(1)) + T.int64(3)\n" in text
+    assert 'T.Cast("int64", T.int64(3))' in text

@@ -29,6 +29,7 @@ import functools
 import inspect
 import itertools
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -701,13 +702,19 @@ def _only_default(primitive: str, option: str, value: object, default: object) -
 def _checked_tiling(loop: ForOp, n: int, decision: Sequence[int]) -> list[int]:
     """`decision` as sample_perfect_tile's factors of `loop`: n positive ints whose product is its extent."""
     factors = list(decision) if isinstance(decision, Sequence) and not isinstance(decision, str) else None
-    if factors is None or len(factors) != n or not all(isinstance(f, int) and f >= 1 for f in factors):
+    if factors is None or len(factors) != n or not all(_is_integer(f) and f >= 1 for f in factors):
         raise ScheduleError(loop, f'sample_perfect_tile: decision {decision!r} is not {n} positive factors of loop '
                                   f'"{loop.label}"')
+    factors = [int(f) for f in factors]  # numpy ints (a decision computed with numpy) become Python ints
     if math.prod(factors) != loop.extent:
         raise ScheduleError(loop, f'sample_perfect_tile: the factors {factors} of decision multiply to '
                                   f'{math.prod(factors)}, not to the extent {loop.extent} of loop "{loop.label}"')
     return factors
+
+
+def _is_integer(value: object) -> bool:
+    """An int, numpy's included; not a bool (TVM's decisions are ints, and True is no factor)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def _check_index(primitive: str, decision: object, count: int, among: str, op: Operation | None = None) -> None:

@@ -336,9 +336,9 @@ class _Printer:
         if isinstance(op, arith.NegfOp):
             return f"-{_wrap(self._value(op.operands[0]), _UNARY)}", _UNARY
         if isinstance(op, _CASTS):
-            return f'T.Cast("{dtype(op.results[0].type)}", {self.value(op.operands[0])})', _ATOM
+            return f'T.Cast("{dtype(op.results[0].type)}", {self.value(op.operands[0], index_dtype)})', _ATOM
         name = _CALLS.get(type(op), f'T.call_pure_extern("{op.name}", ') if isinstance(op, Operation) else "?"
-        args = ", ".join(self.value(v) for v in op.operands) if isinstance(op, Operation) else ""
+        args = ", ".join(self.value(v, index_dtype) for v in op.operands) if isinstance(op, Operation) else ""
         return (f"{name}{args})" if name.endswith(", ") else f"{name}({args})"), _ATOM
 
 

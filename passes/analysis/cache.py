@@ -47,11 +47,20 @@ def select_buffer(block: BlockOp, regions: list[BufferRegion], index: int, what:
         raise ScheduleError(block, f'block "{block.label}" has {len(regions)} {what} buffers ({listing}); '
                    f"index {index} is out of range")
     buffer = regions[index].buffer
-    if any(isinstance(op, AccessOp) and not isinstance(op, LoadOp | StoreOp) and buffer in op.operands
-           for op in block.walk()):
+    check_block_accesses(block, buffer)
+    return buffer
+
+
+def check_block_accesses(block: BlockOp, buffer: SSAValue) -> None:
+    """Refuse any op but a load or store taking `buffer` in `block` (an accel op, a call): the cache
+    passes redirect loads and stores only, so it would go on using `buffer` instead of the cache."""
+    other = next((op for op in block.walk() if buffer in op.operands and not isinstance(op, LoadOp | StoreOp)), None)
+    if isinstance(other, AccessOp):
         raise ScheduleError(block, f'{buffer_name(buffer)} is accessed by accel ops in block "{block.label}"; '
                    "cache before tensorize")
-    return buffer
+    if other is not None:
+        raise ScheduleError(block, f'{buffer_name(buffer)} is passed to {other.name} in block "{block.label}", which '
+                            "would go on using it instead of the cache", [(other, f"this use of {buffer_name(buffer)}")])
 
 
 def allocation(block: BlockOp, buffer: SSAValue, what: str, advice: str) -> AllocOp:

@@ -133,3 +133,24 @@ func.func @after_an_intrinsic_writer(%A: memref<16x16xf32>, %B: memref<16x16xf32
   }
   func.return
 }
+
+// -----
+
+// "C" reads B through an accel op, which reading the cache would not redirect.
+func.func @read_by_accel(%A: memref<16x16xf32>, %B: memref<16x16xf32>, %C: memref<16x16xf32>) {
+  block.for %i = 0 to 16 "i" {
+    block.for %j = 0 to 16 "j" {
+      block.block "B"(%vi = spatial(16, %i), %vj = spatial(16, %j)) {
+        %a = block.load %A[%vi, %vj] : memref<16x16xf32>
+        block.store %a, %B[%vi, %vj] : memref<16x16xf32>
+      }
+    }
+  }
+  block.for %w = 0 to 1 "w" {
+    // expected-error @+1 {{'block.block' op cache-write: B is accessed by accel ops in block "C"; cache before tensorize}}
+    block.block "C"(%vw = spatial(1, %w)) {
+      accel.dma_copy %C[0 : 16, 0 : 16], %B[0 : 16, 0 : 16] : memref<16x16xf32>, memref<16x16xf32>
+    }
+  }
+  func.return
+}
