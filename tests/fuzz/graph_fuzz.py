@@ -464,11 +464,12 @@ def _slice_bound(r: random.Random, n: int) -> int | None:
 def _index(r: random.Random, shape: tuple[int, ...]) -> tuple[Any, ...]:
     """A basic index of `shape`: ints (maybe negative), slices with steps and negative bounds, `...`, None."""
     index: list[Any] = []
-    dims = list(shape)
-    if dims and r.random() < 0.3:  # an Ellipsis standing for the leading dimensions
-        dims = dims[r.randint(0, len(dims)):]
+    count = r.randint(1, len(shape))
+    dims = shape[:count]
+    if r.random() < 0.3:  # an Ellipsis standing for the leading dimensions: index the last ones
+        dims = shape[len(shape) - count:]
         index.append(Ellipsis)
-    for n in dims[: r.randint(1, len(dims))] if dims else ():
+    for n in dims:
         if r.random() < 0.15:
             index.append(None)
         kind = r.random()
