@@ -93,6 +93,25 @@ def test_params_are_the_weights_in_order_of_use():
         np.testing.assert_array_equal(p, w.detach().numpy())
 
 
+def test_a_zero_dimensional_buffer_as_a_param_keeps_its_shape():
+    """np.ascontiguousarray makes a 0-d array 1-d: the parameter no longer fit its tensor<f32>
+    argument (found by the graph fuzzer, seed 1227 with weights='params')."""
+
+    class AddScalarBuffer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("c", torch.tensor(1.5))
+
+        def forward(self, x):
+            return x + self.c
+
+    x = torch.randn(3)
+    module, params = from_torch(AddScalarBuffer(), x, weights="params")
+    assert [p.shape for p in params] == [()]
+    (got,) = xtir.evaluate(module, x.numpy(), *params)
+    np.testing.assert_allclose(got, x.numpy() + 1.5)
+
+
 def test_small_cnn():
     x = torch.randn(2, 1, 28, 28)
     run_both(SmallCNN(), x, rtol=1e-4, atol=1e-5)

@@ -2,24 +2,29 @@
 compiled with xtir.model.compile_model, and compared with torch.
 
 A case is a seed, an element type (float32 or float16), from_torch's weights= (constants or
-parameters) and a variant: the graph passes
-applied before compiling (none, or GRAPH_PIPELINE) and compile_model's schedule ("default"
-or None, the unscheduled loop nests). The seed draws a model as a list of steps over the
-values computed so far (the inputs first): nn.Linear, ReLU (module, function, method),
-add/sub/mul/div (operator, torch function or method) with a value of the same shape, a
+parameters), a target (llvm, or for GPU_FRACTION of the cases cuda-cpu with racecheck, whose
+models have at most 4 steps) and a variant: the graph passes applied before compiling (none, or
+GRAPH_PIPELINE) and compile_model's schedule ("default" or None, the unscheduled loop nests;
+cuda-cpu always "default"). The seed draws a model as a list of steps over the values computed so
+far (the inputs first): nn.Linear (of 1-d inputs too), ReLU (module, function, method), sigmoid,
+tanh, SiLU, GELU (erf or tanh) and leaky_relu (as module, function or method where torch has
+them), add/sub/mul/div (operator, torch function or method) with a value of the same shape, a
 constant of a broadcast shape (a buffer, some dimensions 1, maybe an extra leading one) or a
 Python number on either side, reshape/view/flatten, transpose/permute/t/T, softmax, conv2d
-(module or function, stride, padding, dilation, 'same'), max_pool2d, and 2-d matmul (`@`,
-torch.matmul, torch.mm) with a constant or another value; now and then something the importer does not map
-(tanh, slicing, floor division, sum, grouped convolution, ceil_mode), which it must refuse. The
-model returns the values no step uses
-(the last three of them), so that no step is dead code.
+(module or function, stride, padding, dilation, 'same'), max_pool2d, 2-d matmul (`@`,
+torch.matmul, torch.mm) with a constant or another value, slicing (x[...] with ints, steps,
+negative bounds, None and Ellipsis; narrow; a piece of chunk or split, or the difference of two
+pieces of one shape), and torch.where of a comparison (an operator or torch function, > >= < <=
+== !=) with values, Python numbers or constants on each side; now and then something the
+importer does not map (floor division, sum, grouped convolution, ceil_mode), which it must
+refuse. The model returns the values no step uses (the last three of them), so that no step is
+dead code.
 
 Outcomes (Outcome.kind): `ok`; `refused` (an XtirError: the importer, a pass or the build
 says what it cannot do, a legal outcome, counted by `refusal_key`); `skipped` (torch itself
 cannot run the model, e.g. a float16 kernel missing on the CPU); and the failures: `wrong`
 (the numbers of the reference evaluator on the graph, or of the compiled model, differ from
-torch's in float64, or an output element is left unwritten: outputs are NaN-filled before
+torch's in float64, or an output element is left unwritten: on llvm outputs are NaN-filled before
 the call), `crash` (any other exception, a
 traceback), `invalid-ir` (a refusal by the verifier, of IR a pass made).
 
@@ -139,9 +144,15 @@ def _make_model_class():
             if step.op == "linear":
                 bias = getattr(self, f"c{k}b") if o["bias"] else None
                 return F.linear(args[0], getattr(self, f"c{k}"), bias)
+            if step.op == "activation":
+                return self._activation(k, step, args[0], o)
+            if step.op == "slice":
+                return self._slice(step, args[0], o)
+            if step.op == "where":
+                return self._where(k, step, args, o)
             if step.op == "unmapped":
                 x = args[0]
-                return {"tanh": lambda: torch.tanh(x), "slice": lambda: x[..., :1], "floordiv": lambda: x // 2,
+                return {"floordiv": lambda: x // 2,
                         "sum": lambda: x.sum(-1), "groups": lambda: F.conv2d(x, getattr(self, f"c{k}"), groups=x.shape[1]),
                         "ceil_mode": lambda: F.max_pool2d(x, 2, ceil_mode=True)}[how]()
             if step.op == "matmul":
@@ -151,6 +162,44 @@ def _make_model_class():
                     b = b.t()
                 return {"@": lambda: a @ b, "torch": lambda: torch.matmul(a, b), "mm": lambda: torch.mm(a, b)}[how]()
             raise AssertionError(step.op)
+
+        def _activation(self, k: int, step: Step, x, o: dict):
+            name, how = o["fn"], step.how
+            if how == "module":
+                return getattr(self, f"m{k}")(x)
+            if name == "gelu":
+                return F.gelu(x, approximate=o["approximate"])
+            if name == "leaky_relu":
+                return F.leaky_relu(x, o["slope"]) if "slope" in o else F.leaky_relu(x)
+            if how == "method":
+                return getattr(x, name)()
+            return getattr(torch if how == "torch" else F, name)(x)
+
+        def _slice(self, step: Step, x, o: dict):
+            how = step.how
+            if how == "getitem":
+                return x[o["index"]]
+            if how == "narrow":
+                return x.narrow(o["dim"], o["start"], o["length"]) if o["method"] else torch.narrow(
+                    x, o["dim"], o["start"], o["length"])
+            if how == "chunk":
+                pieces = x.chunk(o["n"], o["dim"]) if o["method"] else torch.chunk(x, o["n"], o["dim"])
+            else:
+                pieces = x.split(o["n"], o["dim"]) if o["method"] else torch.split(x, o["n"], o["dim"])
+            picked = [pieces[i] for i in o["pick"]]
+            return picked[0] if len(picked) == 1 else picked[0] - picked[1]
+
+        def _where(self, k: int, step: Step, args: list, o: dict):
+            import operator
+
+            def side(spec):
+                kind, what = spec
+                return args[what] if kind == "value" else what if kind == "scalar" else getattr(self, f"c{k}{what}")
+
+            compare = getattr(operator, o["cmp"]) if step.how == "op" else getattr(torch, o["cmp"])
+            a, b = side(o["lhs"]), side(o["rhs"])
+            condition = compare(b, a) if o["flip"] else compare(a, b)
+            return torch.where(condition, side(o["then"]), side(o["else"]))
 
         def _binary(self, k: int, step: Step, args: list, o: dict):
             import operator
@@ -185,6 +234,9 @@ class Case:
     """An index into VARIANTS."""
     weights: str = "constants"
     """from_torch's weights=: constants in the graph (hoisted by legalize-tensor) or parameters."""
+    target: str = "llvm"
+    """compile_model's target: "llvm", or "cuda-cpu" with racecheck (a kernel build per graph
+    function: its models are drawn with fewer steps, see `draw_model`)."""
 
     @property
     def pipeline(self) -> str | None:
@@ -196,13 +248,25 @@ class Case:
 
     def describe(self) -> str:
         return (f"graph seed {self.seed} {self.dtype} passes={self.pipeline} schedule={self.schedule} "
-                f"weights={self.weights}")
+                f"weights={self.weights} target={self.target}")
+
+    @property
+    def small(self) -> bool:
+        return self.target != "llvm"
+
+
+GPU_FRACTION = 0.15
+"""The fraction of cases compiled for cuda-cpu (with racecheck; slow: a kernel build per function)."""
 
 
 def random_case(seed: int) -> Case:
     r = random.Random(seed * 7919 + 1)
     dtype = "float16" if r.random() < 0.25 else "float32"
-    return Case(seed, dtype, r.randrange(len(VARIANTS)), "params" if r.random() < 0.25 else "constants")
+    variant = r.randrange(len(VARIANTS))
+    weights = "params" if r.random() < 0.25 else "constants"
+    if r.random() < GPU_FRACTION:  # the default GPU schedule: the unscheduled loop nests have no thread binding
+        return Case(seed, dtype, variant & ~1, weights, "cuda-cpu")
+    return Case(seed, dtype, variant, weights)
 
 
 @dataclass
@@ -369,15 +433,143 @@ def _shape_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step,
         return Step("transpose", (v,), (("a", a), ("b", b)), r.choice(("method", "torch"))), tuple(new)
     return None
 
+ACTIVATIONS = {"sigmoid": ("module", "F", "torch", "method"), "tanh": ("module", "F", "torch", "method"),
+               "silu": ("module", "F"), "gelu": ("module", "F"), "leaky_relu": ("module", "F")}
+"""Each activation and the spellings torch has for it."""
+ACTIVATION_MODULES = {"sigmoid": "Sigmoid", "tanh": "Tanh", "silu": "SiLU", "gelu": "GELU", "leaky_relu": "LeakyReLU"}
+
+
+def _activation_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]]:
+    r = d.r
+    name = r.choice(tuple(ACTIVATIONS))
+    how = r.choice(ACTIVATIONS[name])
+    options: list[tuple[str, Any]] = [("fn", name)]
+    args: tuple[Any, ...] = ()
+    if name == "gelu":
+        options.append(("approximate", r.choice(("none", "tanh"))))
+        args = (dict(options)["approximate"],)
+    if name == "leaky_relu" and r.random() < 0.6:
+        options.append(("slope", r.choice((0.2, -0.5, 1.5))))
+        args = (dict(options)["slope"],)
+    if how == "module":
+        module = ACTIVATION_MODULES[name]
+        d.modules[f"m{k}"] = lambda nn: getattr(nn, module)(*args)
+    return Step("activation", (v,), tuple(options), how), shape
+
+
+def _slice_bound(r: random.Random, n: int) -> int | None:
+    return r.choice((None, r.randint(-n, n), r.randint(0, n), -1))
+
+
+def _index(r: random.Random, shape: tuple[int, ...]) -> tuple[Any, ...]:
+    """A basic index of `shape`: ints (maybe negative), slices with steps and negative bounds, `...`, None."""
+    index: list[Any] = []
+    count = r.randint(1, len(shape))
+    dims = shape[:count]
+    if r.random() < 0.3:  # an Ellipsis standing for the leading dimensions: index the last ones
+        dims = shape[len(shape) - count:]
+        index.append(Ellipsis)
+    for n in dims:
+        if r.random() < 0.15:
+            index.append(None)
+        kind = r.random()
+        if kind < 0.2:
+            index.append(r.randint(-n, n - 1))
+        else:
+            index.append(slice(_slice_bound(r, n), _slice_bound(r, n), r.choice((None, 1, 2, 3))))
+    if r.random() < 0.1:
+        index.append(None)
+    return tuple(index)
+
+
+def _pieces(n: int, how: str, parts: Any) -> list[int]:
+    """The sizes torch.chunk(n, parts) or torch.split(n, parts) cuts a dimension of n into."""
+    if how == "chunk":
+        size = -(-n // parts)
+        return [min(size, n - k) for k in range(0, n, size)]
+    if isinstance(parts, int):
+        return [min(parts, n - k) for k in range(0, n, parts)]
+    return list(parts)
+
+
+def _slice_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]] | None:
+    """x[index], narrow, or pieces of chunk/split (one of them, or the difference of two of one shape)."""
+    r = d.r
+    how = r.choice(("getitem", "getitem", "narrow", "chunk", "split"))
+    if how == "getitem":
+        index = _index(r, shape)
+        result = np.empty(shape)[index].shape
+        if not result or 0 in result:
+            return None
+        return Step("slice", (v,), (("index", index),), how), result
+    dim = r.randrange(-len(shape), len(shape))
+    n = shape[dim]
+    method = r.random() < 0.5
+    if how == "narrow":
+        length = r.randint(1, n)
+        start = r.randint(0, n - length) - (n if r.random() < 0.3 else 0)  # torch counts a negative start from the end
+        new = list(shape)
+        new[dim] = length
+        return Step("slice", (v,), (("dim", dim), ("start", start), ("length", length), ("method", method)), how), tuple(new)
+    if how == "chunk":
+        parts: Any = r.randint(1, max(1, n))
+    elif r.random() < 0.5 or n < 2:
+        parts = r.randint(1, n)
+    else:
+        cut = sorted(r.sample(range(1, n), r.randint(1, min(3, n - 1))))
+        parts = [b - a for a, b in zip([0, *cut], [*cut, n])]
+    sizes = _pieces(n, how, parts)
+    first = r.randrange(len(sizes))
+    pair = [i for i, s in enumerate(sizes) if s == sizes[first] and i != first]
+    pick = (first, r.choice(pair)) if pair and r.random() < 0.5 else (first,)
+    new = list(shape)
+    new[dim] = sizes[first]
+    options = (("n", parts), ("dim", dim), ("method", method), ("pick", pick))
+    return Step("slice", (v,), options, how), tuple(new)
+
+
+def _where_side(d: Drawn, k: int, name: str, shape: tuple[int, ...], v: int) -> tuple[str, Any]:
+    """An operand of a comparison or of torch.where: the value v, another value of its shape, a
+    Python number or a constant of a broadcast shape (attribute c<k><name>)."""
+    r = d.r
+    same = [i for i, s in enumerate(d.shapes) if s == shape and i != v]
+    choice = r.random()
+    if choice < 0.35:
+        return ("scalar", r.choice((0, 0.5, -1.0, 2, 0.0)))
+    if choice < 0.6 and same:
+        return ("value", r.choice(same))
+    if choice < 0.8:
+        d.constants[f"c{k}{name}"] = (_broadcast_shape(r, shape), "value")
+        return ("constant", name)
+    return ("value", v)
+
+
+def _where_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]] | None:
+    """torch.where(v <cmp> rhs, then, else): a comparison (operator or torch function, maybe with the
+    operands swapped) feeding where, each side a value, a Python number or a constant."""
+    r = d.r
+    cmp = r.choice(("gt", "ge", "lt", "le", "eq", "ne"))
+    how = r.choice(("op", "torch"))
+    rhs = _where_side(d, k, "r", shape, v)
+    then, other = _where_side(d, k, "t", shape, v), _where_side(d, k, "e", shape, v)
+    if then[0] == "scalar" and other[0] == "scalar":
+        other = ("value", v)
+    flip = how == "op" and r.random() < 0.3
+    sides = [("value", v), rhs, then, other]
+    operands = sorted({what for kind, what in sides if kind == "value"})
+    renumber = {i: operands.index(i) for i in operands}  # the step's operands are its args
+    sides = [(kind, renumber[what]) if kind == "value" else (kind, what) for kind, what in sides]
+    shapes = [d.shapes[i] for i in operands] + [d.constants[f"c{k}{what}"][0] for kind, what in sides if kind == "constant"]
+    options = (("cmp", cmp), ("lhs", sides[0]), ("rhs", sides[1]), ("then", sides[2]), ("else", sides[3]), ("flip", flip))
+    return Step("where", tuple(operands), options, how), tuple(np.broadcast_shapes(*shapes))
+
 
 def _unmapped_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]]:
-    """What the importer has no mapping for, which it must refuse naming the node: tanh, slicing,
-    floor division, sum, grouped convolution, max_pool2d's ceil_mode."""
+    """What the importer has no mapping for, which it must refuse naming the node: floor division,
+    sum, grouped convolution, max_pool2d's ceil_mode."""
     r = d.r
-    kinds = ["tanh", "slice", "floordiv", "sum"] + (["groups", "ceil_mode"] if len(shape) == 4 else [])
+    kinds = ["floordiv", "sum"] + (["groups", "ceil_mode"] if len(shape) == 4 else [])
     how = r.choice(kinds)
-    if how == "slice":
-        return Step("unmapped", (v,), (), how), (*shape[:-1], 1)
     if how == "sum":
         return Step("unmapped", (v,), (), how), shape[:-1]
     if how == "groups":
@@ -393,9 +585,16 @@ def _step(d: Drawn, k: int) -> tuple[Step, tuple[int, ...]] | None:  # noqa: C90
     v = len(d.shapes) - 1 if r.random() < 0.75 else r.randrange(len(d.shapes))
     shape = d.shapes[v]
     rank = len(shape)
-    op = r.choices(("linear", "relu", "binary", "shape", "softmax", "conv2d", "maxpool", "matmul", "unmapped"),
-                   (2, 1.5, 3, 2.5, 1, 1.5, 1, 1.5, 0.1))[0]
-    if op == "linear" and rank >= 2:
+    op = r.choices(("linear", "relu", "binary", "shape", "softmax", "conv2d", "maxpool", "matmul", "unmapped",
+                    "activation", "slice", "where"),
+                   (2, 1.5, 3, 2.5, 1, 1.5, 1, 1.5, 0.1, 2, 2, 1.5))[0]
+    if op == "activation":
+        return _activation_step(d, k, v, shape)
+    if op == "slice" and rank >= 1:
+        return _slice_step(d, k, v, shape)
+    if op == "where" and rank >= 1:
+        return _where_step(d, k, v, shape)
+    if op == "linear" and rank >= 1:
         out = r.randint(1, 12)
         if math.prod(shape[:-1]) * out > MAX_ELEMENTS:
             return None
@@ -448,15 +647,16 @@ def _step(d: Drawn, k: int) -> tuple[Step, tuple[int, ...]] | None:  # noqa: C90
     return None
 
 
-def draw_model(seed: int) -> Drawn:
-    """The steps, shapes and constants of the model of `seed` (torch objects are made by `make_model`)."""
+def draw_model(seed: int, small: bool = False) -> Drawn:
+    """The steps, shapes and constants of the model of `seed` (torch objects are made by
+    `make_model`); a `small` one has at most 4 steps."""
     r = random.Random(seed)
     first = _input_shape(r)
     shapes = [first]
     if r.random() < 0.3:  # a second input, of the first one's shape or a broadcast of it
         shapes.append(first if r.random() < 0.6 else _broadcast_shape(r, first))
     d = Drawn(r, shapes)
-    target = r.randint(1, 10)
+    target = r.randint(1, 4 if small else 10)
     attempts = 0
     while len(d.steps) < target and attempts < 60:
         attempts += 1
@@ -466,10 +666,10 @@ def draw_model(seed: int) -> Drawn:
     return d
 
 
-def make_model(seed: int, dtype: str) -> tuple[Any, list[Any], Drawn]:
+def make_model(seed: int, dtype: str, small: bool = False) -> tuple[Any, list[Any], Drawn]:
     """The torch model of `seed`, in eval mode and `dtype`, with its example inputs."""
     torch = _torch()
-    d = draw_model(seed)
+    d = draw_model(seed, small)
     torch.manual_seed(seed)
     n_inputs = len(d.shapes) - len(d.steps)
     used = {i for step in d.steps for i in step.operands}
@@ -492,8 +692,8 @@ def make_model(seed: int, dtype: str) -> tuple[Any, list[Any], Drawn]:
     return model.eval().to(dt), [x.to(dt) for x in inputs], d
 
 
-def describe_model(seed: int) -> str:
-    d = draw_model(seed)
+def describe_model(seed: int, small: bool = False) -> str:
+    d = draw_model(seed, small)
     n_inputs = len(d.shapes) - len(d.steps)
     lines = [f"v{i} = input {d.shapes[i]}" for i in range(n_inputs)]
     lines += [f"v{n_inputs + k} = {s.describe()}  # {d.shapes[n_inputs + k]}" for k, s in enumerate(d.steps)]
@@ -561,9 +761,8 @@ def compare(got: Sequence[np.ndarray], expected: Sequence[np.ndarray], dtype: st
 def run_case(case: Case) -> Outcome:
     """Import, transform and compile the case's model, run it and compare with torch."""
     from xtir.frontend import from_torch
-    from xtir.model import compile_model
 
-    model, inputs, _ = make_model(case.seed, case.dtype)
+    model, inputs, _ = make_model(case.seed, case.dtype, case.small)
     expected = reference(model, inputs)
     if expected is None:
         return Outcome("skipped", f"torch cannot run the model in {case.dtype} on the CPU", "torch")
@@ -578,10 +777,7 @@ def run_case(case: Case) -> Outcome:
         stage = "evaluate"
         evaluated = list(xtir.evaluate(graph, *arrays))
         stage = "compile"
-        compiled = compile_model(graph, schedule=case.schedule)
-        stage = "run"
-        outputs = [np.full(shape, np.nan, dtype) for shape, dtype in compiled.outputs]
-        compiled.run(*arrays, *outputs)
+        outputs = _compile_and_run(graph, case, arrays)
     except XtirError as e:
         return _refusal(stage, e)
     except Exception:  # noqa: BLE001 - a traceback is the finding
@@ -592,6 +788,21 @@ def run_case(case: Case) -> Outcome:
     return Outcome("ok")
 
 
+def _compile_and_run(graph: Any, case: Case, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    """The compiled model's outputs (on llvm NaN-filled before the call, so that an element left
+    unwritten is wrong; a GPU model allocates its own)."""
+    from xtir.model import compile_model
+
+    if case.target == "llvm":
+        compiled = compile_model(graph, schedule=case.schedule)
+        outputs = [np.full(shape, np.nan, dtype) for shape, dtype in compiled.outputs]
+        compiled.run(*arrays, *outputs)
+        return outputs
+    results = compile_model(graph, schedule=case.schedule, target=case.target, racecheck=True)(*arrays)
+    return list(results) if isinstance(results, tuple) else [results]
+
+
 def reproducer(case: Case) -> str:
-    call = f"Case({case.seed}, {case.dtype!r}, {case.variant}, {case.weights!r})"
-    return f"from tests.fuzz.graph_fuzz import Case, run_case; print(run_case({call}))  # {describe_model(case.seed)}"
+    call = f"Case({case.seed}, {case.dtype!r}, {case.variant}, {case.weights!r}, {case.target!r})"
+    return (f"from tests.fuzz.graph_fuzz import Case, run_case; print(run_case({call}))  "
+            f"# {describe_model(case.seed, case.small)}")

@@ -1,6 +1,6 @@
 """The long graph-level fuzzing profile (tests/fuzz/graph_fuzz.py): random PyTorch models imported
-with from_torch, compiled with compile_model (default schedule or none, graph passes or none) and
-compared with torch in float64.
+with from_torch, compiled with compile_model (for llvm or, in a fraction of cases, cuda-cpu with
+racecheck; default schedule or none, graph passes or none) and compared with torch in float64.
 
     .venv/bin/python tests/fuzz/run_graph_long.py --seconds 900 --seed 0
 
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         case = random_case(seed)
         outcome, pool = run_isolated(pool, case, args.case_seconds, run_case, Outcome)
         outcomes[outcome.kind] += 1
-        by_variant[case.dtype, str(case.pipeline is not None), str(case.schedule), outcome.kind] += 1
+        by_variant[case.target, case.dtype, str(case.pipeline is not None), str(case.schedule), outcome.kind] += 1
         if outcome.kind == "refused":
             refusals[refusal_key(outcome)] += 1
         if outcome.failed:
@@ -47,9 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     pool.shutdown()
     print(f"\n{seed - args.seed} cases (seeds {args.seed}..{seed - 1}) in {time.monotonic() - start:.0f} s: "
           + ", ".join(f"{k} {n}" for k, n in outcomes.most_common()))
-    print("by dtype, graph passes, schedule, outcome:")
-    for (dtype, passes, schedule, kind), n in sorted(by_variant.items()):
-        print(f"  {dtype:8s} passes={passes:5s} schedule={schedule:8s} {kind:14s} {n}")
+    print("by target, dtype, graph passes, schedule, outcome:")
+    for (target, dtype, passes, schedule, kind), n in sorted(by_variant.items()):
+        print(f"  {target:8s} {dtype:8s} passes={passes:5s} schedule={schedule:8s} {kind:14s} {n}")
     print("refusals by message:")
     for words, n in refusals.most_common(20):
         print(f"  {n:5d}  {words}")

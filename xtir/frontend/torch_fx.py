@@ -352,7 +352,7 @@ class _Importer:
         array = t.detach().cpu().numpy()
         if self.as_params:
             value: SSAValue = self.block.insert_arg(t_type, len(self.block.args))
-            self.param_arrays.append(np.ascontiguousarray(array))
+            self.param_arrays.append(np.require(array, requirements="C"))  # ascontiguousarray makes 0-d 1-d
         else:
             constant = arith.ConstantOp(dense_from_numpy(array, t_type.element_type))
             self.block.add_op(constant)
