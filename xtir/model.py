@@ -12,7 +12,7 @@ own) and builds the entry.
 With `target="cuda"` or `"cuda-cpu"` each block function is built for the GPU on its own
 (`xtir.build`) and the model is a GpuModel: a call runs the host function's steps in Python,
 its intermediates allocated per call on the device (CuPy arrays, target "cuda") or the host
-(numpy, "cuda-cpu", where `racecheck=True` checks every kernel's shared accesses). A "cuda"
+(numpy, "cuda-cpu", where `racecheck=True` checks every kernel's shared and global accesses). A "cuda"
 model takes numpy arrays (copied to the device and the results back) or CuPy arrays (the
 results stay on the device); without a usable GPU and CuPy it raises an XtirError before
 any work. The
