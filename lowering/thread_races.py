@@ -81,15 +81,30 @@ def check_thread_races(root: scf.ForOp, axes: Mapping[SSAValue, Axis], canon: Ma
 
 def _compared(v: SSAValue, first: Access, second: Access, apart: Callable[[Access], set[SSAValue]],
               canon: Mapping[SSAValue, SSAValue]) -> bool:
-    """Whether the pair is compared along axis `v`: both accesses run apart on it, or one does and
-    both are inside a loop bound to it. An access that does not use a virtual thread runs once, but
-    inject_virtual_threads pushes the vthread loop inside the serial loops around it, so the other
-    access's virtual threads meet it at other serial iterations than they did in turn (an idle store
-    with itself stays uncompared: it runs once)."""
+    """Whether the pair is compared along axis `v`: both accesses run apart on it, or one does, both
+    are inside a loop bound to it and a serial loop inside that one is around either. An access that
+    does not use a virtual thread runs once, but inject_virtual_threads pushes the vthread loop inside
+    the serial loops, so the other access's virtual threads meet it at other serial iterations than
+    they did in turn (an idle store with itself stays uncompared: it runs once)."""
     one, other = v in apart(first), v in apart(second)
     if one and other:
         return True
-    return one != other and v in _thread_loops_around(first, canon) & _thread_loops_around(second, canon)
+    return (one != other and v in _thread_loops_around(first, canon) & _thread_loops_around(second, canon)
+            and (_serial_inside(first, v, canon) or _serial_inside(second, v, canon)))
+
+
+def _serial_inside(op: Operation, v: SSAValue, canon: Mapping[SSAValue, SSAValue]) -> bool:
+    """Whether a serial loop around `op` is inside its loop bound to axis `v`."""
+    serial = False
+    for lp in ancestors(op):
+        if not isinstance(lp, scf.ForOp):
+            continue
+        var = lp.body.block.args[0]
+        if var not in canon:
+            serial = True
+        elif canon[var] is v:
+            return serial
+    return False
 
 
 class _Variables:
