@@ -10,8 +10,9 @@ accesses of a global or local buffer (at least one a store; a store and itself t
 again, as passes/analysis/dependences.py tells two iterations of a loop apart: over the points of
 the thread axes that both accesses run apart on (lower-to-gpu's `_writers`: a virtual thread whose
 variable an access does not use runs it once, a store whose element does not use it keeps the last
-virtual thread's value), the serial loops around each access free, the conditions around it
-(`where` predicates, a tile's edge) bounding where it runs.
+virtual thread's value; and a virtual thread that only one of them runs apart on, where a serial
+loop inside its loop is around either: `_compared`), the serial loops around each access free, the
+conditions around it (`where` predicates, a tile's edge) bounding where it runs.
 
 Exempt: shared buffers (barriers order their accesses: lower-to-gpu places them and refuses what
 they cannot order), and for a buffer allocated inside thread loops (a local buffer: lower-to-gpu

@@ -75,71 +75,54 @@ APART_BY_PREDICATE = """func.func @main(%A: memref<8xf32>, %B: memref<12xf32>, %
 }"""
 
 
-IDLE_STORE_READ_AHEAD = """func.func @main(%X: memref<4x5xf32>, %A: memref<4x5xf32>, %Q: memref<4x4x2xf32>) {
-  block.for %b = 0 to 1 "b" bind("blockIdx.x") {
-    block.for %u = 0 to 2 "v" bind("vthread.x") {
-      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
-        block.for %k = 0 to 4 "k" {
-          block.block "P"(%vt = spatial(4, %t), %vk = spatial(4, %k)) {
+def _p_then_q_in_k(params: str, p_body: str, q_body: str) -> str:
+    """Blocks P over t, k and Q over t, v, k in one k loop (t: threadIdx.x, 4; v: vthread.x, 2)."""
+    return f"""func.func @main({params}) {{
+  block.for %b = 0 to 1 "b" bind("blockIdx.x") {{
+    block.for %u = 0 to 2 "v" bind("vthread.x") {{
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {{
+        block.for %k = 0 to 4 "k" {{
+          block.block "P"(%vt = spatial(4, %t), %vk = spatial(4, %k)) {{
+{p_body}          }}
+          block.block "Q"(%vt = spatial(4, %t), %vu = spatial(2, %u), %vk = spatial(4, %k)) {{
+{q_body}          }}
+        }}
+      }}
+    }}
+  }}
+  func.return
+}}"""
+
+
+IDLE_STORE_READ_AHEAD = _p_then_q_in_k("%X: memref<4x5xf32>, %A: memref<4x5xf32>, %Q: memref<4x4x2xf32>", """\
             %x = block.load %X[%vt, %vk] : memref<4x5xf32>
             %s = arith.addf %x, %x : f32
             block.store %s, %A[%vt, %vk] : memref<4x5xf32>
-          }
-          block.block "Q"(%vt = spatial(4, %t), %vu = spatial(2, %u), %vk = spatial(4, %k)) {
+""", """\
             %p = block.load %A[%vt, %vk + %vu] : memref<4x5xf32>
             block.store %p, %Q[%vt, %vk, %vu] : memref<4x4x2xf32>
-          }
-        }
-      }
-    }
-  }
-  func.return
-}"""
+""")
 """P, without the virtual thread, stores A[t, k] once per thread; virtual thread 1 of Q reads
 A[t, k + 1], which P stores at the next k (the reviewer's r2, /work/notes/s8/rv_race)."""
 
-IDLE_STORE_OVERWRITTEN = """func.func @main(%X: memref<4x8xf32>, %A: memref<4x8xf32>) {
-  block.for %b = 0 to 1 "b" bind("blockIdx.x") {
-    block.for %u = 0 to 2 "v" bind("vthread.x") {
-      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
-        block.for %k = 0 to 4 "k" {
-          block.block "P"(%vt = spatial(4, %t), %vk = spatial(4, %k)) {
+IDLE_STORE_OVERWRITTEN = _p_then_q_in_k("%X: memref<4x8xf32>, %A: memref<4x8xf32>", """\
             %x = block.load %X[%vt, %vk] : memref<4x8xf32>
             block.store %x, %A[%vt, %vk] : memref<4x8xf32>
-          }
-          block.block "Q"(%vt = spatial(4, %t), %vu = spatial(2, %u), %vk = spatial(4, %k)) {
+""", """\
             %x = block.load %X[%vt, %vk] : memref<4x8xf32>
             %s = arith.addf %x, %x : f32
             block.store %s, %A[%vt, %vk * 2 + %vu] : memref<4x8xf32>
-          }
-        }
-      }
-    }
-  }
-  func.return
-}"""
+""")
 """P, without the virtual thread, and Q's virtual threads store into one element of A at different
 k (the reviewer's r3)."""
 
-IDLE_STORE_AND_LOAD = """func.func @main(%X: memref<4x4xf32>, %A: memref<4x4xf32>, %Q: memref<4x4x2xf32>) {
-  block.for %b = 0 to 1 "b" bind("blockIdx.x") {
-    block.for %u = 0 to 2 "v" bind("vthread.x") {
-      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
-        block.for %k = 0 to 4 "k" {
-          block.block "P"(%vt = spatial(4, %t), %vk = spatial(4, %k)) {
+IDLE_STORE_AND_LOAD = _p_then_q_in_k("%X: memref<4x4xf32>, %A: memref<4x4xf32>, %Q: memref<4x4x2xf32>", """\
             %x = block.load %X[%vt, %vk] : memref<4x4xf32>
             block.store %x, %A[%vt, %vk] : memref<4x4xf32>
-          }
-          block.block "Q"(%vt = spatial(4, %t), %vu = spatial(2, %u), %vk = spatial(4, %k)) {
+""", """\
             %p = block.load %A[%vt, %vk] : memref<4x4xf32>
             block.store %p, %Q[%vt, %vk, %vu] : memref<4x4x2xf32>
-          }
-        }
-      }
-    }
-  }
-  func.return
-}"""
+""")
 """P stores A[t, k] and Q loads it, neither with the virtual thread: no race (the reviewer's r4)."""
 
 IDLE_RACES = [(IDLE_STORE_READ_AHEAD, [(4, 5), (4, 5), (4, 4, 2)], "reads"),
