@@ -10,8 +10,9 @@ accesses of a global or local buffer (at least one a store; a store and itself t
 again, as passes/analysis/dependences.py tells two iterations of a loop apart: over the points of
 the thread axes that both accesses run apart on (lower-to-gpu's `_writers`: a virtual thread whose
 variable an access does not use runs it once, a store whose element does not use it keeps the last
-virtual thread's value), the serial loops around each access free, the conditions around it
-(`where` predicates, a tile's edge) bounding where it runs.
+virtual thread's value; and a virtual thread that only one of them runs apart on, where a serial
+loop inside its loop is around either: `_compared`), the serial loops around each access free, the
+conditions around it (`where` predicates, a tile's edge) bounding where it runs.
 
 Exempt: shared buffers (barriers order their accesses: lower-to-gpu places them and refuses what
 they cannot order), and for a buffer allocated inside thread loops (a local buffer: lower-to-gpu
@@ -66,7 +67,7 @@ def check_thread_races(root: scf.ForOp, axes: Mapping[SSAValue, Axis], canon: Ma
                if isinstance(op, Access) and memory_space(op.memref) != "shared"]
     for first, second in conflicting_pairs(t for t in touches if t is not None):
         private = _private_axes(first.buffer, canon)
-        compared = [v for v in axes if v in apart(first.op) and v in apart(second.op) and v not in private]
+        compared = [v for v in axes if v not in private and _compared(v, first.op, second.op, apart, canon)]
         if not compared:
             continue
         threads = [axes[v] for v in compared]
@@ -77,6 +78,34 @@ def check_thread_races(root: scf.ForOp, axes: Mapping[SSAValue, Axis], canon: Ma
             raise _refusal(first, second, _undecided(first, second, threads))
         if found is not False:
             raise _refusal(first, second, _race(first, second, threads, found))
+
+
+def _compared(v: SSAValue, first: Access, second: Access, apart: Callable[[Access], set[SSAValue]],
+              canon: Mapping[SSAValue, SSAValue]) -> bool:
+    """Whether the pair is compared along axis `v`: both accesses run apart on it, or one does, both
+    are inside a loop bound to it and a serial loop inside that one is around either. An access that
+    does not use a virtual thread runs once, but inject_virtual_threads pushes the vthread loop inside
+    the serial loops, so the other access's virtual threads meet it at other serial iterations than
+    they did in turn (an idle store with itself stays uncompared: it runs once)."""
+    one, other = v in apart(first), v in apart(second)
+    if one and other:
+        return True
+    return (one != other and v in _thread_loops_around(first, canon) & _thread_loops_around(second, canon)
+            and (_serial_inside(first, v, canon) or _serial_inside(second, v, canon)))
+
+
+def _serial_inside(op: Operation, v: SSAValue, canon: Mapping[SSAValue, SSAValue]) -> bool:
+    """Whether a serial loop around `op` is inside its loop bound to axis `v`."""
+    serial = False
+    for lp in ancestors(op):
+        if not isinstance(lp, scf.ForOp):
+            continue
+        var = lp.body.block.args[0]
+        if var not in canon:
+            serial = True
+        elif canon[var] is v:
+            return serial
+    return False
 
 
 class _Variables:
@@ -139,9 +168,12 @@ class _Variables:
 def _private_axes(buffer: SSAValue, canon: Mapping[SSAValue, SSAValue]) -> set[SSAValue]:
     """The axes of the thread loops around the buffer's allocation: one copy per thread along them."""
     owner = buffer.owner
-    if not isinstance(owner, Operation):
-        return set()
-    return {canon[lp.body.block.args[0]] for lp in ancestors(owner) if isinstance(lp, scf.ForOp)
+    return _thread_loops_around(owner, canon) if isinstance(owner, Operation) else set()
+
+
+def _thread_loops_around(op: Operation, canon: Mapping[SSAValue, SSAValue]) -> set[SSAValue]:
+    """The axes of the thread-bound loops around `op`."""
+    return {canon[lp.body.block.args[0]] for lp in ancestors(op) if isinstance(lp, scf.ForOp)
             and lp.body.block.args[0] in canon}
 
 
@@ -203,7 +235,7 @@ def _undecided(first: Touch, second: Touch, axes: list[Axis]) -> str:
 
 def _unknown(first: Touch, second: Touch, unknown: set[Operation], axes: list[Axis]) -> str:
     which = first if first.op in unknown else second
-    return (f"which elements {_what(which)} touches cannot be told (an index or condition that is not affine in "
+    return (f"which elements {_what(which)} touches cannot be told (an index that is not affine in "
             f"loop variables of constant range), so different threads ({_listed(axes)}) may touch one element "
             f"through {_pair(first, second)}; {_ADVICE}")
 

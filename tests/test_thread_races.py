@@ -75,6 +75,60 @@ APART_BY_PREDICATE = """func.func @main(%A: memref<8xf32>, %B: memref<12xf32>, %
 }"""
 
 
+def _p_then_q_in_k(params: str, p_body: str, q_body: str) -> str:
+    """Blocks P over t, k and Q over t, v, k in one k loop (t: threadIdx.x, 4; v: vthread.x, 2)."""
+    return f"""func.func @main({params}) {{
+  block.for %b = 0 to 1 "b" bind("blockIdx.x") {{
+    block.for %u = 0 to 2 "v" bind("vthread.x") {{
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {{
+        block.for %k = 0 to 4 "k" {{
+          block.block "P"(%vt = spatial(4, %t), %vk = spatial(4, %k)) {{
+{p_body}          }}
+          block.block "Q"(%vt = spatial(4, %t), %vu = spatial(2, %u), %vk = spatial(4, %k)) {{
+{q_body}          }}
+        }}
+      }}
+    }}
+  }}
+  func.return
+}}"""
+
+
+IDLE_STORE_READ_AHEAD = _p_then_q_in_k("%X: memref<4x5xf32>, %A: memref<4x5xf32>, %Q: memref<4x4x2xf32>", """\
+            %x = block.load %X[%vt, %vk] : memref<4x5xf32>
+            %s = arith.addf %x, %x : f32
+            block.store %s, %A[%vt, %vk] : memref<4x5xf32>
+""", """\
+            %p = block.load %A[%vt, %vk + %vu] : memref<4x5xf32>
+            block.store %p, %Q[%vt, %vk, %vu] : memref<4x4x2xf32>
+""")
+"""P, without the virtual thread, stores A[t, k] once per thread; virtual thread 1 of Q reads
+A[t, k + 1], which P stores at the next k (the reviewer's r2, /work/notes/s8/rv_race)."""
+
+IDLE_STORE_OVERWRITTEN = _p_then_q_in_k("%X: memref<4x8xf32>, %A: memref<4x8xf32>", """\
+            %x = block.load %X[%vt, %vk] : memref<4x8xf32>
+            block.store %x, %A[%vt, %vk] : memref<4x8xf32>
+""", """\
+            %x = block.load %X[%vt, %vk] : memref<4x8xf32>
+            %s = arith.addf %x, %x : f32
+            block.store %s, %A[%vt, %vk * 2 + %vu] : memref<4x8xf32>
+""")
+"""P, without the virtual thread, and Q's virtual threads store into one element of A at different
+k (the reviewer's r3)."""
+
+IDLE_STORE_AND_LOAD = _p_then_q_in_k("%X: memref<4x4xf32>, %A: memref<4x4xf32>, %Q: memref<4x4x2xf32>", """\
+            %x = block.load %X[%vt, %vk] : memref<4x4xf32>
+            block.store %x, %A[%vt, %vk] : memref<4x4xf32>
+""", """\
+            %p = block.load %A[%vt, %vk] : memref<4x4xf32>
+            block.store %p, %Q[%vt, %vk, %vu] : memref<4x4x2xf32>
+""")
+"""P stores A[t, k] and Q loads it, neither with the virtual thread: no race (the reviewer's r4)."""
+
+IDLE_RACES = [(IDLE_STORE_READ_AHEAD, [(4, 5), (4, 5), (4, 4, 2)], "reads"),
+              (IDLE_STORE_OVERWRITTEN, [(4, 8), (4, 8)], "writes")]
+
+
 def _arrays(*shapes: tuple[int, ...]) -> list[np.ndarray]:
     rng = np.random.default_rng(0)
     return [rng.integers(0, 9, s).astype(np.float32) for s in shapes]
@@ -111,7 +165,7 @@ def test_the_virtual_threads_race_computed_wrong_numbers_unchecked(unchecked: No
     assert not np.array_equal(arrays[1], expected[1])
 
 
-def test_threads_kept_apart_by_a_predicate_build_and_match(unchecked: None) -> None:
+def test_threads_kept_apart_by_a_predicate_build_and_match() -> None:
     arrays = _arrays((8,), (12,), (8,))
     expected = _on_the_cpu(APART_BY_PREDICATE, arrays)
     xtir.build(xtir.parse(APART_BY_PREDICATE), target="cuda-cpu", racecheck=True)(*arrays)
@@ -134,3 +188,29 @@ def test_racecheck_reports_a_global_race_between_blocks(unchecked: None) -> None
                                         r"the blocks of a launch run at once on a GPU, in no order \(write after read "
                                         r"across blocks\)\n  kernel\.cu:\d+: XTIR_GLOBAL"):
         f(*_arrays((5,)))
+
+
+@pytest.mark.parametrize(("text", "shapes", "verb"), IDLE_RACES)
+def test_a_store_without_the_virtual_thread_racing_with_its_virtual_threads_is_refused(
+        text: str, shapes: list[tuple[int, ...]], verb: str) -> None:
+    with pytest.raises(XtirError, match=f"lower-to-gpu: the store into A writes an element of A that the (load of|store "
+                                        f"into) A {verb} in another thread, loop \"v\" \\(vthread.x\\)"):
+        xtir.build(xtir.parse(text), target="cuda-cpu")
+
+
+@pytest.mark.parametrize(("text", "shapes", "verb"), IDLE_RACES)
+def test_a_store_without_the_virtual_thread_computed_wrong_numbers_unchecked(
+        unchecked: None, text: str, shapes: list[tuple[int, ...]], verb: str) -> None:
+    """What the refusal prevents: inject-virtual-threads pushes the vthread loop inside k."""
+    arrays = _arrays(*shapes)
+    expected = _on_the_cpu(text, arrays)
+    xtir.build(xtir.parse(text), target="cuda-cpu")(*arrays)
+    assert not all(np.array_equal(got, want) for got, want in zip(arrays, expected))
+
+
+def test_a_store_and_a_load_without_the_virtual_thread_build_and_match() -> None:
+    arrays = _arrays((4, 4), (4, 4), (4, 4, 2))
+    expected = _on_the_cpu(IDLE_STORE_AND_LOAD, arrays)
+    xtir.build(xtir.parse(IDLE_STORE_AND_LOAD), target="cuda-cpu", racecheck=True)(*arrays)
+    for got, want in zip(arrays, expected):
+        np.testing.assert_array_equal(got, want)

@@ -13,9 +13,9 @@ With `target="cuda"` or `"cuda-cpu"` each block function is built for the GPU on
 (`xtir.build`, whose cache builds a function called twice alike once) and the model is a
 GpuModel: a call runs the host function's steps in Python, its intermediates allocated per
 call on the device (CuPy arrays, target "cuda") or the host (numpy, "cuda-cpu", where
-`racecheck=True` checks every kernel's shared accesses). A "cuda" model takes numpy arrays
-(copied to the device and the results back) or CuPy arrays (the results stay on the
-device); without a usable GPU and CuPy it raises an XtirError before any work. A
+`racecheck=True` checks every kernel's shared and global accesses). A "cuda" model takes
+numpy arrays (copied to the device and the results back) or CuPy arrays (the results stay
+on the device); without a usable GPU and CuPy it raises an XtirError before any work. A
 "cuda-cpu" model takes numpy arrays.
 
 The constants legalize-tensor hoisted to parameters are kept by the model (read-only) and

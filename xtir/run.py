@@ -270,7 +270,7 @@ def _run_graph(args: argparse.Namespace, text: str, original: ModuleOp) -> int:
         raise XtirError("xtir-run: --bounds-check is for block-level programs, not graph functions")
     if args.racecheck and args.target != "cuda-cpu":
         raise XtirError(f"xtir-run: --racecheck is for --target cuda-cpu (its emulation records every __shared__ "
-                        f"access); target '{args.target}' has no race detector")
+                        f"and global access); target '{args.target}' has no race detector")
     graph = xtir.transform(original, args.pipeline) if args.pipeline else original
     name = entry_function(original, args.entry).sym_name.data
     if not is_graph_function(entry_function(graph, name)):

@@ -41,3 +41,29 @@ func.func @apart_by_predicate(%A: memref<8xf32>, %B: memref<12xf32>, %C: memref<
   }
   func.return
 }
+
+// -----
+
+// P stores A[t, k] and Q loads it, neither with the virtual thread: each runs once per thread, at
+// each k P before Q as in turn, so the virtual threads are not compared.
+// CHECK-LABEL: func.func @idle_store_and_load
+// CHECK: "gpu.launch_func"
+func.func @idle_store_and_load(%X: memref<4x4xf32>, %A: memref<4x4xf32>, %Q: memref<4x4x2xf32>) {
+  block.for %b = 0 to 1 "b" bind("blockIdx.x") {
+    block.for %u = 0 to 2 "v" bind("vthread.x") {
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+        block.for %k = 0 to 4 "k" {
+          block.block "P"(%vt = spatial(4, %t), %vk = spatial(4, %k)) {
+            %x = block.load %X[%vt, %vk] : memref<4x4xf32>
+            block.store %x, %A[%vt, %vk] : memref<4x4xf32>
+          }
+          block.block "Q"(%vt = spatial(4, %t), %vu = spatial(2, %u), %vk = spatial(4, %k)) {
+            %p = block.load %A[%vt, %vk] : memref<4x4xf32>
+            block.store %p, %Q[%vt, %vk, %vu] : memref<4x4x2xf32>
+          }
+        }
+      }
+    }
+  }
+  func.return
+}

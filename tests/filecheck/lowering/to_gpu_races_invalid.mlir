@@ -71,8 +71,65 @@ func.func @gather_from_written(%I: memref<8xindex>, %B: memref<8xf32>) {
       %i = block.load %I[%v] : memref<8xindex>
       // expected-note @+1 {{the load of B reads it here}}
       %x = memref.load %B[%i] : memref<8xf32>
-      // expected-error @+1 {{'memref.store' op lower-to-gpu: which elements the load of B touches cannot be told (an index or condition that is not affine in loop variables of constant range), so different threads (threadIdx.x) may touch one element through the store into B and the load of B; the threads of a launch}}
+      // expected-error @+1 {{'memref.store' op lower-to-gpu: which elements the load of B touches cannot be told (an index that is not affine in loop variables of constant range), so different threads (threadIdx.x) may touch one element through the store into B and the load of B; the threads of a launch}}
       block.store %x, %B[%v] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// P stores A[t, k] without the virtual thread (run once per thread), Q loads A[t, k + v]: in turn,
+// virtual thread 1 reads at k what P stored at k + 1; inject-virtual-threads runs P and both of Q's
+// virtual threads at each k, so virtual thread 1 would read A[t, k + 1] before P stores it.
+func.func @idle_store_read_ahead(%X: memref<4x5xf32>, %A: memref<4x5xf32>, %Q: memref<4x4x2xf32>) {
+  block.for %b = 0 to 1 "b" bind("blockIdx.x") {
+    block.for %u = 0 to 2 "v" bind("vthread.x") {
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+        block.for %k = 0 to 4 "k" {
+          block.block "P"(%vt = spatial(4, %t), %vk = spatial(4, %k)) {
+            %x = block.load %X[%vt, %vk] : memref<4x5xf32>
+            %a = block.load %A[%vt, %vk] : memref<4x5xf32>
+            %s = arith.addf %x, %x : f32
+            // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into A writes an element of A that the load of A reads in another thread, loop "v" (vthread.x) at}}
+            block.store %s, %A[%vt, %vk] : memref<4x5xf32>
+          }
+          block.block "Q"(%vt = spatial(4, %t), %vu = spatial(2, %u), %vk = spatial(4, %k)) {
+            // expected-note @+1 {{the load of A reads it here}}
+            %p = block.load %A[%vt, %vk + %vu] : memref<4x5xf32>
+            block.store %p, %Q[%vt, %vk, %vu] : memref<4x4x2xf32>
+          }
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
+// P stores A[t, k] without the virtual thread, Q stores A[t, 2k + v]: in turn, virtual thread 1's
+// P stores A[t, 0] after virtual thread 0's Q and its value stays; inject-virtual-threads runs P
+// once at each k, before both virtual threads' Q, and Q's value stays.
+func.func @idle_store_overwritten(%X: memref<4x8xf32>, %A: memref<4x8xf32>) {
+  block.for %b = 0 to 1 "b" bind("blockIdx.x") {
+    block.for %u = 0 to 2 "v" bind("vthread.x") {
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+        block.for %k = 0 to 4 "k" {
+          block.block "P"(%vt = spatial(4, %t), %vk = spatial(4, %k)) {
+            %x = block.load %X[%vt, %vk] : memref<4x8xf32>
+            // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into A writes an element of A that the store into A writes in another thread, loop "v" (vthread.x) at}}
+            block.store %x, %A[%vt, %vk] : memref<4x8xf32>
+          }
+          block.block "Q"(%vt = spatial(4, %t), %vu = spatial(2, %u), %vk = spatial(4, %k)) {
+            %x = block.load %X[%vt, %vk] : memref<4x8xf32>
+            %s = arith.addf %x, %x : f32
+            // expected-note @+1 {{the store into A writes it here}}
+            block.store %s, %A[%vt, %vk * 2 + %vu] : memref<4x8xf32>
+          }
+        }
+      }
     }
   }
   func.return
