@@ -16,6 +16,7 @@ import pytest
 import xtir
 from tests.fuzz.gpu_fuzz import Program
 from xtir.build import cuda_program, lower_to_gpu
+from xtir.lowering import to_gpu
 from xtir.lowering.bank_conflicts import shared_accesses
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -566,11 +567,14 @@ REORDERED = {
 
 
 @pytest.mark.parametrize("name", REORDERED)
-def test_accesses_distributing_would_reorder_across_vthreads_are_refused(name: str) -> None:
+def test_accesses_distributing_would_reorder_across_vthreads_are_refused(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Run serially, virtual thread 1 sees what virtual thread 0 stored after it: `G[2t] = 5` run
     once does not undo virtual thread 0's increment (G = 7, serially 6), nor its store of A at
     G[2t]; `G[t] = S[t]` run once reads S before `S[t] = 7`; inside k pushed through, both virtual
     threads' k = 0 run before either's k = 1 (before: accepted, wrong numbers)."""
+    # the race check between threads refuses some of these first; this checks the vthread stage's own rule
+    monkeypatch.setattr(to_gpu, "_check_races", lambda kernel: None)
     text, message = REORDERED[name]
     with pytest.raises(xtir.XtirError, match=f'{message} in loop "v"'):
         lower_to_gpu(xtir.parse(text))
