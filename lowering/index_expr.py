@@ -26,16 +26,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, func, gpu, memref, scf
+from xdsl.dialects import arith, func, gpu, memref
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from xtir.dialects.block import AllocOp, loop_bounds
 from xtir.dialects.expr import INT64_MAX, Atom, Div, Expr, Mod, Var, fits_int64
 from xtir.dialects.walk import parent_of_type
 from xtir.errors import LoweringError
-from xtir.lowering.loops import constant_int, trip_count
+from xtir.lowering.loops import constant_loop
 
 INDEX = IndexType()
 
@@ -131,12 +131,10 @@ def index_bounds(value: SSAValue) -> tuple[int, int] | None:
     (loops lowered before the ops that use them, or made by lower-accel); None otherwise."""
     if (known := loop_bounds(value)) is not None:
         return known
-    owner = value.owner.parent_op() if isinstance(value, BlockArgument) else None
-    if not isinstance(owner, scf.ForOp) or value is not owner.body.block.args[0]:
+    loop = constant_loop(value)
+    if loop is None or loop[2] == 0:
         return None
-    trips, lb, step = trip_count(owner), constant_int(owner.lb), constant_int(owner.step)
-    if not trips or lb is None or step is None:  # trip_count checked the bounds are constants
-        return None
+    lb, step, trips = loop
     return lb, lb + (trips - 1) * step
 
 

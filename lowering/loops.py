@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import BoolAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -71,6 +71,18 @@ def trip_count(op: scf.ForOp) -> int | None:
     if lb is None or ub is None or step is None or step <= 0:
         return None
     return max(0, (ub - lb + step - 1) // step)
+
+
+def constant_loop(value: SSAValue) -> tuple[int, int, int] | None:
+    """(lb, step, trip count) of the scf.for whose variable `value` is, when its bounds are
+    constants; else None."""
+    owner = value.owner.parent_op() if isinstance(value, BlockArgument) else None
+    if not isinstance(owner, scf.ForOp) or value is not owner.body.block.args[0]:
+        return None
+    trips, lb, step = trip_count(owner), constant_int(owner.lb), constant_int(owner.step)
+    if trips is None or lb is None or step is None:
+        return None
+    return lb, step, trips
 
 
 def unrolled_size(op: Operation) -> float:

@@ -32,13 +32,13 @@ from dataclasses import dataclass
 
 from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from xtir.dialects.expr import Expr
 from xtir.dialects.layout import memory_space
 from xtir.dialects.walk import ancestors
 from xtir.lowering.index_expr import decode
-from xtir.lowering.loops import constant_int, trip_count
+from xtir.lowering.loops import constant_loop
 from xtir.passes.analysis.dependences import Touch, block_of, conflicting_pairs, guard_facts, pair_conflict, who
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT
 from xtir.support.errors import LoweringError
@@ -151,12 +151,10 @@ class _Variables:
     def zero_based(self, value: SSAValue) -> tuple[Expr, int] | None:
         """The variable of a serial loop with constant bounds as `lb + step * d`, d from 0 to its
         trip count (a fresh variable, unless lb is 0 and step 1), and the trip count; else None."""
-        owner = value.owner.parent_op() if isinstance(value, BlockArgument) else None
-        if not isinstance(owner, scf.ForOp) or value is not owner.body.block.args[0]:
+        loop = constant_loop(value)
+        if loop is None:
             return None
-        trips, lb, step = trip_count(owner), constant_int(owner.lb), constant_int(owner.step)
-        if trips is None or lb is None or step is None:
-            return None
+        lb, step, trips = loop
         if lb == 0 and step == 1:
             self.extents[value] = trips
             return Expr.var(value), trips
