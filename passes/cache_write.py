@@ -40,7 +40,7 @@ from xtir.passes.analysis.cache import (
     top_level_ancestor,
 )
 from xtir.passes.analysis.compute_location import buffers_touched
-from xtir.passes.analysis.footprint import written_box
+from xtir.passes.analysis.footprint import box_text, written_box
 from xtir.passes.analysis.navigation import blocks_under, get_block
 from xtir.passes.analysis.regions import read_regions, write_regions
 from xtir.passes.loop_kind import StatementPrimitive
@@ -81,7 +81,7 @@ class CacheWritePass(StatementPrimitive):
         write_back = _write_back_point(f, block, buffer, nest_root, consumers)
         if consumers and box != [(0, n) for n in buffer.type.get_shape()]:
             raise ScheduleError(block, f'block "{block.label}" writes only part of {buffer_name(buffer)} '
-                                f"({_box_text(box)}), so its consumer blocks could read elements of the cache it "
+                                f"({box_text(box)}), so its consumer blocks could read elements of the cache it "
                                 f"never wrote; they can read the cache of a buffer written whole")
         cache = alloc_cache(buffer, self.scope, f)
         copy = copy_nest(cache_names(buffer, self.scope)[1], buffer, cache, block, box)
@@ -164,7 +164,3 @@ def _writer_text(op: Operation, buffer: SSAValue) -> str:
 def _access_text(op: Operation) -> str:
     owner = enclosing_block(op)
     return f'block "{owner.label}"' if owner is not None else op.name
-
-
-def _box_text(box: list[tuple[int, int]]) -> str:
-    return ", ".join(f"{lo}:{hi}" for lo, hi in box)

@@ -256,8 +256,13 @@ def _union(boxes: list[Box]) -> Box:
     return [(min(lo for lo, _ in dims), max(hi for _, hi in dims)) for dims in zip(*boxes)]
 
 
+def box_text(box: Box) -> str:
+    """The box as slices, "lo:hi, lo:hi" (TVMScript's region notation without the buffer)."""
+    return ", ".join(f"{lo}:{hi}" for lo, hi in box)
+
+
 def _format_box(name: str, box: Box) -> str:
-    return f"{name}[{', '.join(f'{lo}:{hi}' for lo, hi in box)}]"
+    return f"{name}[{box_text(box)}]"
 
 
 def _satisfiable(conjuncts: list[Conjunct], loops: dict[SSAValue, int]) -> bool:
