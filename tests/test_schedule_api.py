@@ -613,3 +613,97 @@ def test_a_refused_primitive_raises_schedule_error_headed_as_tvm_heads_it() -> N
         assert str(info.value).splitlines()[0] == f"An error occurred in the schedule primitive '{primitive}'."
         assert "error: " in str(info.value).splitlines()[1]
     assert str(sch.mod) == before
+
+
+# error_render_level (TVM's "detail", "fast", "none") ------------------------------------------------
+def _refusal(level: str) -> xtir.ScheduleError:
+    """fuse(i, k) at `level`: refused at loop "i" (k is not directly inside it), with a note at k."""
+    sch = Schedule(xtir.parse_file(MATMUL), error_render_level=level)
+    i, _, k = sch.get_loops("matmul")
+    with pytest.raises(xtir.ScheduleError) as info:
+        sch.fuse(i, k)
+    return info.value
+
+
+def test_error_render_level_detail_shows_the_headline_the_source_line_and_the_notes() -> None:
+    error = _refusal("detail")
+    lines = str(error).splitlines()
+    assert lines[0] == "An error occurred in the schedule primitive 'fuse'."
+    assert lines[1] == f"{error.location}: error: {error.message}" and str(error.location).endswith("matmul.mlir:5:5")
+    assert lines[2:4] == ['    block.for %i = 0 to 1024 "i" {', "    ^"]
+    assert [d.severity for d in error.diagnostics] == ["error", "note"]
+    assert f"{error.notes[0].location}: note: {error.notes[0].message}" in lines
+
+
+def test_error_render_level_fast_is_the_one_line_diagnostic() -> None:
+    detail, fast = _refusal("detail"), _refusal("fast")
+    assert str(fast) == f"{detail.location}: error: {detail.message}"
+    assert "\n" not in str(fast)
+    assert (fast.location, fast.message, fast.notes) == (detail.location, detail.message, detail.notes)
+
+
+def test_error_render_level_none_renders_nothing_but_keeps_the_data() -> None:
+    detail, bare = _refusal("detail"), _refusal("none")
+    assert str(bare) == "(not rendered)"
+    assert (bare.location, bare.message, bare.notes) == (detail.location, detail.message, detail.notes)
+
+
+def test_error_render_level_applies_to_every_refusal_of_the_schedule() -> None:
+    """The Schedule's own refusals (a bad argument, an unknown block) and get_block's, as TVM renders
+    every ScheduleError of the schedule (get-block's too) at its level."""
+    sch = Schedule(xtir.parse_file(MATMUL), error_render_level="none")
+    i, _, _ = sch.get_loops("matmul")
+    for refused in (lambda: sch.split(i, [None, 2], preserve_unit_iters=False), lambda: sch.reorder(),
+                    lambda: sch.get_block("nope"), lambda: sch.compute_inline("nope")):
+        with pytest.raises(xtir.ScheduleError, match=r"^\(not rendered\)$"):
+            refused()
+    fast = Schedule(xtir.parse_file(MATMUL), error_render_level="fast")
+    with pytest.raises(xtir.ScheduleError) as info:
+        fast.get_block("nope")
+    assert str(info.value) == f"{info.value.location}: error: 'func.func' op no block named \"nope\"; blocks: matmul"
+
+
+def test_an_unknown_error_render_level_is_refused_with_tvms_words() -> None:
+    with pytest.raises(xtir.XtirPassError, match='error_render_level can be "detail", "fast", or "none", but got: full'):
+        Schedule(xtir.parse_file(MATMUL), error_render_level="full")
+
+
+# a refusal about no op (a bad argument) is located at the block or loop the primitive was given ----
+def test_a_bad_argument_is_located_at_the_loop_or_block_it_was_given_for() -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    i, j, _ = sch.get_loops("matmul")
+    for refused, line, col in [
+        (lambda: sch.split(i, [None, 2], preserve_unit_iters=False), 5, 5),  # loop "i"
+        (lambda: sch.split(j, "16"), 6, 7),  # loop "j"
+        (lambda: sch.cache_read("matmul", "X", "global"), 8, 11),  # block "matmul"
+        (lambda: sch.compute_at(sch.get_block("matmul"), j, index=0), 8, 11),  # the first given: the block
+    ]:
+        with pytest.raises(xtir.ScheduleError) as info:
+            refused()
+        error = info.value
+        assert error.op is None and str(error.location) == f"{MATMUL}:{line}:{col}"
+        source_line = MATMUL.read_text().splitlines()[line - 1]
+        assert str(error).splitlines()[1:4] == [f"{error.location}: error: {error.message}", source_line,
+                                                " " * (col - 1) + "^"]
+
+
+def test_a_bad_argument_is_located_as_xtir_opt_locates_the_same_refusal() -> None:
+    """A buffer that the block does not read: by name the Schedule refuses it (no op: the argument),
+    by index xtir-opt's cache-read does (at the block). Both point at block "matmul"'s line."""
+    sch = Schedule(xtir.parse(MATMUL.read_text()))
+    with pytest.raises(xtir.ScheduleError) as info:
+        sch.cache_read("matmul", "X", "global")
+    opt = Path(sys.executable).parent / "xtir-opt"
+    result = subprocess.run([str(opt), str(MATMUL), "-p", "cache-read{block=matmul index=5 scope=global}"],
+                            capture_output=True, text=True)
+    assert result.returncode != 0
+    opt_location = result.stderr.split(": error:")[0].split(":", 1)[1]  # LINE:COL
+    assert str(info.value.location).rsplit(":", 2)[1:] == opt_location.split(":")
+    assert result.stderr.splitlines()[1:3] == str(info.value).splitlines()[2:4]  # the same line and caret
+
+
+def test_a_bad_argument_with_no_block_or_loop_given_stays_unlocated() -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    with pytest.raises(xtir.ScheduleError) as info:
+        sch.reorder()
+    assert info.value.location is None and str(info.value).splitlines()[1] == "error: reorder: no loops given"

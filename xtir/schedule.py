@@ -40,7 +40,7 @@ from xdsl.ir import Operation, SSAValue
 
 from xtir.context import make_context
 from xtir.dialects.block import BlockOp, ForOp, buffer_name, enclosing_block
-from xtir.errors import ScheduleError, XtirPassError, expect_module
+from xtir.errors import ScheduleError, XtirError, XtirPassError, expect_module
 from xtir.passes.analysis.navigation import (
     all_blocks,
     all_loops,
@@ -54,7 +54,8 @@ from xtir.passes.analysis.navigation import (
 )
 from xtir.passes.analysis.regions import BufferRegion, read_regions, write_regions
 from xtir.pipeline import build_pass, run_passes, spec_text
-from xtir.support.locations import carry_source, clone_module
+from xtir.support.errors import RENDER_LEVELS
+from xtir.support.locations import SourceLocation, carry_source, clone_module, op_location, source_of
 from xtir.tune.sampling import Decision, Sampler, dumps
 from xtir.tune.state_cache import CachedState, StateCache, positions
 from xtir.verify_numerics import NumericsChecker
@@ -134,7 +135,9 @@ class LoopRV:
 
 def _primitive(method: Callable[..., Any]) -> Callable[..., Any]:
     """A schedule primitive: what it refuses is a ScheduleError headed with its name as TVM writes
-    it ("An error occurred in the schedule primitive 'compute-at'.")."""
+    it ("An error occurred in the schedule primitive 'compute-at'."), rendered at the schedule's
+    error_render_level, and located at the first block or loop it was given where the refusal is
+    about no op (a bad argument)."""
     name = method.__name__.replace("_", "-")
 
     @functools.wraps(method)
@@ -142,11 +145,12 @@ def _primitive(method: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return method(self, *args, **kwargs)
         except ScheduleError as e:
-            raise e.in_primitive(name) from None
+            error = e
         except XtirPassError as e:
             if e.notes:  # a pass left IR that does not verify: an xtir bug, told with its notes, not a refusal
                 raise
-            raise ScheduleError(None, e.message, primitive=name, location=e.location) from None
+            error = ScheduleError(None, e.message, location=e.location)
+        raise self._refusal(error, name, [*args, *kwargs.values()])
 
     return primitive
 
@@ -174,10 +178,13 @@ class Schedule:
     def __init__(self, module: ModuleOp, func_name: str | None = None, verify_numerics: bool = False,
                  seed: int | None = None, decisions: Sequence[Any] | None = None, cache: StateCache | None = None,
                  *, debug_mask: str | int = "none", error_render_level: str = "detail", enable_check: bool = True):
-        # TVM's debug_mask, error_render_level and enable_check are taken, for TVM scripts, and change
-        # nothing: every state is verified (debug_mask="all"), every error rendered in full ("detail")
-        # and every primitive's legality checked (enable_check=False cannot turn a check off).
-        del debug_mask, error_render_level, enable_check
+        # TVM's debug_mask and enable_check are taken, for TVM scripts, and change nothing: every state
+        # is verified (debug_mask="all") and every primitive's legality checked (enable_check=False
+        # cannot turn a check off).
+        del debug_mask, enable_check
+        if error_render_level not in RENDER_LEVELS:
+            raise XtirPassError(f'error_render_level can be "detail", "fast", or "none", but got: {error_render_level}')
+        self._render = error_render_level
         module = expect_module(module, "xtir.Schedule", XtirPassError)
         function = _function_of(module, func_name)
         self._mod = IRModule.of(module)
@@ -242,6 +249,7 @@ class Schedule:
         return str(self._mod)
 
     # handles -----------------------------------------------------------------------------
+    @_primitive
     def get_block(self, name: str, func_name: str | None = None) -> BlockRV:
         """The block called `name` in the scheduled function, or in `func_name`."""
         function = self._function() if func_name is None else _function_of(self._mod, func_name)
@@ -249,16 +257,19 @@ class Schedule:
 
     get_sblock = get_block  # TVM 0.27's name (its blocks became SBlocks)
 
+    @_primitive
     def get_loops(self, block: BlockRV | str) -> list[LoopRV]:
         """The loops above the block (a handle or a block name) in its scope, outermost first."""
         return [self._loop_rv(loop) for loop in get_loops(self._block(block))]
 
+    @_primitive
     def get_child_blocks(self, block_or_loop: BlockRV | LoopRV | str) -> list[BlockRV]:
         """The blocks directly under a block or loop (not nested in other blocks)."""
         _check_block_or_loop(block_or_loop)
         parent = self._loop(block_or_loop) if isinstance(block_or_loop, LoopRV) else self._block(block_or_loop)
         return [self._block_rv(b) for b in child_blocks(parent)]
 
+    @_primitive
     def get_producers(self, block: BlockRV | str) -> list[BlockRV]:
         """Blocks of the same scope, before this one, that write a buffer it reads or writes
         (TVM's read-after-write and write-after-write dependences)."""
@@ -268,6 +279,7 @@ class Schedule:
         before = scope[: scope.index(target)]
         return [self._block_rv(b) for b in before if _buffers(write_regions(b)) & touched]
 
+    @_primitive
     def get_consumers(self, block: BlockRV | str) -> list[BlockRV]:
         """Blocks of the same scope, after this one, that read or write a buffer it writes."""
         target = self._block(block)
@@ -547,6 +559,27 @@ class Schedule:
         if self._state is not None:
             module = clone_module(self._mod)
             self._mod, self._ops, self._state = module, _carried(self._ops, self._mod, module), None
+
+    def _refusal(self, error: ScheduleError, primitive: str, given: Sequence[Any]) -> ScheduleError:
+        """`error` as the refusal of `primitive`, which was given the arguments `given`."""
+        source, line_offset = source_of(self._mod)
+        fallback = self._given_location(given) if error.op is None and error.location is None else None
+        return error.in_primitive(primitive, self._render, source, line_offset, fallback)
+
+    def _given_location(self, given: Sequence[Any]) -> SourceLocation | None:
+        """Where the first block or loop among the arguments `given` (lists of them included) is in
+        the source; None when none is there (or none denotes a block or loop now)."""
+        for arg in given:
+            for item in arg if isinstance(arg, list | tuple) else [arg]:
+                if not isinstance(item, BlockRV | LoopRV | str):
+                    continue
+                try:
+                    op = self._loop(item) if isinstance(item, LoopRV) else self._block(item)
+                except XtirError:  # a consumed handle, or a string that names no block (a scope, a buffer)
+                    continue
+                if (location := op_location(op)) is not None:
+                    return location
+        return None
 
     def _buffer_of(self, block: BlockRV | str, kind: str, index: int) -> str:
         regions = {"read": read_regions, "write": write_regions}.get(kind)
