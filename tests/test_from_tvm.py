@@ -449,3 +449,40 @@ def test_sample_perfect_tile_after_copy():
     _, _, i = sch_copy.get_loops(sch_copy.get_sblock("B"))
     # Hangs if ForkSeed is not invoked when copying a schedule
     sch_copy.sample_perfect_tile(i, n=4)
+
+
+# TVM's refusal messages (src/tir/schedule/primitive/loop_transformation.cc, blockize_tensorize.cc,
+# compute_at.cc): xtir's message says what and where, and also carries TVM's phrase, which is what a
+# TVM user searches for.
+def _loops(text: str, block: str):
+    sch = s_tir.Schedule(xtir.parse(text), debug_mask="all")
+    return sch, sch.get_loops(sch.get_sblock(block))
+
+
+def _tvm_refusals():
+    sch, (i, j, k) = _loops(elementwise_3d((128, 128, 128)), "B")
+    yield "WrongFactorProductError", "the product of factors is not larger than or equal to the extent of loop", \
+        lambda: sch.split(i, factors=[62, 2])
+    yield "NotSingleInferFactorError", "only one factor can be specified as -1 or none", \
+        lambda: sch.split(i, factors=[None, 2, None])
+    yield "LoopMultiAppearanceError", "loop appears in the input array for multiple times", lambda: sch.fuse(i, i)
+    yield "LoopMultiAppearanceError", "loop appears in the input array for multiple times", lambda: sch.reorder(i, i)
+    yield "OuterNotInnerParent", "the outer loop is not the parent of the inner loop", lambda: sch.fuse(i, k)
+    seq, (si, sj, sk) = _loops(ELEMENTWISE_WITH_SEQ, "B")
+    yield "NotOnlyChildError", "the inner loop is not the only child of outer loop", lambda: seq.fuse(sj, sk)
+    yield "LoopsNotAChainError", "the loops are not in a chain because there is a non-single-branch stmt in between", \
+        lambda: seq.reorder(sk, si)
+    yield "blockize", "the loop is required to have only one child block", lambda: seq.blockize(sj)
+    two, (bi, _) = _loops(ELEMENTWISE, "B")
+    ci = two.get_loops(two.get_sblock("C"))[0]
+    yield "LoopsNotAChainError", "the loops are not in a chain because they are not under the same scope", \
+        lambda: two.reorder(bi, ci)
+    yield "NotOutputBlock", "is an output block", lambda: two.compute_at(two.get_sblock("C"), bi)
+
+
+def test_refusals_carry_tvms_phrase():
+    for error, phrase, refused in _tvm_refusals():
+        with pytest.raises(s_tir.ScheduleError) as info:
+            refused()
+        assert phrase in info.value.message, (error, info.value.message)
+        assert info.value.location is not None  # still located: xtir's own detail stays
