@@ -486,3 +486,91 @@ def test_refusals_carry_tvms_phrase():
             refused()
         assert phrase in info.value.message, (error, info.value.message)
         assert info.value.location is not None  # still located: xtir's own detail stays
+
+
+# test_tir_schedule_sampling.py: tiled_conv2d_with_padding (PadInput's if_then_else an scf.if; conv2d_nhwc
+# under TVM's 22 tiled loops, the loops no binding names bound as TVM's are, n by the unit loop i0_0)
+CONV_LOOPS = [("i0_0", 1), ("i1_0", 1), ("i2_0", 4), ("i3_0", 1), ("i0_1_1", 1), ("i1_1_1", 2), ("i2_1_1", 4),
+              ("i3_1_1", 1), ("i4_0", 7), ("i5_0", 7), ("i6_0", 1), ("i0_2", 1), ("i1_2", 1), ("i2_2", 1), ("i3_2", 1),
+              ("i4_1", 1), ("i5_1", 1), ("i6_1", 3), ("i0_3", 1), ("i1_3", 56), ("i2_3", 7), ("i3_3", 64)]
+
+
+def tiled_conv2d_with_padding() -> str:
+    pad, out = "memref<1x230x230x3xf32>", "memref<1x112x112x64xf32>"
+    nest = "\n".join(f'  block.for %{name} = 0 to {extent} "{name}" {{' for name, extent in CONV_LOOPS)
+    close = "\n".join("  }" for _ in CONV_LOOPS)
+    return f"""
+func.func @main(%inputs: memref<1x224x224x3xf32>, %weight: memref<7x7x3x64xf32>, %conv2d_nhwc: {out}) {{
+  %PadInput = block.alloc : {pad}
+  block.for %i0 = 0 to 1 "i0" {{
+    block.for %i1 = 0 to 230 "i1" {{
+      block.for %i2 = 0 to 230 "i2" {{
+        block.for %i3 = 0 to 3 "i3" {{
+          block.block "PadInput"(%v0 = spatial(1, %i0), %v1 = spatial(230, %i1), %v2 = spatial(230, %i2),
+                                 %v3 = spatial(3, %i3)) {{
+            %c3 = arith.constant 3 : index
+            %c227 = arith.constant 227 : index
+            %top = arith.cmpi sge, %v1, %c3 : index
+            %bottom = arith.cmpi slt, %v1, %c227 : index
+            %left = arith.cmpi sge, %v2, %c3 : index
+            %right = arith.cmpi slt, %v2, %c227 : index
+            %rows = arith.andi %top, %bottom : i1
+            %cols = arith.andi %left, %right : i1
+            %inside = arith.andi %rows, %cols : i1
+            %v = scf.if %inside -> (f32) {{
+              %x = block.load %inputs[%v0, %v1 - 3, %v2 - 3, %v3] : memref<1x224x224x3xf32>
+              scf.yield %x : f32
+            }} else {{
+              %zero = arith.constant 0.0 : f32
+              scf.yield %zero : f32
+            }}
+            block.store %v, %PadInput[%v0, %v1, %v2, %v3] : {pad}
+          }}
+        }}
+      }}
+    }}
+  }}
+{nest}
+    block.block "conv2d_nhwc"(%n = spatial(1, %i0_0), %h = spatial(112, %i1_1_1 * 56 + %i1_3),
+                              %w = spatial(112, %i2_0 * 28 + %i2_1_1 * 7 + %i2_3), %co = spatial(64, %i3_3),
+                              %rh = reduce(7, %i4_0), %rw = reduce(7, %i5_0), %rc = reduce(3, %i6_1)) {{
+      block.init {{
+        %zero = arith.constant 0.0 : f32
+        block.store %zero, %conv2d_nhwc[%n, %h, %w, %co] : {out}
+      }}
+      %acc = block.load %conv2d_nhwc[%n, %h, %w, %co] : {out}
+      %p = block.load %PadInput[%n, %h * 2 + %rh, %w * 2 + %rw, %rc] : {pad}
+      %k = block.load %weight[%rh, %rw, %rc, %co] : memref<7x7x3x64xf32>
+      %pk = arith.mulf %p, %k : f32
+      %s = arith.addf %acc, %pk : f32
+      block.store %s, %conv2d_nhwc[%n, %h, %w, %co] : {out}
+    }}
+{close}
+  func.return
+}}
+"""
+
+
+@use_block_name
+def test_sample_compute_location(use_block_name):
+    """TVM's test with xtir's decisions (sch.decisions[-1].value for sch.trace.decisions[sch.trace.insts[-1]])
+    and 1000 samples: at TVM's 100 its tolerance (1.2 standard deviations) holds for TVM's random stream only."""
+    n = 1000
+    sch = s_tir.Schedule(xtir.parse(tiled_conv2d_with_padding()), seed=42, debug_mask="all")
+    if use_block_name:
+        pad_input = "PadInput"
+    else:
+        pad_input = sch.get_sblock("PadInput")
+    decision_dict = dict()
+    for _ in range(n):
+        _ = sch.sample_compute_location(pad_input)  # pylint: disable=invalid-name
+        decision = sch.decisions[-1].value
+        decision_dict[decision] = decision_dict[decision] + 1 if decision in decision_dict else 1
+
+    n_candidates = 8
+    expected_rate = 1.0 / n_candidates
+    for _, cnt in decision_dict.items():
+        np.testing.assert_allclose(expected_rate, cnt / n, atol=0.04)
+    # TVM's candidates: inline, root, and the loops that are not unit loops, up to the first spatial
+    # loop after a reduction loop (i1_3)
+    assert sorted(decision_dict) == [-2, -1, 2, 5, 6, 8, 9, 17]

@@ -39,7 +39,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 from xtir.context import make_context
-from xtir.dialects.block import BlockOp, ForOp, buffer_name, enclosing_block
+from xtir.dialects.block import REDUCE, SPATIAL, BlockOp, ForOp, buffer_name, enclosing_block
+from xtir.dialects.walk import ancestors
 from xtir.errors import ScheduleError, XtirError, XtirPassError, expect_module
 from xtir.passes.analysis.navigation import (
     all_blocks,
@@ -132,6 +133,10 @@ class LoopRV:
         return f"LoopRV({self.name!r}{where})"
 
 
+INLINE_MARK = LoopRV("<inline mark>")
+"""TVM's inline mark: the location sample_compute_location gives for decision -2; compute_at
+(reverse_compute_at) inlines (reverse-inlines) the block there."""
+
 
 def _primitive(method: Callable[..., Any]) -> Callable[..., Any]:
     """A schedule primitive: what it refuses is a ScheduleError headed with its name as TVM writes
@@ -204,6 +209,8 @@ class Schedule:
         self._origin = cache.origin(self._mod) if self._cache is not None else ""
         # The cached state self._mod is (shared: never modified, copied before it is handed out), or None.
         self._state: CachedState | None = None
+        # sample_compute_location's candidates: (the state, the block, its candidates) last asked for.
+        self._locations: tuple[ModuleOp, BlockOp, tuple[list[int], BlockOp | None]] | None = None
 
     # state -------------------------------------------------------------------------------
     @property
@@ -282,11 +289,7 @@ class Schedule:
     @_primitive
     def get_consumers(self, block: BlockRV | str) -> list[BlockRV]:
         """Blocks of the same scope, after this one, that read or write a buffer it writes."""
-        target = self._block(block)
-        written = _buffers(write_regions(target))
-        scope = self._scope_blocks(target)
-        after = scope[scope.index(target) + 1 :]
-        return [self._block_rv(b) for b in after if (_buffers(read_regions(b)) | _buffers(write_regions(b))) & written]
+        return [self._block_rv(b) for b in self._consumers(self._block(block))]
 
     # loop transformations ------------------------------------------------------------------
     @_primitive
@@ -426,16 +429,21 @@ class Schedule:
         return self._block_rv(init)
 
     @_primitive
-    def compute_at(self, block: BlockRV | str, loop: LoopRV, preserve_unit_loops: bool = False,
+    def compute_at(self, block: BlockRV | str, loop: LoopRV | None, preserve_unit_loops: bool = False,
                    index: int = -1) -> None:
+        """Move the block under `loop`; a location sample_compute_location gave is taken as TVM takes
+        its marks: None (the root mark) leaves the block where it is, INLINE_MARK inlines it."""
         _only_default("compute_at", "index", index, -1)
-        self._apply("compute-at", self._at_options(block, loop, preserve_unit_loops))
+        if not self._at_mark(block, loop, "compute-inline"):
+            self._apply("compute-at", self._at_options(block, loop, preserve_unit_loops))
 
     @_primitive
-    def reverse_compute_at(self, block: BlockRV | str, loop: LoopRV, preserve_unit_loops: bool = False,
+    def reverse_compute_at(self, block: BlockRV | str, loop: LoopRV | None, preserve_unit_loops: bool = False,
                            index: int = -1) -> None:
+        """Move the block under `loop`; None leaves it where it is, INLINE_MARK reverse-inlines it."""
         _only_default("reverse_compute_at", "index", index, -1)
-        self._apply("reverse-compute-at", self._at_options(block, loop, preserve_unit_loops))
+        if not self._at_mark(block, loop, "reverse-compute-inline"):
+            self._apply("reverse-compute-at", self._at_options(block, loop, preserve_unit_loops))
 
     @_primitive
     def fuse_reduction_epilogue(self, reduction: BlockRV | str, epilogue: BlockRV | str, mode: str | None = None) -> BlockRV:
@@ -475,17 +483,21 @@ class Schedule:
 
     @_primitive
     def sample_compute_location(self, block: BlockRV | str, decision: int | None = None) -> LoopRV | None:
-        """A loop above the block's first consumer to compute the block at, or None: where it is."""
-        consumers = self.get_consumers(block)
-        loops = self.get_loops(consumers[0]) if consumers else []
-        name = self._block_handle(block)
-        if decision is not None and decision != -1:
-            names = ", ".join(lp.name for lp in loops) or "none"
-            _check_index("sample_compute_location", decision, len(loops),
-                         f'loops above block "{name}"\'s first consumer: {names}; or -1, where it is',
-                         self._block(block))
-        k = self._sampler.compute_location(name, len(loops), decision)
-        return loops[k] if k >= 0 else None
+        """Where to compute the block, among TVM's candidates, each as likely: INLINE_MARK (decision
+        -2) when compute_inline takes the block; None (-1), where it is; a loop above its first
+        consumer (its index among them) that compute_at takes it under, as TVM picks those loops
+        (see _compute_locations). compute_at(block, location) then applies it."""
+        target = self._block(block)
+        candidates, consumer = self._compute_locations(target)
+        loops = get_loops(consumer) if consumer is not None else []
+        if decision is not None and decision not in candidates:
+            names = [lp.label for lp in loops]
+            listed = ", ".join({-2: "-2 (inline)", -1: "-1 (where it is)"}.get(k) or f"{k} (loop {names[k]})"
+                               for k in candidates)
+            raise ScheduleError(target, f"sample_compute_location: wrong decision value {decision!r}: it is none of "
+                                        f'the candidates of block "{target.label}": {listed}')
+        k = self._sampler.compute_location(target.label, candidates, decision)
+        return INLINE_MARK if k == -2 else None if k == -1 else self._loop_rv(loops[k])
 
     @property
     def decisions(self) -> list[Decision]:
@@ -559,6 +571,63 @@ class Schedule:
         if self._state is not None:
             module = clone_module(self._mod)
             self._mod, self._ops, self._state = module, _carried(self._ops, self._mod, module), None
+
+    def _at_mark(self, block: BlockRV | str, loop: LoopRV | None, inline: str) -> bool:
+        """Whether `loop` is one of TVM's marks, applied here: None leaves the block where it is,
+        INLINE_MARK runs the pass `inline` on it."""
+        if loop is None:
+            self._block(block)  # still a block of the schedule
+            return True
+        if loop == INLINE_MARK:
+            self._apply(inline, {"block": self._block_handle(block)})
+            return True
+        return False
+
+    def _consumers(self, target: BlockOp) -> list[BlockOp]:
+        """Blocks of `target`'s scope, after it, that read or write a buffer it writes."""
+        written = _buffers(write_regions(target))
+        scope = self._scope_blocks(target)
+        after = scope[scope.index(target) + 1 :]
+        return [b for b in after if (_buffers(read_regions(b)) | _buffers(write_regions(b))) & written]
+
+    def _compute_locations(self, target: BlockOp) -> tuple[list[int], BlockOp | None]:
+        """TVM's candidate locations of `target` (CollectComputeLocation): -2 when compute_inline takes
+        it, -1, and the index of each loop above its first consumer, down to the innermost loop
+        around all consumers, that compute_at (keeping unit loops) takes it under, except unit loops,
+        the spatial loops after a reduction loop and the reduction loops after the last spatial one.
+        Also the first consumer, if any. The same state asks once."""
+        if self._locations is not None and self._locations[0] is self._mod and self._locations[1] is target:
+            return self._locations[2]
+        candidates = [-2] if self._takes("compute-inline", {"block": target.label}) else []
+        candidates.append(-1)
+        consumers = self._consumers(target)
+        boundary = _common_ancestor(consumers) if consumers else None
+        loops = get_loops(consumers[0]) if consumers else []
+        if isinstance(boundary, ForOp) and any(lp is boundary for lp in loops):
+            loops = loops[: next(k for k, lp in enumerate(loops) if lp is boundary) + 1]
+            kinds = [_loop_kind(lp) for lp in loops]
+            last_spatial = max((k for k, kind in enumerate(kinds) if kind == SPATIAL), default=-1)
+            seen_other = False
+            for k, (lp, kind) in enumerate(zip(loops, kinds, strict=True)):
+                if lp.extent == 1:
+                    continue
+                if kind == SPATIAL and seen_other or kind != SPATIAL and k > last_spatial:
+                    break
+                seen_other = seen_other or kind != SPATIAL
+                at = {"block": target.label, "loop": _loop_text(lp, self._function()), "preserve_unit_loops": True}
+                if self._takes("compute-at", at):
+                    candidates.append(k)
+        self._locations = (self._mod, target, (candidates, consumers[0] if consumers else None))
+        return self._locations[2]
+
+    def _takes(self, pass_name: str, options: dict[str, Any]) -> bool:
+        """Whether the primitive `pass_name` takes the current state (tried on a copy)."""
+        try:
+            run_passes(clone_module(self._mod), [build_pass(pass_name, {**options, "func": self._func_name})],
+                       ctx=self._ctx)
+        except ScheduleError:
+            return False
+        return True
 
     def _refusal(self, error: ScheduleError, primitive: str, given: Sequence[Any]) -> ScheduleError:
         """`error` as the refusal of `primitive`, which was given the arguments `given`."""
@@ -803,6 +872,18 @@ def _loop_text(loop: ForOp, function: func.FuncOp) -> str:
     namesakes = [lp for lp in all_loops(function) if lp.label == loop.label]
     blocks = blocks_under(loop)
     return loop.label if len(namesakes) <= 1 or not blocks else f"{blocks[0].label}/{loop.label}"
+
+
+def _common_ancestor(blocks: Sequence[BlockOp]) -> Operation | None:
+    """The innermost op around all of `blocks` (the first one's parent when it is alone)."""
+    return next((p for p in ancestors(blocks[0]) if all(p.is_ancestor(b) for b in blocks)), None)
+
+
+def _loop_kind(loop: ForOp) -> str:
+    """TVM's iter type of a loop (GetLoopIterType): SPATIAL when it feeds no reduce variable of the
+    blocks directly under it, REDUCE when it feeds reduce variables only, else "opaque"."""
+    kinds = {it.kind for b in child_blocks(loop) for it in b.iters() if it.binding.uses(loop.var)}
+    return REDUCE if kinds == {REDUCE} else SPATIAL if REDUCE not in kinds else "opaque"
 
 
 def _buffers(regions: Sequence[BufferRegion]) -> set[SSAValue]:
