@@ -84,7 +84,7 @@ def blockize(loop: ForOp) -> BlockOp:
     blocks = child_blocks(loop)
     if len(blocks) != 1:
         raise ScheduleError(loop, f'loop "{loop.label}" must have exactly one child block, found {len(blocks)} '
-                            "(TVM: the loop is required to have only one child block)",
+                            "(TVM: The loop is required to have only one child block)",
                             [(b, f'block "{b.label}" is a child block of loop "{loop.label}"') for b in blocks])
     (block,) = blocks
     if block.predicate():

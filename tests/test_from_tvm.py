@@ -461,21 +461,21 @@ def _loops(text: str, block: str):
 
 def _tvm_refusals():
     sch, (i, j, k) = _loops(elementwise_3d((128, 128, 128)), "B")
-    yield "WrongFactorProductError", "the product of factors is not larger than or equal to the extent of loop", \
+    yield "WrongFactorProductError", "The product of factors is not larger than or equal to the extent of loop", \
         lambda: sch.split(i, factors=[62, 2])
-    yield "NotSingleInferFactorError", "only one factor can be specified as -1 or none", \
+    yield "NotSingleInferFactorError", "Only one factor can be specified as -1 or none", \
         lambda: sch.split(i, factors=[None, 2, None])
-    yield "LoopMultiAppearanceError", "loop appears in the input array for multiple times", lambda: sch.fuse(i, i)
-    yield "LoopMultiAppearanceError", "loop appears in the input array for multiple times", lambda: sch.reorder(i, i)
-    yield "OuterNotInnerParent", "the outer loop is not the parent of the inner loop", lambda: sch.fuse(i, k)
+    yield "LoopMultiAppearanceError", "Some loop appears in the input array for multiple times", lambda: sch.fuse(i, i)
+    yield "LoopMultiAppearanceError", "Some loop appears in the input array for multiple times", lambda: sch.reorder(i, i)
+    yield "OuterNotInnerParent", "The outer loop is not the parent of the inner loop", lambda: sch.fuse(i, k)
     seq, (si, sj, sk) = _loops(ELEMENTWISE_WITH_SEQ, "B")
-    yield "NotOnlyChildError", "the inner loop is not the only child of outer loop", lambda: seq.fuse(sj, sk)
-    yield "LoopsNotAChainError", "the loops are not in a chain because there is a non-single-branch stmt in between", \
+    yield "NotOnlyChildError", "The inner loop is not the only child of outer loop", lambda: seq.fuse(sj, sk)
+    yield "LoopsNotAChainError", "The loops are not in a chain because there is a non-single-branch stmt in between", \
         lambda: seq.reorder(sk, si)
-    yield "blockize", "the loop is required to have only one child block", lambda: seq.blockize(sj)
+    yield "blockize", "The loop is required to have only one child block", lambda: seq.blockize(sj)
     two, (bi, _) = _loops(ELEMENTWISE, "B")
     ci = two.get_loops(two.get_sblock("C"))[0]
-    yield "LoopsNotAChainError", "the loops are not in a chain because they are not under the same scope", \
+    yield "LoopsNotAChainError", "The loops are not in a chain because they are not under the same scope", \
         lambda: two.reorder(bi, ci)
     yield "NotOutputBlock", "is an output block", lambda: two.compute_at(two.get_sblock("C"), bi)
 
@@ -574,3 +574,36 @@ def test_sample_compute_location(use_block_name):
     # TVM's candidates: inline, root, and the loops that are not unit loops, up to the first spatial
     # loop after a reduction loop (i1_3)
     assert sorted(decision_dict) == [-2, -1, 2, 5, 6, 8, 9, 17]
+
+
+# test_tir_schedule_error.py (its matmul with blocks "init" and "update" is matmul_update here). TVM's
+# "fast" text is a shorter message ("Cannot find a block with the specified name"); xtir's is the
+# same message as "detail"'s, on one line.
+def test_tir_schedule_error_detail():
+    sch = s_tir.Schedule(matmul_update, debug_mask="all", error_render_level="detail")
+    with pytest.raises(s_tir.ScheduleError) as excinfo:
+        sch.get_sblock("wrong_name")
+    (msg,) = excinfo.value.args
+    assert "Cannot find a block with the name: wrong_name" in msg
+
+
+def test_tir_schedule_error_fast():
+    sch = s_tir.Schedule(matmul_update, debug_mask="all", error_render_level="fast")
+    with pytest.raises(s_tir.ScheduleError) as excinfo:
+        sch.get_sblock("wrong_name")
+    (msg,) = excinfo.value.args
+    assert "Cannot find a block with the name: wrong_name" in msg and "\n" not in msg
+
+
+def test_tir_schedule_error_none():
+    sch = s_tir.Schedule(matmul_update, debug_mask="all", error_render_level="none")
+    with pytest.raises(s_tir.ScheduleError) as excinfo:
+        sch.get_sblock("wrong_name")
+    (msg,) = excinfo.value.args
+    assert "(not rendered)" in msg
+
+
+def test_tir_schedule_attribute_error():
+    sch = s_tir.Schedule(matmul_update)
+    with pytest.raises(AttributeError):
+        sch.non_existent_field()

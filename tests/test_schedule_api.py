@@ -663,7 +663,8 @@ def test_error_render_level_applies_to_every_refusal_of_the_schedule() -> None:
     fast = Schedule(xtir.parse_file(MATMUL), error_render_level="fast")
     with pytest.raises(xtir.ScheduleError) as info:
         fast.get_block("nope")
-    assert str(info.value) == f"{info.value.location}: error: 'func.func' op no block named \"nope\"; blocks: matmul"
+    assert str(info.value) == (f"{info.value.location}: error: 'func.func' op no block named \"nope\"; blocks: matmul "
+                               "(TVM: Cannot find a block with the name: nope)")
 
 
 def test_an_unknown_error_render_level_is_refused_with_tvms_words() -> None:
