@@ -374,6 +374,51 @@ func.func @main(%A: memref<128x128x128xf32>, %B: memref<128x128x128xf32>) {
 """
 
 
+def check_elementwise_3d(sch) -> None:
+    a, b = run(sch.mod, (128, 128, 128), (128, 128, 128))
+    np.testing.assert_allclose(b, a * 2)
+
+
+def test_fuse():
+    elementwise = xtir.parse(elementwise_3d((128, 128, 128)))
+    sch = s_tir.Schedule(elementwise, debug_mask="all")
+    block_b = sch.get_sblock("B")
+    i, j, k = sch.get_loops(block_b)
+    sch.fuse(i, j, k)
+    # elementwise_fused: for fused in T.serial(0, 2097152)
+    assert [(lp.name, sch.get(lp).extent) for lp in sch.get_loops(block_b)] == [("i_j_k_fused", 2097152)]
+    verify_trace_roundtrip(sch=sch, mod=elementwise)
+    check_elementwise_3d(sch)
+
+
+def test_split():
+    elementwise = xtir.parse(elementwise_3d((128, 128, 128)))
+    sch = s_tir.Schedule(elementwise, debug_mask="all")
+    block_b = sch.get_sblock("B")
+    i, j, k = sch.get_loops(block_b)
+    sch.split(i, factors=[2, 1, 64])
+    sch.split(j, factors=[4, 32])
+    sch.split(k, factors=[16, 8])
+    # elementwise_split_case0: for i1, i2, i3, j1, j2, k1, k2 in T.grid(2, 1, 64, 4, 32, 16, 8)
+    assert [sch.get(lp).extent for lp in sch.get_loops(block_b)] == [2, 1, 64, 4, 32, 16, 8]
+    verify_trace_roundtrip(sch=sch, mod=elementwise)
+    check_elementwise_3d(sch)
+
+
+def test_split_with_inferred_factor():
+    elementwise = xtir.parse(elementwise_3d((128, 128, 128)))
+    sch = s_tir.Schedule(elementwise, debug_mask="all")
+    block_b = sch.get_sblock("B")
+    i, j, k = sch.get_loops(block_b)
+    sch.split(i, factors=[None, 1, 64])
+    sch.split(j, factors=[2, None, 64])
+    sch.split(k, factors=[2, 1, None])
+    # elementwise_split_case1: for i1, i2, i3, j1, j2, j3, k1, k2, k3 in T.grid(2, 1, 64, 2, 1, 64, 2, 1, 64)
+    assert [sch.get(lp).extent for lp in sch.get_loops(block_b)] == [2, 1, 64] * 3
+    verify_trace_roundtrip(sch=sch, mod=elementwise)
+    check_elementwise_3d(sch)
+
+
 def test_split_with_predicate():
     elementwise = xtir.parse(elementwise_3d((128, 128, 128)))
     sch = s_tir.Schedule(elementwise, debug_mask="all")
