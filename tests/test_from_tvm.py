@@ -17,6 +17,7 @@ import pytest
 
 import xtir
 import xtir as tir
+from xtir.passes.analysis.navigation import functions
 
 ELEMENTWISE = """
 func.func @main(%A: memref<128x128xf32>, %C: memref<128x128xf32>) {
@@ -888,3 +889,207 @@ def test_reorder_not_affine_bindings():
     sch.reorder(l, i)
     check_elementwise_4d(sch, written=np.arange(16) % 8 == 0)
 
+
+# test_tir_schedule_compute_inline.py: its elementwise functions, written with the helpers below (block
+# NAME over an (i, j) nest of its own). TVM's expected functions are checked as the numbers (the same
+# as before the inline) and the blocks left.
+M = "memref<128x128xf32>"  # TVM's (128, 128) buffers
+M3 = "memref<8x16x128xf32>"
+
+
+def func(args, allocs, *nests: str) -> str:
+    """@main(args) with `allocs` (name, type) allocated, then the loop nests."""
+    params = ", ".join(f"%{name}: {type_}" for name, type_ in args)
+    allocated = "\n".join(f"  %{name} = block.alloc : {type_}" for name, type_ in allocs)
+    return f"func.func @main({params}) {{\n{allocated}\n" + "\n".join(nests) + "\n  func.return\n}\n"
+
+
+def nest(name: str, ops: str) -> str:
+    """Block `name` over vi, vj in [0, 128) under loops i, j of its own."""
+    return f"""  block.for %{name}i = 0 to 128 "i" {{
+    block.for %{name}j = 0 to 128 "j" {{
+      block.block "{name}"(%vi = spatial(128, %{name}i), %vj = spatial(128, %{name}j)) {{
+{ops}
+      }}
+    }}
+  }}"""
+
+
+def nest3(name: str, ops: str) -> str:
+    """Block `name` over vi, vj, vk in an 8x16x128 grid."""
+    return f"""  block.for %{name}i = 0 to 8 "i" {{
+    block.for %{name}j = 0 to 16 "j" {{
+      block.for %{name}k = 0 to 128 "k" {{
+        block.block "{name}"(%vi = spatial(8, %{name}i), %vj = spatial(16, %{name}j), %vk = spatial(128, %{name}k)) {{
+{ops}
+        }}
+      }}
+    }}
+  }}"""
+
+
+def body(*lines: str) -> str:
+    return "\n".join("        " + line for line in lines)
+
+
+def stored(out: str, *lines: str, index: str = "%vi, %vj", type_: str = M) -> str:
+    """The lines, then `out[index] = %r`."""
+    return body(*lines, f"block.store %r, %{out}[{index}] : {type_}")
+
+
+TWICE_A = (f"%a = block.load %A[%vi, %vj] : {M}", "%c2 = arith.constant 2.0 : f32", "%r = arith.mulf %a, %c2 : f32")
+B_BODY = stored("B", *TWICE_A)  # B[vi, vj] = A[vi, vj] * 2.0
+C_BODY = stored("C", f"%b = block.load %B[%vi, %vj] : {M}", "%c1 = arith.constant 1.0 : f32",
+                "%r = arith.addf %b, %c1 : f32")  # C[vi, vj] = B[vi, vj] + 1.0
+INLINE_ELEMENTWISE = func([("A", M), ("C", M)], [("B", M)], nest("B", B_BODY), nest("C", C_BODY))
+# D[vi, vj] = B[vi, vj] + 2.0 + C[vi, vj]
+INLINE_MULTI = func([("A", M), ("C", M), ("D", M)], [("B", M)], nest("B", B_BODY), nest("C", C_BODY), nest("D", stored(
+    "D", f"%b = block.load %B[%vi, %vj] : {M}", f"%c = block.load %C[%vi, %vj] : {M}", "%c2 = arith.constant 2.0 : f32",
+    "%t = arith.addf %b, %c2 : f32", "%r = arith.addf %t, %c : f32")))
+# C[vi, vj] = A[vi, vj] + 1.0
+INLINE_STANDALONE = func([("A", M), ("C", M)], [("B", M)], nest("B", B_BODY), nest("C", stored(
+    "C", f"%b = block.load %A[%vi, %vj] : {M}", "%c1 = arith.constant 1.0 : f32", "%r = arith.addf %b, %c1 : f32")))
+# C[vi, vj] = (B[vi, vj] + 1.0) * (B[vi, vj] * 2.0) + 3.0
+INLINE_MULTI_REVERSE_LOADS = func([("A", M), ("C", M)], [("B", M)], nest("B", B_BODY), nest("C", stored(
+    "C", f"%b = block.load %B[%vi, %vj] : {M}", f"%b2 = block.load %B[%vi, %vj] : {M}", "%c1 = arith.constant 1.0 : f32",
+    "%c2 = arith.constant 2.0 : f32", "%c3 = arith.constant 3.0 : f32", "%x = arith.addf %b, %c1 : f32",
+    "%y = arith.mulf %b2, %c2 : f32", "%xy = arith.mulf %x, %y : f32", "%r = arith.addf %xy, %c3 : f32")))
+# fail_multi_reader_writer: B[vi, vj] = A[vi, vj] * 2.0; C[vi, vj] = A[vi, vj] + 2.0 in block B
+INLINE_FAIL_MULTI_RW = func([("A", M), ("D", M)], [("B", M), ("C", M)], nest("B", body(
+    f"%a = block.load %A[%vi, %vj] : {M}", "%c2 = arith.constant 2.0 : f32", "%x = arith.mulf %a, %c2 : f32",
+    f"block.store %x, %B[%vi, %vj] : {M}", "%y = arith.addf %a, %c2 : f32", f"block.store %y, %C[%vi, %vj] : {M}")),
+    nest("C", stored("D", f"%b = block.load %B[%vi, %vj] : {M}", f"%c = block.load %C[%vi, %vj] : {M}",
+                     "%r = arith.addf %b, %c : f32")))
+# C[vi, vj, vk] = B[vi * 16 + vj, vk] + B[vi * 16 + vj, vk]
+INLINE_MULTI_AFFINE = func([("A", M), ("C", M3)], [("B", M)], nest("B", B_BODY), nest3("C", stored(
+    "C", f"%b = block.load %B[%vi * 16 + %vj, %vk] : {M}", f"%b2 = block.load %B[%vi * 16 + %vj, %vk] : {M}",
+    "%r = arith.addf %b, %b2 : f32", index="%vi, %vj, %vk", type_=M3)))
+# C[vi, vj, vk] = B[vi * 16 + vj, vi * 16 + vj]
+INLINE_NON_AFFINE = func([("A", M), ("C", M3)], [("B", M)], nest("B", B_BODY), nest3("C", stored(
+    "C", f"%r = block.load %B[%vi * 16 + %vj, %vi * 16 + %vj] : {M}", index="%vi, %vj, %vk", type_=M3)))
+
+
+def check_same_numbers(before, sch) -> None:
+    """The scheduled function computes what `before` does, on the same random inputs."""
+    shapes = [tuple(arg.type.get_shape()) for arg in functions(before)[0].body.block.args]
+    args = [RNG.uniform(size=s).astype(np.float32) for s in shapes]
+    expected, got = [a.copy() for a in args], [a.copy() for a in args]
+    xtir.build(before)(*expected)
+    xtir.build(sch.mod)(*got)
+    for e, g in zip(expected, got, strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-6)
+
+
+@use_block_name
+def test_compute_inline_elementwise(use_block_name):
+    elementwise = xtir.parse(INLINE_ELEMENTWISE)
+    sch = tir.Schedule(elementwise, debug_mask="all")
+    block_b = "B" if use_block_name else sch.get_block("B")
+    block_c = sch.get_block("C")
+    sch.compute_inline(block_b)
+    assert sch.block_names() == ["C"]  # elementwise_inlined
+    assert sch.get(block_c).label == "C"
+    verify_trace_roundtrip(sch=sch, mod=elementwise)
+    check_same_numbers(elementwise, sch)
+
+
+@use_block_name
+def test_compute_inline_as_dce(use_block_name):
+    elementwise_standalone = xtir.parse(INLINE_STANDALONE)
+    sch = tir.Schedule(elementwise_standalone, debug_mask="all")
+    block_b = "B" if use_block_name else sch.get_block("B")
+    block_c = sch.get_block("C")
+    sch.compute_inline(block_b)
+    assert sch.block_names() == ["C"]  # elementwise_standalone_dce
+    assert sch.get(block_c).label == "C"
+    verify_trace_roundtrip(sch=sch, mod=elementwise_standalone)
+    check_same_numbers(elementwise_standalone, sch)
+
+
+@use_block_name
+def test_compute_inline_multi_consumer(use_block_name):
+    elementwise_multi_producer_consumer = xtir.parse(INLINE_MULTI)
+    sch = tir.Schedule(elementwise_multi_producer_consumer, debug_mask="all")
+    block_b = "B" if use_block_name else sch.get_block("B")
+    block_c = sch.get_block("C")
+    block_d = sch.get_block("D")
+    sch.compute_inline(block_b)
+    assert sch.block_names() == ["C", "D"]  # elementwise_multi_consumer_inlined
+    assert sch.get(block_c).label == "C"
+    assert sch.get(block_d).label == "D"
+    verify_trace_roundtrip(sch=sch, mod=elementwise_multi_producer_consumer)
+    check_same_numbers(elementwise_multi_producer_consumer, sch)
+
+
+@use_block_name
+def test_compute_inline_fail_multi_writer(use_block_name):
+    sch = tir.Schedule(xtir.parse(INLINE_FAIL_MULTI_RW), debug_mask="all")
+    block_b = "B" if use_block_name else sch.get_block("B")
+    with pytest.raises(tir.ScheduleError):
+        sch.compute_inline(block_b)
+
+
+@use_block_name
+def test_reverse_compute_inline_elementwise(use_block_name):
+    elementwise = xtir.parse(INLINE_ELEMENTWISE)
+    sch = tir.Schedule(elementwise, debug_mask="all")
+    block_b = sch.get_block("B")
+    block_c = "C" if use_block_name else sch.get_block("C")
+    sch.reverse_compute_inline(block_c)
+    assert sch.block_names() == ["B"]  # elementwise_inlined, the block named B
+    assert sch.get(block_b).label == "B"
+    verify_trace_roundtrip(sch=sch, mod=elementwise)
+    check_same_numbers(elementwise, sch)
+
+
+@use_block_name
+def test_reverse_compute_inline_fail_as_dce(use_block_name):
+    sch = tir.Schedule(xtir.parse(INLINE_STANDALONE), debug_mask="all")
+    block_b = "B" if use_block_name else sch.get_block("B")
+    with pytest.raises(tir.ScheduleError):
+        sch.reverse_compute_inline(block_b)
+
+
+@use_block_name
+def test_reverse_compute_inline_fail_multi_producer(use_block_name):
+    sch = tir.Schedule(xtir.parse(INLINE_MULTI), debug_mask="all")
+    block_d = "D" if use_block_name else sch.get_block("D")
+    with pytest.raises(tir.ScheduleError):
+        sch.reverse_compute_inline(block_d)
+
+
+@use_block_name
+def test_reverse_compute_inline_fail_multi_reader(use_block_name):
+    sch = tir.Schedule(xtir.parse(INLINE_FAIL_MULTI_RW), debug_mask="all")
+    block_c = "C" if use_block_name else sch.get_block("C")
+    with pytest.raises(tir.ScheduleError):
+        sch.reverse_compute_inline(block_c)
+
+
+@use_block_name
+def test_reverse_compute_multi_reverse_loads(use_block_name):
+    elementwise_multi_reverse_loads = xtir.parse(INLINE_MULTI_REVERSE_LOADS)
+    sch = tir.Schedule(elementwise_multi_reverse_loads, debug_mask="all")
+    block_c = "C" if use_block_name else sch.get_block("C")
+    sch.reverse_compute_inline(block_c)
+    assert sch.block_names() == ["B"]  # elementwise_multi_reverse_loads_inlined
+    verify_trace_roundtrip(sch=sch, mod=elementwise_multi_reverse_loads)
+    check_same_numbers(elementwise_multi_reverse_loads, sch)
+
+
+@use_block_name
+def test_reverse_compute_inline_multi_affine_load(use_block_name):
+    """TVM inlines C, which reads B[vi * 16 + vj, vk]; xtir refuses a consumer whose read is not its
+    iteration variables, each alone in its index (docs/from_tvm.md)."""
+    sch = tir.Schedule(xtir.parse(INLINE_MULTI_AFFINE), debug_mask="all")
+    block_c = "C" if use_block_name else sch.get_block("C")
+    with pytest.raises(tir.ScheduleError, match="an inlined consumer must read its input at its iteration variables"):
+        sch.reverse_compute_inline(block_c)
+
+
+@use_block_name
+def test_reverse_compute_fail_non_affine_load(use_block_name):
+    sch = tir.Schedule(xtir.parse(INLINE_NON_AFFINE), debug_mask="all")
+    block_c = "C" if use_block_name else sch.get_block("C")
+    with pytest.raises(tir.ScheduleError):
+        sch.reverse_compute_inline(block_c)
