@@ -498,7 +498,7 @@ def test_sample_perfect_tile_after_copy():
 
 
 # TVM's refusal messages (src/tir/schedule/primitive/loop_transformation.cc, blockize_tensorize.cc,
-# compute_at.cc): xtir's message says what and where, and also carries TVM's phrase, which is what a
+# compute_at.cc, compute_inline.cc): xtir's message says what and where, and also carries TVM's phrase, which is what a
 # TVM user searches for.
 def _loops(text: str, block: str):
     sch = s_tir.Schedule(xtir.parse(text), debug_mask="all")
@@ -524,6 +524,14 @@ def _tvm_refusals():
     yield "LoopsNotAChainError", "The loops are not in a chain because they are not under the same scope", \
         lambda: two.reorder(bi, ci)
     yield "NotOutputBlock", "is an output block", lambda: two.compute_at(two.get_sblock("C"), bi)
+    multi = s_tir.Schedule(xtir.parse(INLINE_MULTI))  # B read by C and D; D reads B and C
+    c_i = multi.get_loops(multi.get_sblock("C"))[0]
+    yield "NotAllRequiredBlocksAreVisitedError", "Not all required blocks are under the loop scope", \
+        lambda: multi.compute_at(multi.get_sblock("B"), c_i)
+    yield "NotAllRequiredBlocksAreVisitedError", "Not all required blocks are under the loop scope", \
+        lambda: multi.reverse_compute_at(multi.get_sblock("D"), c_i)
+    reduction = s_tir.Schedule(matmul_update)
+    yield "HasInitBlock", "The block has init statement", lambda: reduction.compute_inline("update")
 
 
 def test_refusals_carry_tvms_phrase():
