@@ -1101,3 +1101,102 @@ def test_reverse_compute_fail_non_affine_load(use_block_name):
     block_c = "C" if use_block_name else sch.get_block("C")
     with pytest.raises(tir.ScheduleError):
         sch.reverse_compute_inline(block_c)
+
+
+# test_tir_schedule_compute_at.py: two_elementwise (INLINE_ELEMENTWISE), static_bound and
+# read_out_of_bound; TVM's expected functions are checked as the loops made and the numbers.
+STATIC_BOUND = """
+func.func @main(%A: memref<32x1xf32>, %C: memref<32x1xf32>) {
+  %B = block.alloc : memref<32x1xf32>
+  block.for %i = 0 to 32 "i" {
+    block.for %j = 0 to 1 "j" {
+      block.block "B"(%vi = spatial(32, %i), %vj = spatial(1, %j)) {
+        %a = block.load %A[%vi, %vj] : memref<32x1xf32>
+        %two = arith.constant 2.0 : f32
+        %b = arith.mulf %a, %two : f32
+        block.store %b, %B[%vi, %vj] : memref<32x1xf32>
+      }
+    }
+  }
+  block.for %i2 = 0 to 32 "i" {
+    block.for %j2 = 0 to 32 "j" {
+      block.block "C"(%vi = spatial(32, %i2), %vj = spatial(1, %j2)) where(%j2 < 1) {
+        %b = block.load %B[%vi, %vj] : memref<32x1xf32>
+        %one = arith.constant 1.0 : f32
+        %c = arith.addf %b, %one : f32
+        block.store %c, %C[%vi, %vj] : memref<32x1xf32>
+      }
+    }
+  }
+  func.return
+}
+"""
+
+READ_OUT_OF_BOUND = """
+func.func @main(%A: memref<16xf32>, %C: memref<16xf32>) {
+  %B = block.alloc : memref<16xf32>
+  block.for %i = 0 to 16 "i" {
+    block.block "B"(%v = spatial(16, %i)) {
+      %a = block.load %A[%v] : memref<16xf32>
+      block.store %a, %B[%v] : memref<16xf32>
+    }
+  }
+  block.for %j = 0 to 16 "j" {
+    block.block "C"(%v = spatial(16, %j)) {
+      %c15 = arith.constant 15 : index
+      %lt = arith.cmpi slt, %v, %c15 : index
+      %r = scf.if %lt -> (f32) {
+        %b0 = block.load %B[%v] : memref<16xf32>
+        %b1 = block.load %B[%v + 1] : memref<16xf32>
+        %m = arith.maximumf %b0, %b1 : f32
+        scf.yield %m : f32
+      } else {
+        %b0 = block.load %B[%v] : memref<16xf32>
+        scf.yield %b0 : f32
+      }
+      block.store %r, %C[%v] : memref<16xf32>
+    }
+  }
+  func.return
+}
+"""
+
+
+@use_block_name
+def test_compute_at_two_elementwise(use_block_name):
+    two_elementwise = xtir.parse(INLINE_ELEMENTWISE)
+    sch = tir.Schedule(two_elementwise, debug_mask="all")
+    block = "B" if use_block_name else sch.get_block("B")
+    loop, _ = sch.get_loops("C" if use_block_name else sch.get_block("C"))
+    sch.compute_at(block, loop, preserve_unit_loops=True)
+    # two_elementwise_after_compute_at: for i in range(0, 128): for ax0, ax1 in T.grid(1, 128)
+    assert [sch.get(lp).extent for lp in sch.get_loops("B")] == [128, 1, 128]
+    verify_trace_roundtrip(sch=sch, mod=two_elementwise)
+    check_same_numbers(two_elementwise, sch)
+
+
+@use_block_name
+def test_compute_at_static_bound(use_block_name):
+    static_bound = xtir.parse(STATIC_BOUND)
+    sch = tir.Schedule(static_bound, debug_mask="all")
+    block = "B" if use_block_name else sch.get_block("B")
+    loop, _ = sch.get_loops("C" if use_block_name else sch.get_block("C"))
+    sch.compute_at(block, loop, preserve_unit_loops=True)
+    # static_bound_after_compute_at: for i in range(32): for ax0, ax1 in T.grid(1, 1)
+    assert [sch.get(lp).extent for lp in sch.get_loops("B")] == [32, 1, 1]
+    verify_trace_roundtrip(sch=sch, mod=static_bound)
+    check_same_numbers(static_bound, sch)
+
+
+def test_read_out_of_bound():
+    """TVM's loop is `for i in T.serial(0, T.min(1, 15 - j) + 1)`; xtir's runs 2 with the predicate
+    j + ax0 < 16: the same instances."""
+    read_out_of_bound = xtir.parse(READ_OUT_OF_BOUND)
+    sch = tir.Schedule(read_out_of_bound, debug_mask="all")
+    block = sch.get_block("B")
+    (loop,) = sch.get_loops(sch.get_block("C"))
+    sch.compute_at(block, loop)
+    assert [sch.get(lp).extent for lp in sch.get_loops("B")] == [16, 2]
+    assert "T.where(j + ax0 < 16)" in sch.mod.script()
+    verify_trace_roundtrip(sch=sch, mod=read_out_of_bound)
+    check_same_numbers(read_out_of_bound, sch)
