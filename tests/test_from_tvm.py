@@ -247,6 +247,22 @@ def test_reduction_decompose2():
     check_matmul(s.mod["main"], transposed_b=True)
 
 
+def test_reduction_decompose4():
+    s = tir.Schedule(matmul_update, debug_mask="all")
+    C = s.get_block("update")
+    i, j, k = s.get_loops(C)
+    io, ii = s.split(i, factors=[16, 8])
+    ko, ki = s.split(k, factors=[19, 7])
+    s.decompose_reduction(C, ii)
+    # matmul_decompose4: for i0_0 in range(16): init over T.grid(8, 128); update over
+    # T.grid(8, 128, 19, 7) with T.where(i2_0 * 7 + i2_1 < 128)
+    assert [s.get(lp).extent for lp in s.get_loops(s.get_block("update_init"))] == [16, 8, 128]
+    assert [s.get(lp).extent for lp in s.get_loops(C)] == [16, 8, 128, 19, 7]
+    assert "T.where(k_0 * 7 + k_1 < 128)" in s.mod.script()
+    verify_trace_roundtrip(s, mod=matmul_update)
+    check_matmul(s.mod["main"], transposed_b=True)
+
+
 # docs/deep_dive/tensor_ir/tutorials/tir_transformation.py (TVM's names before 0.27: get_block) -
 def test_tir_transformation_tutorial(capsys: pytest.CaptureFixture[str]):
     MyModule = xtir.parse(matmul("Y", 128, transposed_b=False, relu=True))
