@@ -815,3 +815,11 @@ def test_the_sampled_locations_are_tvms_candidates() -> None:
         c = np.zeros((16, 16), np.float32)
         xtir.build(placed.mod)(a, b, c)
         np.testing.assert_allclose(c, (2 * a) @ b, rtol=1e-5)
+
+
+def test_a_refused_argument_is_not_located_at_a_block_named_by_another_argument() -> None:
+    """sample_categorical's candidates are no blocks, even where one is a block's name."""
+    sch = Schedule(xtir.parse_file(MATMUL))
+    with pytest.raises(xtir.ScheduleError) as info:
+        sch.sample_categorical(["matmul", "other"], decision=5)
+    assert info.value.location is None

@@ -144,6 +144,9 @@ def _primitive(method: Callable[..., Any]) -> Callable[..., Any]:
     error_render_level, and located at the first block or loop it was given where the refusal is
     about no op (a bad argument)."""
     name = method.__name__.replace("_", "-")
+    signature = inspect.signature(method)
+    # the parameters that take blocks or loops (annotated with BlockRV / LoopRV), not other strings
+    handles = [key for key, parameter in signature.parameters.items() if "RV" in str(parameter.annotation)]
 
     @functools.wraps(method)
     def primitive(self: Schedule, *args: Any, **kwargs: Any) -> Any:
@@ -155,7 +158,8 @@ def _primitive(method: Callable[..., Any]) -> Callable[..., Any]:
             if e.notes:  # a pass left IR that does not verify: an xtir bug, told with its notes, not a refusal
                 raise
             error = ScheduleError(None, e.message, location=e.location)
-        raise self._refusal(error, name, [*args, *kwargs.values()])
+        given = signature.bind(self, *args, **kwargs).arguments
+        raise self._refusal(error, name, [given[key] for key in handles if key in given])
 
     return primitive
 
