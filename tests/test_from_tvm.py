@@ -1216,3 +1216,112 @@ def test_read_out_of_bound():
     assert "T.where(j + ax0 < 16)" in sch.mod.script()
     verify_trace_roundtrip(sch=sch, mod=read_out_of_bound)
     check_same_numbers(read_out_of_bound, sch)
+
+
+# test_tir_schedule_for_kind.py (element_wise is B = A * 2 over 128x128; rowsum B[i] += A[i, k]).
+# scatter_compute's blocks bind vi = spatial(16, 8 + i) (spatial(16, i)) and read A[vi - 8] (A[vi + 8]):
+# xtir's verifier checks an index over the whole declared domain [0, 16) of vi, so here vi ranges over 8.
+ELEMENT_WISE = func([("A", M), ("B", M)], [], nest("B", B_BODY))
+ROWSUM = """
+func.func @main(%A: memref<128x128xf32>, %B: memref<128xf32>) {
+  block.for %i = 0 to 128 "i" {
+    block.for %k = 0 to 128 "k" {
+      block.block "B"(%vi = spatial(128, %i), %vk = reduce(128, %k)) {
+        block.init {
+          %zero = arith.constant 0.0 : f32
+          block.store %zero, %B[%vi] : memref<128xf32>
+        }
+        %b = block.load %B[%vi] : memref<128xf32>
+        %a = block.load %A[%vi, %vk] : memref<128x128xf32>
+        %s = arith.addf %b, %a : f32
+        block.store %s, %B[%vi] : memref<128xf32>
+      }
+    }
+  }
+  func.return
+}
+"""
+SCATTER_COMPUTE = """
+func.func @main(%A: memref<16xf32>, %B: memref<16xf32>) {
+  block.for %i = 0 to 8 "i" {
+    block.block "first_half"(%vi = spatial(8, %i)) {
+      %a = block.load %A[%vi] : memref<16xf32>
+      block.store %a, %B[%vi + 8] : memref<16xf32>
+    }
+  }
+  block.for %i2 = 0 to 8 "i" {
+    block.block "last_half"(%vi = spatial(8, %i2)) {
+      %a = block.load %A[%vi + 8] : memref<16xf32>
+      block.store %a, %B[%vi] : memref<16xf32>
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_parallel():
+    element_wise = xtir.parse(ELEMENT_WISE)
+    s = tir.Schedule(element_wise, debug_mask="all")
+    i, _ = s.get_loops(s.get_sblock("B"))
+    s.parallel(i)
+    assert s.get(i).kind == "parallel"  # element_wise_parallelized
+    verify_trace_roundtrip(s, mod=element_wise)
+    check_same_numbers(element_wise, s)
+
+
+def test_parallel_reduction_block_iter():
+    s = tir.Schedule(matmul_update, debug_mask="all")
+    _, _, k = s.get_loops(s.get_sblock("update"))
+    with pytest.raises(tir.ScheduleError):
+        s.parallel(k)
+
+
+def test_unroll():
+    rowsum = xtir.parse(ROWSUM)
+    s = tir.Schedule(rowsum, debug_mask="all")
+    i, _ = s.get_loops(s.get_sblock("B"))
+    s.unroll(i)
+    assert s.get(i).kind == "unrolled"  # rowsum_unrolled
+    verify_trace_roundtrip(s, mod=rowsum)
+    check_same_numbers(rowsum, s)
+
+
+def test_bind_after_bind():
+    element_wise = xtir.parse(ELEMENT_WISE)
+    s = tir.Schedule(element_wise, debug_mask="all")
+    i, _ = s.get_loops(s.get_sblock("B"))
+    s.bind(i, "blockIdx.x")
+    s.bind(i, "threadIdx.x")
+    assert s.get(i).thread == "threadIdx.x"  # element_wise_i_bound
+    verify_trace_roundtrip(s, mod=element_wise)
+
+
+def test_bind_cross_thread_reduction():
+    """TVM binds a reduction loop to threadIdx.x (a cross-thread reduction); xtir refuses it, as it
+    refuses any thread binding of a loop whose iterations are not independent (docs/from_tvm.md)."""
+    s = tir.Schedule(xtir.parse(ROWSUM), debug_mask="all")
+    _, k = s.get_loops(s.get_sblock("B"))
+    with pytest.raises(tir.ScheduleError, match="its iterations are not independent"):
+        s.bind(k, "threadIdx.x")
+
+
+def test_bind_not_cross_thread_reduction():
+    s = tir.Schedule(xtir.parse(ROWSUM), debug_mask="all")
+    _, k = s.get_loops(s.get_sblock("B"))
+    with pytest.raises(tir.ScheduleError):
+        s.bind(k, "blockIdx.x")
+
+
+def test_scatter_parallelize():
+    scatter_compute = xtir.parse(SCATTER_COMPUTE)
+    s = tir.Schedule(scatter_compute, debug_mask="all")
+    first = s.get_sblock("first_half")
+    last = s.get_sblock("last_half")
+    (i_0,) = s.get_loops(first)
+    (i_1,) = s.get_loops(last)
+    s.parallel(i_0)
+    s.parallel(i_1)
+    assert s.get(i_0).kind == s.get(i_1).kind == "parallel"  # scatter_compute_parallelize
+    verify_trace_roundtrip(s, mod=scatter_compute)
+    check_same_numbers(scatter_compute, s)
