@@ -83,7 +83,8 @@ def loops_between(top: ForOp, block: BlockOp) -> list[ForOp]:
 def blockize(loop: ForOp) -> BlockOp:
     blocks = child_blocks(loop)
     if len(blocks) != 1:
-        raise ScheduleError(loop, f'loop "{loop.label}" must have exactly one child block, found {len(blocks)}',
+        raise ScheduleError(loop, f'loop "{loop.label}" must have exactly one child block, found {len(blocks)} '
+                            "(TVM: The loop is required to have only one child block)",
                             [(b, f'block "{b.label}" is a child block of loop "{loop.label}"') for b in blocks])
     (block,) = blocks
     if block.predicate():

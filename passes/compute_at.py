@@ -62,7 +62,8 @@ def _consumers_under(scope: Operation, block: BlockOp, loop: ForOp,
     outside = [c for c in consumers if not loop.is_ancestor(c)]
     if outside:
         raise ScheduleError(loop, f'consumer block(s) {", ".join(c.label for c in outside)} of {buffer_name(buffer)} '
-                            f'are not under loop "{loop.label}"; all consumers of block "{block.label}" must be',
+                            f'are not under loop "{loop.label}"; all consumers of block "{block.label}" must be '
+                            "(TVM: Not all required blocks are under the loop scope)",
                             [(c, f'block "{c.label}" reads {buffer_name(buffer)} outside loop "{loop.label}"')
                              for c in outside])
     order = program_order(function_of(block))

@@ -29,12 +29,14 @@ def check_consecutive(loops: list[ForOp]) -> None:
         raise ScheduleError(loops[0], "fuse needs at least two loops")
     for outer, inner in zip(loops, loops[1:]):
         if inner is outer:
-            raise ScheduleError(outer, f'loop "{outer.label}" appears more than once')
+            raise ScheduleError(outer, f'loop "{outer.label}" appears more than once (TVM: Some loop appears in the input '
+                                      "array for multiple times)")
         if inner.parent_op() is not outer:
             raise ScheduleError(
                 outer,
                 f'loop "{inner.label}" is not directly inside loop "{outer.label}"; '
-                "fused loops must be perfectly nested and given outermost first",
+                "fused loops must be perfectly nested and given outermost first (TVM: The outer loop is not the "
+                "parent of the inner loop)",
                 [(inner, f'loop "{inner.label}" is here')],
             )
         if single_child(outer) is not inner:
@@ -42,7 +44,8 @@ def check_consecutive(loops: list[ForOp]) -> None:
             raise ScheduleError(
                 outer,
                 f'loop "{inner.label}" is not the only statement in the body of loop "{outer.label}"; '
-                "fused loops must be perfectly nested and given outermost first",
+                "fused loops must be perfectly nested and given outermost first (TVM: The inner loop is not the "
+                "only child of outer loop)",
                 [(other, f'loop "{outer.label}" also holds {statement_text(other)}')],
             )
 

@@ -41,13 +41,15 @@ def loop_chain(loops: list[ForOp]) -> list[ForOp]:
     seen: set[int] = set()
     for lp in loops:
         if id(lp) in seen:
-            raise ScheduleError(lp, f'loop "{lp.label}" appears more than once')
+            raise ScheduleError(lp, f'loop "{lp.label}" appears more than once (TVM: Some loop appears in the input array '
+                                  "for multiple times)")
         seen.add(id(lp))
     outer = next((lp for lp in loops if all(lp.is_ancestor(o) for o in loops)), None)
     if outer is None:
         raise ScheduleError(
             loops[0],
-            f"the loops {', '.join(lp.label for lp in loops)} are not in a chain: they are not nested in one another",
+            f"the loops {', '.join(lp.label for lp in loops)} are not in a chain: they are not nested in one another "
+            "(TVM: The loops are not in a chain because they are not under the same scope)",
         )
     chain: list[ForOp] = [outer]
     node: Operation = outer
@@ -60,7 +62,8 @@ def loop_chain(loops: list[ForOp]) -> list[ForOp]:
             raise ScheduleError(
                 node,
                 f'the loops are not in a chain: loop "{chain[-1].label}" holds {what}, not a single loop, '
-                f"before reaching {names}",
+                f"before reaching {names} (TVM: The loops are not in a chain because there is a non-single-branch "
+                "stmt in between)",
                 [(lp, f'loop "{lp.label}" is here') for lp in missing],
             )
         chain.append(child)

@@ -60,7 +60,7 @@ def _producers_under(scope: Operation, block: BlockOp,
         if outside:
             raise ScheduleError(loop, f'producer block(s) {", ".join(w.label for w in outside)} of '
                                 f'{buffer_name(buffer)} are not under loop "{loop.label}"; all producers of block '
-                                f'"{block.label}" must be',
+                                f'"{block.label}" must be (TVM: Not all required blocks are under the loop scope)',
                                 [(w, f'block "{w.label}" writes {buffer_name(buffer)} outside loop "{loop.label}"')
                                  for w in outside])
         if order[id(block)] < order[id(loop)]:

@@ -31,7 +31,8 @@ def infer_factors(loop: ForOp, factors: tuple[int, ...]) -> list[int]:
     if any(isinstance(f, bool) for f in factors):
         raise ScheduleError(loop, f'factors of loop "{loop.label}" must be integers, got {_spelled(factors)}')
     if factors.count(-1) > 1:
-        raise ScheduleError(loop, "at most one factor may be -1 (inferred)")
+        raise ScheduleError(loop, "at most one factor may be -1 (inferred) (TVM: Only one factor can be specified as -1 "
+                                  "or none)")
     if any(f <= 0 and f != -1 for f in factors):
         raise ScheduleError(loop, f"factors must be positive or -1, got {', '.join(map(str, factors))}")
     known = prod(f for f in factors if f != -1)
@@ -40,7 +41,8 @@ def infer_factors(loop: ForOp, factors: tuple[int, ...]) -> list[int]:
         raise ScheduleError(
             loop,
             f"the product of factors ({prod(result)}) is smaller than the extent of loop "
-            f'"{loop.label}" ({loop.extent})',
+            f'"{loop.label}" ({loop.extent}) (TVM: The product of factors is not larger than or equal to the extent '
+            "of loop)",
         )
     check_index_range(loop, result)
     return result

@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 import xtir
 from xtir import BlockRV, LoopRV, Schedule
+from xtir.schedule import INLINE_MARK
 from xtir.tune.sampling import loads
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -585,9 +586,11 @@ def test_an_index_decision_out_of_range_is_refused() -> None:
     wrong = r"wrong decision value, where n = {}, but decision is: {} \(an index among the "
     with pytest.raises(xtir.ScheduleError, match="sample_categorical: " + wrong.format(3, 3) + "candidates"):
         sch.sample_categorical([8, 16, 32], decision=3)
-    with pytest.raises(xtir.ScheduleError, match="sample_compute_location: " + wrong.format(2, 7)
-                       + "loops above block \"matmul\"'s first consumer: i, j; or -1"):
-        sch.sample_compute_location("matmul", decision=7)
+    for decision in (7, -2):  # no loop 7; matmul, a reduction, cannot be inlined
+        with pytest.raises(xtir.ScheduleError, match=f"sample_compute_location: wrong decision value {decision}: "
+                           'it is none of the candidates of block "matmul": -1 \\(where it is\\), 0 \\(loop i\\), '
+                           "1 \\(loop j\\)"):
+            sch.sample_compute_location("matmul", decision=decision)
     assert sch.decisions == []
 
 
@@ -613,3 +616,210 @@ def test_a_refused_primitive_raises_schedule_error_headed_as_tvm_heads_it() -> N
         assert str(info.value).splitlines()[0] == f"An error occurred in the schedule primitive '{primitive}'."
         assert "error: " in str(info.value).splitlines()[1]
     assert str(sch.mod) == before
+
+
+# error_render_level (TVM's "detail", "fast", "none") ------------------------------------------------
+def _refusal(level: str) -> xtir.ScheduleError:
+    """fuse(i, k) at `level`: refused at loop "i" (k is not directly inside it), with a note at k."""
+    sch = Schedule(xtir.parse_file(MATMUL), error_render_level=level)
+    i, _, k = sch.get_loops("matmul")
+    with pytest.raises(xtir.ScheduleError) as info:
+        sch.fuse(i, k)
+    return info.value
+
+
+def test_error_render_level_detail_shows_the_headline_the_source_line_and_the_notes() -> None:
+    error = _refusal("detail")
+    lines = str(error).splitlines()
+    assert lines[0] == "An error occurred in the schedule primitive 'fuse'."
+    assert lines[1] == f"{error.location}: error: {error.message}" and str(error.location).endswith("matmul.mlir:5:5")
+    assert lines[2:4] == ['    block.for %i = 0 to 1024 "i" {', "    ^"]
+    assert [d.severity for d in error.diagnostics] == ["error", "note"]
+    assert f"{error.notes[0].location}: note: {error.notes[0].message}" in lines
+
+
+def test_error_render_level_fast_is_the_one_line_diagnostic() -> None:
+    detail, fast = _refusal("detail"), _refusal("fast")
+    assert str(fast) == f"{detail.location}: error: {detail.message}"
+    assert "\n" not in str(fast)
+    assert (fast.location, fast.message, fast.notes) == (detail.location, detail.message, detail.notes)
+
+
+def test_error_render_level_none_renders_nothing_but_keeps_the_data() -> None:
+    detail, bare = _refusal("detail"), _refusal("none")
+    assert str(bare) == "(not rendered)"
+    assert (bare.location, bare.message, bare.notes) == (detail.location, detail.message, detail.notes)
+
+
+def test_error_render_level_applies_to_every_refusal_of_the_schedule() -> None:
+    """The Schedule's own refusals (a bad argument, an unknown block) and get_block's, as TVM renders
+    every ScheduleError of the schedule (get-block's too) at its level."""
+    sch = Schedule(xtir.parse_file(MATMUL), error_render_level="none")
+    i, _, _ = sch.get_loops("matmul")
+    for refused in (lambda: sch.split(i, [None, 2], preserve_unit_iters=False), lambda: sch.reorder(),
+                    lambda: sch.get_block("nope"), lambda: sch.compute_inline("nope")):
+        with pytest.raises(xtir.ScheduleError, match=r"^\(not rendered\)$"):
+            refused()
+    fast = Schedule(xtir.parse_file(MATMUL), error_render_level="fast")
+    with pytest.raises(xtir.ScheduleError) as info:
+        fast.get_block("nope")
+    assert str(info.value) == (f"{info.value.location}: error: 'func.func' op no block named \"nope\"; blocks: matmul "
+                               "(TVM: Cannot find a block with the name: nope)")
+
+
+def test_an_unknown_error_render_level_is_refused_with_tvms_words() -> None:
+    with pytest.raises(xtir.XtirPassError, match='error_render_level can be "detail", "fast", or "none", but got: full'):
+        Schedule(xtir.parse_file(MATMUL), error_render_level="full")
+
+
+# a refusal about no op (a bad argument) is located at the block or loop the primitive was given ----
+def test_a_bad_argument_is_located_at_the_loop_or_block_it_was_given_for() -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    i, j, _ = sch.get_loops("matmul")
+    for refused, line, col in [
+        (lambda: sch.split(i, [None, 2], preserve_unit_iters=False), 5, 5),  # loop "i"
+        (lambda: sch.split(j, "16"), 6, 7),  # loop "j"
+        (lambda: sch.cache_read("matmul", "X", "global"), 8, 11),  # block "matmul"
+        (lambda: sch.compute_at(sch.get_block("matmul"), j, index=0), 8, 11),  # the first given: the block
+    ]:
+        with pytest.raises(xtir.ScheduleError) as info:
+            refused()
+        error = info.value
+        assert error.op is None and str(error.location) == f"{MATMUL}:{line}:{col}"
+        source_line = MATMUL.read_text().splitlines()[line - 1]
+        assert str(error).splitlines()[1:4] == [f"{error.location}: error: {error.message}", source_line,
+                                                " " * (col - 1) + "^"]
+
+
+def test_a_bad_argument_is_located_as_xtir_opt_locates_the_same_refusal() -> None:
+    """A buffer that the block does not read: by name the Schedule refuses it (no op: the argument),
+    by index xtir-opt's cache-read does (at the block). Both point at block "matmul"'s line."""
+    sch = Schedule(xtir.parse(MATMUL.read_text()))
+    with pytest.raises(xtir.ScheduleError) as info:
+        sch.cache_read("matmul", "X", "global")
+    opt = Path(sys.executable).parent / "xtir-opt"
+    result = subprocess.run([str(opt), str(MATMUL), "-p", "cache-read{block=matmul index=5 scope=global}"],
+                            capture_output=True, text=True)
+    assert result.returncode != 0
+    opt_location = result.stderr.split(": error:")[0].split(":", 1)[1]  # LINE:COL
+    assert str(info.value.location).rsplit(":", 2)[1:] == opt_location.split(":")
+    assert result.stderr.splitlines()[1:3] == str(info.value).splitlines()[2:4]  # the same line and caret
+
+
+def test_a_bad_argument_with_no_block_or_loop_given_stays_unlocated() -> None:
+    sch = Schedule(xtir.parse_file(MATMUL))
+    with pytest.raises(xtir.ScheduleError) as info:
+        sch.reorder()
+    assert info.value.location is None and str(info.value).splitlines()[1] == "error: reorder: no loops given"
+
+
+# sample_compute_location's locations, as compute_at takes them (TVM's root and inline marks) -----
+MATMUL_BIAS = ROOT / "examples" / "matmul_bias.mlir"
+
+ELEMENTWISE_PAIR = """
+func.func @main(%A: memref<16xf32>, %C: memref<16xf32>) {
+  %B = block.alloc : memref<16xf32>
+  block.for %i = 0 to 16 "i" {
+    block.block "B"(%vi = spatial(16, %i)) {
+      %a = block.load %A[%vi] : memref<16xf32>
+      %b = arith.addf %a, %a : f32
+      block.store %b, %B[%vi] : memref<16xf32>
+    }
+  }
+  block.for %i2 = 0 to 16 "i" {
+    block.block "C"(%vi = spatial(16, %i2)) {
+      %b = block.load %B[%vi] : memref<16xf32>
+      %c = arith.mulf %b, %b : f32
+      block.store %c, %C[%vi] : memref<16xf32>
+    }
+  }
+  func.return
+}
+"""
+
+# C = (2A)·B: block "A2" makes 2A, which "matmul" reads at [vi, vk]
+PRODUCER_OF_MATMUL = """
+func.func @main(%A: memref<16x16xf32>, %B: memref<16x16xf32>, %C: memref<16x16xf32>) {
+  %A2 = block.alloc : memref<16x16xf32>
+  block.for %i = 0 to 16 "i" {
+    block.for %k = 0 to 16 "k" {
+      block.block "A2"(%vi = spatial(16, %i), %vk = spatial(16, %k)) {
+        %a = block.load %A[%vi, %vk] : memref<16x16xf32>
+        %a2 = arith.addf %a, %a : f32
+        block.store %a2, %A2[%vi, %vk] : memref<16x16xf32>
+      }
+    }
+  }
+  block.for %i2 = 0 to 16 "i" {
+    block.for %j2 = 0 to 16 "j" {
+      block.for %k2 = 0 to 16 "k" {
+        block.block "matmul"(%vi = spatial(16, %i2), %vj = spatial(16, %j2), %vk = reduce(16, %k2)) {
+          block.init {
+            %zero = arith.constant 0.0 : f32
+            block.store %zero, %C[%vi, %vj] : memref<16x16xf32>
+          }
+          %c = block.load %C[%vi, %vj] : memref<16x16xf32>
+          %a = block.load %A2[%vi, %vk] : memref<16x16xf32>
+          %b = block.load %B[%vk, %vj] : memref<16x16xf32>
+          %ab = arith.mulf %a, %b : f32
+          %s = arith.addf %c, %ab : f32
+          block.store %s, %C[%vi, %vj] : memref<16x16xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
+"""
+
+
+def test_compute_at_a_sampled_location_of_none_leaves_the_block_where_it_is() -> None:
+    sch = Schedule(xtir.parse_file(MATMUL_BIAS))
+    before = str(sch.mod)
+    location = sch.sample_compute_location("matmul", decision=-1)
+    assert location is None
+    sch.compute_at("matmul", location)
+    assert str(sch.mod) == before and sch.trace == ""
+    with pytest.raises(xtir.ScheduleError, match='no block named "nope"'):
+        sch.compute_at("nope", None)
+
+
+def test_compute_at_the_inline_mark_inlines_the_block() -> None:
+    sch = Schedule(xtir.parse(ELEMENTWISE_PAIR))
+    assert sch.sample_compute_location("B", decision=-2) is INLINE_MARK
+    sch.compute_at("B", INLINE_MARK)
+    assert sch.trace == "compute-inline{block=B}" and sch.block_names() == ["C"]
+    reverse = Schedule(xtir.parse(ELEMENTWISE_PAIR))
+    reverse.reverse_compute_at("C", INLINE_MARK)
+    assert reverse.trace == "reverse-compute-inline{block=C}" and reverse.block_names() == ["B"]
+    refused = Schedule(xtir.parse_file(MATMUL_BIAS))
+    with pytest.raises(xtir.ScheduleError) as info:  # a reduction: not inlinable
+        refused.compute_at("matmul", INLINE_MARK)
+    assert str(info.value).splitlines()[0] == "An error occurred in the schedule primitive 'compute-at'."
+
+
+def test_the_sampled_locations_are_tvms_candidates() -> None:
+    """-2 (the block inlines), -1, and the loops above the first consumer where compute_at takes the
+    block, but not the reduction loops after its last spatial loop (k of matmul)."""
+    sch = Schedule(xtir.parse(PRODUCER_OF_MATMUL), seed=0)
+    for _ in range(60):
+        sch.sample_compute_location("A2")
+    assert {d.value for d in sch.decisions} == {-2, -1, 0, 1}
+    assert {sch.sample_compute_location("matmul") for _ in range(10)} == {None}  # no consumer: where it is
+    a, b = (np.random.default_rng(1).uniform(size=(16, 16)).astype(np.float32) for _ in range(2))
+    for k in (-2, 0, 1):
+        placed = Schedule(xtir.parse(PRODUCER_OF_MATMUL))
+        placed.compute_at("A2", placed.sample_compute_location("A2", decision=k))
+        assert placed.trace == {-2: "compute-inline{block=A2}", 0: 'compute-at{block=A2 loop="matmul/i"}',
+                                1: "compute-at{block=A2 loop=j}"}[k]
+        c = np.zeros((16, 16), np.float32)
+        xtir.build(placed.mod)(a, b, c)
+        np.testing.assert_allclose(c, (2 * a) @ b, rtol=1e-5)
+
+
+def test_a_refused_argument_is_not_located_at_a_block_named_by_another_argument() -> None:
+    """sample_categorical's candidates are no blocks, even where one is a block's name."""
+    sch = Schedule(xtir.parse_file(MATMUL))
+    with pytest.raises(xtir.ScheduleError) as info:
+        sch.sample_categorical(["matmul", "other"], decision=5)
+    assert info.value.location is None

@@ -39,8 +39,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 from xtir.context import make_context
-from xtir.dialects.block import BlockOp, ForOp, buffer_name, enclosing_block
-from xtir.errors import ScheduleError, XtirPassError, expect_module
+from xtir.dialects.block import REDUCE, SPATIAL, BlockOp, ForOp, buffer_name, enclosing_block
+from xtir.dialects.walk import ancestors
+from xtir.errors import ScheduleError, XtirError, XtirPassError, expect_module
 from xtir.passes.analysis.navigation import (
     all_blocks,
     all_loops,
@@ -54,7 +55,8 @@ from xtir.passes.analysis.navigation import (
 )
 from xtir.passes.analysis.regions import BufferRegion, read_regions, write_regions
 from xtir.pipeline import build_pass, run_passes, spec_text
-from xtir.support.locations import carry_source, clone_module
+from xtir.support.errors import RENDER_LEVELS
+from xtir.support.locations import SourceLocation, carry_source, clone_module, op_location, source_of
 from xtir.tune.sampling import Decision, Sampler, dumps
 from xtir.tune.state_cache import CachedState, StateCache, positions
 from xtir.verify_numerics import NumericsChecker
@@ -131,22 +133,33 @@ class LoopRV:
         return f"LoopRV({self.name!r}{where})"
 
 
+INLINE_MARK = LoopRV("<inline mark>")
+"""TVM's inline mark: the location sample_compute_location gives for decision -2; compute_at
+(reverse_compute_at) inlines (reverse-inlines) the block there."""
+
 
 def _primitive(method: Callable[..., Any]) -> Callable[..., Any]:
     """A schedule primitive: what it refuses is a ScheduleError headed with its name as TVM writes
-    it ("An error occurred in the schedule primitive 'compute-at'.")."""
+    it ("An error occurred in the schedule primitive 'compute-at'."), rendered at the schedule's
+    error_render_level, and located at the first block or loop it was given where the refusal is
+    about no op (a bad argument)."""
     name = method.__name__.replace("_", "-")
+    signature = inspect.signature(method)
+    # the parameters that take blocks or loops (annotated with BlockRV / LoopRV), not other strings
+    handles = [key for key, parameter in signature.parameters.items() if "RV" in str(parameter.annotation)]
 
     @functools.wraps(method)
     def primitive(self: Schedule, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
         except ScheduleError as e:
-            raise e.in_primitive(name) from None
+            error = e
         except XtirPassError as e:
             if e.notes:  # a pass left IR that does not verify: an xtir bug, told with its notes, not a refusal
                 raise
-            raise ScheduleError(None, e.message, primitive=name, location=e.location) from None
+            error = ScheduleError(None, e.message, location=e.location)
+        given = signature.bind(self, *args, **kwargs).arguments
+        raise self._refusal(error, name, [given[key] for key in handles if key in given])
 
     return primitive
 
@@ -174,10 +187,13 @@ class Schedule:
     def __init__(self, module: ModuleOp, func_name: str | None = None, verify_numerics: bool = False,
                  seed: int | None = None, decisions: Sequence[Any] | None = None, cache: StateCache | None = None,
                  *, debug_mask: str | int = "none", error_render_level: str = "detail", enable_check: bool = True):
-        # TVM's debug_mask, error_render_level and enable_check are taken, for TVM scripts, and change
-        # nothing: every state is verified (debug_mask="all"), every error rendered in full ("detail")
-        # and every primitive's legality checked (enable_check=False cannot turn a check off).
-        del debug_mask, error_render_level, enable_check
+        # TVM's debug_mask and enable_check are taken, for TVM scripts, and change nothing: every state
+        # is verified (debug_mask="all") and every primitive's legality checked (enable_check=False
+        # cannot turn a check off).
+        del debug_mask, enable_check
+        if error_render_level not in RENDER_LEVELS:
+            raise XtirPassError(f'error_render_level can be "detail", "fast", or "none", but got: {error_render_level}')
+        self._render = error_render_level
         module = expect_module(module, "xtir.Schedule", XtirPassError)
         function = _function_of(module, func_name)
         self._mod = IRModule.of(module)
@@ -197,6 +213,8 @@ class Schedule:
         self._origin = cache.origin(self._mod) if self._cache is not None else ""
         # The cached state self._mod is (shared: never modified, copied before it is handed out), or None.
         self._state: CachedState | None = None
+        # sample_compute_location's candidates: (the state, the block, its candidates) last asked for.
+        self._locations: tuple[ModuleOp, BlockOp, tuple[list[int], BlockOp | None]] | None = None
 
     # state -------------------------------------------------------------------------------
     @property
@@ -242,6 +260,7 @@ class Schedule:
         return str(self._mod)
 
     # handles -----------------------------------------------------------------------------
+    @_primitive
     def get_block(self, name: str, func_name: str | None = None) -> BlockRV:
         """The block called `name` in the scheduled function, or in `func_name`."""
         function = self._function() if func_name is None else _function_of(self._mod, func_name)
@@ -249,16 +268,19 @@ class Schedule:
 
     get_sblock = get_block  # TVM 0.27's name (its blocks became SBlocks)
 
+    @_primitive
     def get_loops(self, block: BlockRV | str) -> list[LoopRV]:
         """The loops above the block (a handle or a block name) in its scope, outermost first."""
         return [self._loop_rv(loop) for loop in get_loops(self._block(block))]
 
+    @_primitive
     def get_child_blocks(self, block_or_loop: BlockRV | LoopRV | str) -> list[BlockRV]:
         """The blocks directly under a block or loop (not nested in other blocks)."""
         _check_block_or_loop(block_or_loop)
         parent = self._loop(block_or_loop) if isinstance(block_or_loop, LoopRV) else self._block(block_or_loop)
         return [self._block_rv(b) for b in child_blocks(parent)]
 
+    @_primitive
     def get_producers(self, block: BlockRV | str) -> list[BlockRV]:
         """Blocks of the same scope, before this one, that write a buffer it reads or writes
         (TVM's read-after-write and write-after-write dependences)."""
@@ -268,13 +290,10 @@ class Schedule:
         before = scope[: scope.index(target)]
         return [self._block_rv(b) for b in before if _buffers(write_regions(b)) & touched]
 
+    @_primitive
     def get_consumers(self, block: BlockRV | str) -> list[BlockRV]:
         """Blocks of the same scope, after this one, that read or write a buffer it writes."""
-        target = self._block(block)
-        written = _buffers(write_regions(target))
-        scope = self._scope_blocks(target)
-        after = scope[scope.index(target) + 1 :]
-        return [self._block_rv(b) for b in after if (_buffers(read_regions(b)) | _buffers(write_regions(b))) & written]
+        return [self._block_rv(b) for b in self._consumers(self._block(block))]
 
     # loop transformations ------------------------------------------------------------------
     @_primitive
@@ -414,16 +433,21 @@ class Schedule:
         return self._block_rv(init)
 
     @_primitive
-    def compute_at(self, block: BlockRV | str, loop: LoopRV, preserve_unit_loops: bool = False,
+    def compute_at(self, block: BlockRV | str, loop: LoopRV | None, preserve_unit_loops: bool = False,
                    index: int = -1) -> None:
+        """Move the block under `loop`; a location sample_compute_location gave is taken as TVM takes
+        its marks: None (the root mark) leaves the block where it is, INLINE_MARK inlines it."""
         _only_default("compute_at", "index", index, -1)
-        self._apply("compute-at", self._at_options(block, loop, preserve_unit_loops))
+        if not self._at_mark(block, loop, "compute-inline"):
+            self._apply("compute-at", self._at_options(block, loop, preserve_unit_loops))
 
     @_primitive
-    def reverse_compute_at(self, block: BlockRV | str, loop: LoopRV, preserve_unit_loops: bool = False,
+    def reverse_compute_at(self, block: BlockRV | str, loop: LoopRV | None, preserve_unit_loops: bool = False,
                            index: int = -1) -> None:
+        """Move the block under `loop`; None leaves it where it is, INLINE_MARK reverse-inlines it."""
         _only_default("reverse_compute_at", "index", index, -1)
-        self._apply("reverse-compute-at", self._at_options(block, loop, preserve_unit_loops))
+        if not self._at_mark(block, loop, "reverse-compute-inline"):
+            self._apply("reverse-compute-at", self._at_options(block, loop, preserve_unit_loops))
 
     @_primitive
     def fuse_reduction_epilogue(self, reduction: BlockRV | str, epilogue: BlockRV | str, mode: str | None = None) -> BlockRV:
@@ -463,17 +487,21 @@ class Schedule:
 
     @_primitive
     def sample_compute_location(self, block: BlockRV | str, decision: int | None = None) -> LoopRV | None:
-        """A loop above the block's first consumer to compute the block at, or None: where it is."""
-        consumers = self.get_consumers(block)
-        loops = self.get_loops(consumers[0]) if consumers else []
-        name = self._block_handle(block)
-        if decision is not None and decision != -1:
-            names = ", ".join(lp.name for lp in loops) or "none"
-            _check_index("sample_compute_location", decision, len(loops),
-                         f'loops above block "{name}"\'s first consumer: {names}; or -1, where it is',
-                         self._block(block))
-        k = self._sampler.compute_location(name, len(loops), decision)
-        return loops[k] if k >= 0 else None
+        """Where to compute the block, among TVM's candidates, each as likely: INLINE_MARK (decision
+        -2) when compute_inline takes the block; None (-1), where it is; a loop above its first
+        consumer (its index among them) that compute_at takes it under, as TVM picks those loops
+        (see _compute_locations). compute_at(block, location) then applies it."""
+        target = self._block(block)
+        candidates, consumer = self._compute_locations(target)
+        loops = get_loops(consumer) if consumer is not None else []
+        if decision is not None and decision not in candidates:
+            names = [lp.label for lp in loops]
+            listed = ", ".join({-2: "-2 (inline)", -1: "-1 (where it is)"}.get(k) or f"{k} (loop {names[k]})"
+                               for k in candidates)
+            raise ScheduleError(target, f"sample_compute_location: wrong decision value {decision!r}: it is none of "
+                                        f'the candidates of block "{target.label}": {listed}')
+        k = self._sampler.compute_location(target.label, candidates, decision)
+        return INLINE_MARK if k == -2 else None if k == -1 else self._loop_rv(loops[k])
 
     @property
     def decisions(self) -> list[Decision]:
@@ -547,6 +575,84 @@ class Schedule:
         if self._state is not None:
             module = clone_module(self._mod)
             self._mod, self._ops, self._state = module, _carried(self._ops, self._mod, module), None
+
+    def _at_mark(self, block: BlockRV | str, loop: LoopRV | None, inline: str) -> bool:
+        """Whether `loop` is one of TVM's marks, applied here: None leaves the block where it is,
+        INLINE_MARK runs the pass `inline` on it."""
+        if loop is None:
+            self._block(block)  # still a block of the schedule
+            return True
+        if loop == INLINE_MARK:
+            self._apply(inline, {"block": self._block_handle(block)})
+            return True
+        return False
+
+    def _consumers(self, target: BlockOp) -> list[BlockOp]:
+        """Blocks of `target`'s scope, after it, that read or write a buffer it writes."""
+        written = _buffers(write_regions(target))
+        scope = self._scope_blocks(target)
+        after = scope[scope.index(target) + 1 :]
+        return [b for b in after if (_buffers(read_regions(b)) | _buffers(write_regions(b))) & written]
+
+    def _compute_locations(self, target: BlockOp) -> tuple[list[int], BlockOp | None]:
+        """TVM's candidate locations of `target` (CollectComputeLocation): -2 when compute_inline takes
+        it, -1, and the index of each loop above its first consumer, down to the innermost loop
+        around all consumers, that compute_at (keeping unit loops) takes it under, except unit loops,
+        the spatial loops after a reduction loop and the reduction loops after the last spatial one.
+        Also the first consumer, if any. The same state asks once."""
+        if self._locations is not None and self._locations[0] is self._mod and self._locations[1] is target:
+            return self._locations[2]
+        candidates = [-2] if self._takes("compute-inline", {"block": target.label}) else []
+        candidates.append(-1)
+        consumers = self._consumers(target)
+        boundary = _common_ancestor(consumers) if consumers else None
+        loops = get_loops(consumers[0]) if consumers else []
+        if isinstance(boundary, ForOp) and any(lp is boundary for lp in loops):
+            loops = loops[: next(k for k, lp in enumerate(loops) if lp is boundary) + 1]
+            kinds = [_loop_kind(lp) for lp in loops]
+            last_spatial = max((k for k, kind in enumerate(kinds) if kind == SPATIAL), default=-1)
+            seen_other = False
+            for k, (lp, kind) in enumerate(zip(loops, kinds, strict=True)):
+                if lp.extent == 1:
+                    continue
+                if kind == SPATIAL and seen_other or kind != SPATIAL and k > last_spatial:
+                    break
+                seen_other = seen_other or kind != SPATIAL
+                at = {"block": target.label, "loop": _loop_text(lp, self._function()), "preserve_unit_loops": True}
+                if self._takes("compute-at", at):
+                    candidates.append(k)
+        self._locations = (self._mod, target, (candidates, consumers[0] if consumers else None))
+        return self._locations[2]
+
+    def _takes(self, pass_name: str, options: dict[str, Any]) -> bool:
+        """Whether the primitive `pass_name` takes the current state (tried on a copy)."""
+        try:
+            run_passes(clone_module(self._mod), [build_pass(pass_name, {**options, "func": self._func_name})],
+                       ctx=self._ctx)
+        except ScheduleError:
+            return False
+        return True
+
+    def _refusal(self, error: ScheduleError, primitive: str, given: Sequence[Any]) -> ScheduleError:
+        """`error` as the refusal of `primitive`, which was given the arguments `given`."""
+        source, line_offset = source_of(self._mod)
+        fallback = self._given_location(given) if error.op is None and error.location is None else None
+        return error.in_primitive(primitive, self._render, source, line_offset, fallback)
+
+    def _given_location(self, given: Sequence[Any]) -> SourceLocation | None:
+        """Where the first block or loop among the arguments `given` (lists of them included) is in
+        the source; None when none is there (or none denotes a block or loop now)."""
+        for arg in given:
+            for item in arg if isinstance(arg, list | tuple) else [arg]:
+                if not isinstance(item, BlockRV | LoopRV | str):
+                    continue
+                try:
+                    op = self._loop(item) if isinstance(item, LoopRV) else self._block(item)
+                except XtirError:  # a consumed handle, or a string that names no block (a scope, a buffer)
+                    continue
+                if (location := op_location(op)) is not None:
+                    return location
+        return None
 
     def _buffer_of(self, block: BlockRV | str, kind: str, index: int) -> str:
         regions = {"read": read_regions, "write": write_regions}.get(kind)
@@ -770,6 +876,18 @@ def _loop_text(loop: ForOp, function: func.FuncOp) -> str:
     namesakes = [lp for lp in all_loops(function) if lp.label == loop.label]
     blocks = blocks_under(loop)
     return loop.label if len(namesakes) <= 1 or not blocks else f"{blocks[0].label}/{loop.label}"
+
+
+def _common_ancestor(blocks: Sequence[BlockOp]) -> Operation | None:
+    """The innermost op around all of `blocks` (the first one's parent when it is alone)."""
+    return next((p for p in ancestors(blocks[0]) if all(p.is_ancestor(b) for b in blocks)), None)
+
+
+def _loop_kind(loop: ForOp) -> str:
+    """TVM's iter type of a loop (GetLoopIterType): SPATIAL when it feeds no reduce variable of the
+    blocks directly under it, REDUCE when it feeds reduce variables only, else "opaque"."""
+    kinds = {it.kind for b in child_blocks(loop) for it in b.iters() if it.binding.uses(loop.var)}
+    return REDUCE if kinds == {REDUCE} else SPATIAL if REDUCE not in kinds else "opaque"
 
 
 def _buffers(regions: Sequence[BufferRegion]) -> set[SSAValue]:

@@ -38,10 +38,11 @@ def format_access(buffer: SSAValue, indices: Sequence[Expr]) -> str:
 def check_complete(block: BlockOp, what: str) -> None:
     """TVM's complete block: spatial iteration variables only (so no init either)."""
     if block.reduce_vars:
+        tvm = " (TVM: The block has init statement)" if block.init is not None else ""
         raise ScheduleError(
             block,
             f"{what} is a reduction block (reduce variable %{block.reduce_vars[0].name_hint}); "
-            f"the primitive needs a complete block: spatial iteration variables only, no init",
+            f"the primitive needs a complete block: spatial iteration variables only, no init{tvm}",
         )
 
 

@@ -76,8 +76,9 @@ def get_block(root: Operation, name: str) -> BlockOp:
         message = f'no block named "{name}"; blocks: {_listing(b.label for b in all_blocks(root))}'
         if any(lp.label == name for lp in all_loops(root)):
             message += f' ("{name}" is a loop)'
-        raise _handle_error(root, message)
-    raise _handle_error(root, f'block name "{name}" is ambiguous: {len(matches)} blocks have it')
+        raise _handle_error(root, f"{message} (TVM: Cannot find a block with the name: {name})")
+    raise _handle_error(root, f'block name "{name}" is ambiguous: {len(matches)} blocks have it '
+                              f"(TVM: Found {len(matches)} blocks with the name: {name})")
 
 
 def blocks_under(loop: Operation) -> list[BlockOp]:

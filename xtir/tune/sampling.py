@@ -32,7 +32,8 @@ class Decision:
     """One sampled decision: what was asked (`kind`, `subject`, `options`) and the answer `value`.
 
     perfect_tile: value is the factors, outermost first; categorical: the index of the
-    candidate; compute_location: the index of the loop among the candidates, -1 for none."""
+    candidate; compute_location: the index of the loop among the loops above the first consumer,
+    -1 for none (where it is), -2 for inlined."""
 
     kind: str
     subject: str
@@ -96,10 +97,11 @@ class Sampler:
                             lambda: self._rng.choices(range(count), weights)[0], [k for k in range(count) if weights[k] > 0],
                             decision)
 
-    def compute_location(self, subject: str, count: int, decision: int | None = None) -> int:
-        """An index among `count` candidate loops, or -1: stay where it is."""
-        return self._decide(COMPUTE_LOCATION, subject, lambda v: isinstance(v, int) and -1 <= v < count,
-                            lambda: self._rng.randrange(-1, count), list(range(-1, count)), decision)
+    def compute_location(self, subject: str, candidates: Sequence[int], decision: int | None = None) -> int:
+        """One of the `candidates` (TVM's location indices: a loop's index, -1 to stay where it is,
+        -2 to inline), each as likely."""
+        return self._decide(COMPUTE_LOCATION, subject, lambda v: v in candidates, lambda: self._rng.choice(candidates),
+                            list(candidates), decision)
 
     def _decide(self, kind: str, subject: str, valid, sample, options: list[Any], decision: Any = None) -> Any:
         """The replayed decision where valid, else a sample; `decision`, the caller's (TVM's
