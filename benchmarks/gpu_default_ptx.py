@@ -35,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -246,7 +246,7 @@ def main() -> None:
         for case in args.cases:
             for local in args.local:
                 for reduce in args.reduce:
-                    tiles = Tiles(TILES.threads, local, reduce, TILES.waste)
+                    tiles = replace(TILES, local=local, reduce=reduce)
                     try:
                         built = kernels(case, tiles)
                     except XtirError as e:  # a row saying why, and the other cases

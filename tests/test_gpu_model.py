@@ -293,3 +293,14 @@ def test_the_default_tiles_load_shared_memory_as_sparingly_as_the_hand_gemm(tmp_
     [(_, source, _, words)] = ptx.kernels("1000x997", ptx.TILES)
     assert "padded" in words
     assert ffma_per_lds(source, "default") >= ffma_per_lds(hand_gemm_source(1024), "hand")
+
+
+@pytest.mark.skipif(isinstance(_ptx_tools()[1], str), reason="no nvcc, cuobjdump and nvdisasm: the SASS is not read")
+def test_the_ptx_table_has_a_row_per_kernel_and_tile_choice(monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    ptx, _ = _ptx_tools()
+    monkeypatch.setattr(sys, "argv", ["gpu_default_ptx.py", "--cases", "1x13x997", "--local", "4", "8", "--no-hand"])
+    ptx.main()
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 1x13x997 @matmul")]
+    assert [row.split(" | ")[0] for row in rows] == ["| 1x13x997 @matmul (local 4, k 8)", "| 1x13x997 @matmul (local 8, k 8)"]
+    assert all("k 8 padded" in row for row in rows)
