@@ -9,7 +9,8 @@ Run: python examples/mlp_gpu.py [--target cuda|cuda-cpu] [--batch 1 64] [--show]
 in shared memory) and builds it for the target; the model is called with numpy arrays (on
 "cuda" also with CuPy arrays: the results stay on the device), compared with torch, and
 timed (on "cuda" by CUDA events around device-to-device calls; on "cuda-cpu" the times are
-the emulation's, not a GPU's). --show prints each kernel's launch and CUDA C.
+the emulation's, not a GPU's). Each kernel's line gives its launch and the schedule it got
+(`model.schedule_report`: the tiles, or why one thread per output); --show prints its CUDA C.
 """
 
 from __future__ import annotations
@@ -74,7 +75,9 @@ def run(model: torch.nn.Module, batch: int, target: str, show: bool) -> None:
           f"{ms:.3f} ms a call (torch on {'the GPU' if target == 'cuda' else 'the CPU'}: {torch_ms:.3f} ms)")
     for kernel in compiled.kernels:
         launches = ", ".join(f"grid {lc.grid} block {lc.block} shared {lc.shared_bytes} B" for lc in kernel.launches)
-        print(f"  @{kernel.name}: {launches}")
+        schedules = "; ".join(f"{c.block} {c.schedule} ({c.detail})" for c in compiled.schedule_report
+                              if c.function == kernel.name)
+        print(f"  @{kernel.name}: {launches}; {schedules}")
         if show:
             print(kernel.cuda_source)
 

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import xtir
-from xtir.errors import XtirError
+from xtir.errors import XtirError, XtirWarning
 from xtir.model import GpuModel, compile_model
+from xtir.passes.default_gpu_schedule import PER_OUTPUT, TILED
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -69,6 +71,78 @@ def test_sizes_no_tile_divides(batch: int, features: tuple[int, int]) -> None:
     compiled = check_against_torch(nn.Sequential(nn.Linear(*features), nn.ReLU()), torch.randn(batch, features[0]))
     # unguarded, a prime extent's thread factor is 1: 7 or 13 threads a block
     assert all(launch.block[0] >= 64 for k in compiled.kernels for launch in k.launches)
+
+
+def matmul_graph(m: int, k: int, n: int) -> xtir.ModuleOp:
+    return xtir.parse(f"""func.func @main(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %c = tensor.matmul %a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32> -> tensor<{m}x{n}xf32>
+  func.return %c : tensor<{m}x{n}xf32>
+}}""")
+
+
+@pytest.mark.parametrize(("m", "k", "n", "tiles"), [(37, 97, 53, "i 13x3 padded, j 9x6 padded, k 8 padded"),
+                                                    (1, 997, 13, "i 1x1, j 13x1, k 8 padded"),
+                                                    (67, 31, 128, "i 14x5 padded, j 16x8, k 8 padded")])
+def test_a_matmul_no_tile_divides_is_padded_to_whole_tiles(m: int, k: int, n: int, tiles: str) -> None:
+    """A prime k is tiled by 8 (was: by its largest divisor, 1), odd spatial sizes by full
+    tiles: pad-einsum pads the loops, the padding zeros in the shared tiles. cuda-cpu with the
+    race detector against float64 numpy."""
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal((m, k), dtype=np.float32), rng.standard_normal((k, n), dtype=np.float32)
+    compiled = compile_model(matmul_graph(m, k, n), target="cuda-cpu", racecheck=True)
+    np.testing.assert_allclose(compiled(a, b), a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+    [choice] = compiled.schedule_report
+    assert (choice.function, choice.block, choice.schedule, choice.detail) == ("matmul", "T_matmul", TILED, tiles)
+
+
+def test_an_odd_linear_layer_keeps_its_epilogue_in_the_padded_write_back() -> None:
+    torch.manual_seed(9)
+    compiled = check_against_torch(nn.Sequential(nn.Linear(97, 53), nn.ReLU()), torch.randn(37, 97))
+    [kernel] = compiled.kernels
+    assert kernel.name == "fused_dense_add_relu" and len(kernel.launches) == 1
+    [choice] = compiled.schedule_report
+    assert choice.detail == "i 13x3 padded, j 9x6 padded, k 8 padded"
+
+
+def test_a_convolution_pad_einsum_refuses_is_guarded_instead() -> None:
+    """11 input channels: the reduce loop over them is split by 6 (two steps, the second
+    guarded), as pad-einsum does not take a convolution's window."""
+    torch.manual_seed(10)
+    compiled = check_against_torch(nn.Sequential(nn.Conv2d(11, 5, 3), nn.ReLU()), torch.randn(1, 11, 9, 9))
+    [choice] = [c for c in compiled.schedule_report if c.schedule == TILED]
+    assert "rc 6 guarded" in choice.detail, choice
+
+
+def test_the_fallback_is_per_kernel_and_the_report_says_why() -> None:
+    """dense 784 -> 10 at batch 64: its tiled kernel needs more shared memory than a block has
+    (lower-to-gpu sizes the input's tile over all of k), so it alone gets one thread per output,
+    with a warning; the model's other dense stays tiled."""
+    torch.manual_seed(11)
+    with pytest.warns(XtirWarning, match='block "T_matmul" of @fused_dense_add_relu gets one thread per output: its tiled '
+                                         "kernel does not lower"):
+        compiled = check_against_torch(nn.Sequential(nn.Linear(784, 10), nn.ReLU(), nn.Linear(10, 10)),
+                                       torch.randn(64, 784))
+    report = {c.function: c for c in compiled.schedule_report if c.block == "T_matmul"}
+    assert report["fused_dense_add_relu"].schedule == PER_OUTPUT
+    assert "shared memory per block" in report["fused_dense_add_relu"].detail
+    assert report["fused_dense_add"].schedule == TILED
+
+
+def test_one_function_keeps_its_tiled_kernels_when_one_does_not_lower() -> None:
+    """The lit test's @two_denses (default_gpu_schedule_tails.mlir): "small" tiled, "wide" one
+    thread per output, and the function built from both computes both."""
+    chunk = Path(__file__).parent / "filecheck/passes/default_gpu_schedule_tails.mlir"
+    text = next(c for c in chunk.read_text().split("// -----") if "@two_denses(" in c)
+    with pytest.warns(XtirWarning, match='block "wide" of @two_denses'):
+        scheduled = xtir.transform(xtir.parse(text), "default-gpu-schedule")
+    rng = np.random.default_rng(12)
+    x, w, y, v = (rng.standard_normal(s, dtype=np.float32) for s in [(16, 16), (16, 16), (64, 784), (10, 784)])
+    h, g = np.full((16, 16), np.nan, np.float32), np.full((64, 10), np.nan, np.float32)
+    f = xtir.build(scheduled, target="cuda-cpu", racecheck=True)
+    f(x, w, h, y, v, g)
+    np.testing.assert_allclose(h, x @ w.T, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(g, y @ v.T, rtol=1e-4, atol=1e-4)
+    assert [len(k.launches) for k in [f]] == [2] and f.launches[0].shared_bytes > 0 == f.launches[1].shared_bytes
 
 
 class Square(nn.Module):
@@ -144,7 +218,10 @@ def test_a_refusal_after_a_tiled_reduction_names_the_scheduled_block(function: s
 def test_every_kernel_of_a_model_compiles_with_nvcc_without_warnings(tmp_path: Path) -> None:
     torch.manual_seed(4)
     models = [(mlp(), torch.randn(2, 784)), (SmallCNN(), torch.randn(1, 1, 28, 28)),
-              (nn.Sequential(nn.Linear(37, 11), nn.Softmax(dim=-1)), torch.randn(5, 37))]
+              (nn.Sequential(nn.Linear(37, 11), nn.Softmax(dim=-1)), torch.randn(5, 37)),
+              (nn.Sequential(nn.Linear(97, 53), nn.ReLU()), torch.randn(37, 97)),  # padded to whole tiles
+              (nn.Sequential(nn.Conv2d(11, 5, 3), nn.ReLU()), torch.randn(1, 11, 9, 9)),  # a guarded k tile
+              (nn.Sequential(nn.Linear(784, 10), nn.ReLU(), nn.Linear(10, 10)), torch.randn(64, 784))]  # one untiled
     failures = []
     for m, (model, example) in enumerate(models):
         for kernel in compile_model(graph_of(model, example), target="cuda-cpu", racecheck=False).kernels:
@@ -190,3 +267,40 @@ def test_a_model_input_of_the_wrong_shape_is_refused() -> None:
 def test_racecheck_is_for_cuda_cpu() -> None:
     with pytest.raises(XtirError, match="racecheck=True is for target 'cuda-cpu'"):
         compile_model(graph_of(mlp(), torch.randn(1, 784)), racecheck=True)
+
+
+def _ptx_tools():
+    sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
+    import gpu_default_ptx
+
+    return gpu_default_ptx, gpu_default_ptx.tools()
+
+
+@pytest.mark.skipif(isinstance(_ptx_tools()[1], str), reason="no nvcc, cuobjdump and nvdisasm: the SASS is not read")
+def test_the_default_tiles_load_shared_memory_as_sparingly_as_the_hand_gemm(tmp_path: Path) -> None:
+    """The evidence for the default tiles (benchmarks/gpu_default_ptx.py): on a padded 1000x997
+    matmul, the main SASS loop does as many FFMAs per shared load as the hand GEMM's, without
+    spilling."""
+    ptx, (nvcc, cuobjdump) = _ptx_tools()
+    from gemm_ptx import hand_gemm_source
+
+    def ffma_per_lds(source: str, name: str) -> float:
+        usage = ptx.ptxas(nvcc, source, "sm_90", tmp_path / f"{name}.cubin")
+        assert usage.spill_stores == usage.spill_loads == 0
+        loops = ptx.sass_loops(cuobjdump, tmp_path / f"{name}.cubin")
+        return min(c["FFMA"] / c["LDS"] for c in loops)
+
+    [(_, source, _, words)] = ptx.kernels("1000x997", ptx.TILES)
+    assert "padded" in words
+    assert ffma_per_lds(source, "default") >= ffma_per_lds(hand_gemm_source(1024), "hand")
+
+
+@pytest.mark.skipif(isinstance(_ptx_tools()[1], str), reason="no nvcc, cuobjdump and nvdisasm: the SASS is not read")
+def test_the_ptx_table_has_a_row_per_kernel_and_tile_choice(monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    ptx, _ = _ptx_tools()
+    monkeypatch.setattr(sys, "argv", ["gpu_default_ptx.py", "--cases", "1x13x997", "--local", "4", "8", "--no-hand"])
+    ptx.main()
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 1x13x997 @matmul")]
+    assert [row.split(" | ")[0] for row in rows] == ["| 1x13x997 @matmul (local 4, k 8)", "| 1x13x997 @matmul (local 8, k 8)"]
+    assert all("k 8 padded" in row for row in rows)

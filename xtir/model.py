@@ -13,7 +13,9 @@ With `target="cuda"` or `"cuda-cpu"` each block function is built for the GPU on
 (`xtir.build`, whose cache builds a function called twice alike once) and the model is a
 GpuModel: a call runs the host function's steps in Python, its intermediates allocated per
 call on the device (CuPy arrays, target "cuda") or the host (numpy, "cuda-cpu", where
-`racecheck=True` checks every kernel's shared and global accesses). A "cuda" model takes
+`racecheck=True` checks every kernel's shared and global accesses). `model.schedule_report`
+says what default-gpu-schedule gave each block (tiled and its tiles, or one thread per output
+and why: a kernel whose tiled schedule does not lower falls back alone, with a warning). A "cuda" model takes
 numpy arrays (copied to the device and the results back) or CuPy arrays (the results stay
 on the device); without a usable GPU and CuPy it raises an XtirError before any work. A
 "cuda-cpu" model takes numpy arrays.
@@ -38,10 +40,10 @@ from xdsl.ir import SSAValue
 import xtir
 from xtir.build import GPU_TARGETS, TARGETS, entry_function
 from xtir.dialects.block import AllocOp
-from xtir.errors import XtirError, XtirEvaluationError
+from xtir.errors import ScheduleError, XtirError, XtirEvaluationError
 from xtir.interpreters.block import numpy_dtype
 from xtir.lowering.cuda_function import import_cupy
-from xtir.passes.default_gpu_schedule import scratch_as_parameters
+from xtir.passes.default_gpu_schedule import KernelChoice, schedule_report, scratch_as_parameters
 
 Schedule = str | Callable[[ModuleOp], ModuleOp] | None
 
@@ -130,17 +132,29 @@ def compile_model(graph: ModuleOp, entry: str = "main", schedule: Schedule = "de
     inputs, outputs = _signature(graph, entry)
     constants = hoisted_constants(graph).get(entry, {})
     module = xtir.transform(graph, "legalize-tensor")
-    if schedule == "default":
-        module = xtir.transform(module, "default-gpu-schedule" if target in GPU_TARGETS else "default-schedule")
+    report: list[KernelChoice] = []
+    if schedule == "default" and target in GPU_TARGETS:
+        report = _default_gpu_schedule(module)
+    elif schedule == "default":
+        module = xtir.transform(module, "default-schedule")
     elif callable(schedule):
         module = schedule(module)
     elif schedule is not None:
         raise XtirError(f"compile_model: schedule is 'default', None or a function of the module, got {schedule!r}")
     if target in GPU_TARGETS:
-        return GpuModel(module, target, constants, inputs, outputs, _steps(module, entry, target, racecheck))
+        return GpuModel(module, target, constants, inputs, outputs, _steps(module, entry, target, racecheck), report)
     if racecheck:
         raise XtirError("compile_model: racecheck=True is for target 'cuda-cpu'")
     return CompiledModel(module, xtir.build(module, entry=entry), constants, inputs, outputs)
+
+
+def _default_gpu_schedule(module: ModuleOp) -> list[KernelChoice]:
+    """default-gpu-schedule applied to `module` in place, refusals named as the pass names them;
+    what each block got."""
+    try:
+        return schedule_report(module)
+    except ScheduleError as e:
+        raise e.in_pass("default-gpu-schedule") from None
 
 
 _Buffer = tuple[tuple[int, ...], np.dtype]
@@ -209,6 +223,9 @@ class GpuModel:
     inputs: list[tuple[tuple[int, ...], np.dtype]]
     outputs: list[tuple[tuple[int, ...], np.dtype]]
     steps: list[_Step | _Buffer]
+    schedule_report: list[KernelChoice] = field(default_factory=list)
+    """What default-gpu-schedule gave each block (tiled, with its tiles; one thread per output,
+    and why; elementwise); empty for a schedule of the caller's."""
     _device_constants: list[Any] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

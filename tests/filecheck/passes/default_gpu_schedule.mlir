@@ -4,8 +4,9 @@
 
 // A fused dense + bias + relu, tiled as seed 002's shared GEMM: 16x16 threads (fused onto
 // threadIdx.x) of 4x4 outputs each, accumulated in a local buffer over k in steps of 8, the
-// x and w tiles of a k step fetched into shared memory by all 256 threads, the init decomposed
-// out, the bias and relu inlined into the write-back.
+// x and w tiles of a k step fetched into shared memory by all 256 threads and stored k-major
+// (a thread's 4 rows of a k step adjacent), the k step and the thread tile unrolled, the init
+// decomposed out, the bias and relu inlined into the write-back.
 // CHECK-LABEL:   func.func @fused_dense_add_relu(%x: memref<64x64xf32>, %w: memref<64x64xf32>, %b: memref<64xf32>, %T_relu: memref<64x64xf32>) {
 // CHECK-NEXT:     %T_dense_local = block.alloc : memref<64x64xf32, "local">
 // CHECK-NEXT:     %x_shared = block.alloc : memref<64x64xf32, "shared">
@@ -19,14 +20,16 @@
 // CHECK-NEXT:           block.for %ax0_ax1_fused0 = 0 to 2 "ax0_ax1_fused_0" {
 // CHECK-NEXT:             block.for %ax0_ax1_fused1 = 0 to 256 "ax0_ax1_fused_1" bind("threadIdx.x") {
 // CHECK-NEXT:               block.block "x_shared"(%v0 = spatial(64, (%ax0_ax1_fused0 * 256 + %ax0_ax1_fused1) floordiv 8), %v1 = spatial(64, %k0 * 8 + (%ax0_ax1_fused0 * 256 + %ax0_ax1_fused1) mod 8)) {
+// CHECK-NEXT:               %0 = block.load %x[%v0, %v1] : memref<64x64xf32>
+// CHECK-NEXT:               block.store %0, %x_shared[%v1, %v0] : memref<64x64xf32, "shared">
 // CHECK:                    block.block "w_shared"
-// CHECK:                block.for %k1 = 0 to 8 "k_1" {
-// CHECK-NEXT:             block.for %i2 = 0 to 4 "i_2" {
-// CHECK-NEXT:               block.for %j2 = 0 to 4 "j_2" {
+// CHECK:                block.for %k1 = 0 to 8 "k_1" unrolled {
+// CHECK-NEXT:             block.for %i2 = 0 to 4 "i_2" unrolled {
+// CHECK-NEXT:               block.for %j2 = 0 to 4 "j_2" unrolled {
 // CHECK-NEXT:                 block.block "T_dense_update"(%vi_1 = spatial(64, %i_0_j_0_fused * 64 + %i_1_j_1_fused floordiv 16 * 4 + %i2), %vj_1 = spatial(64, %i_0_j_0_fused * 64 + %i_1_j_1_fused mod 16 * 4 + %j2), %vk = reduce(64, %k0 * 8 + %k1)) {
 // CHECK-NEXT:                   %t_dense = block.load %T_dense_local[%vi_1, %vj_1] : memref<64x64xf32, "local">
-// CHECK-NEXT:                   %2 = block.load %x_shared[%vi_1, %vk] : memref<64x64xf32, "shared">
-// CHECK-NEXT:                   %3 = block.load %w_shared[%vj_1, %vk] : memref<64x64xf32, "shared">
+// CHECK-NEXT:                   %2 = block.load %x_shared[%vk, %vi_1] : memref<64x64xf32, "shared">
+// CHECK-NEXT:                   %3 = block.load %w_shared[%vk, %vj_1] : memref<64x64xf32, "shared">
 // CHECK:                block.for %ax0 = 0 to 4 "ax0" {
 // CHECK-NEXT:             block.for %ax1 = 0 to 4 "ax1" {
 // CHECK-NEXT:               block.block "T_dense_local"
