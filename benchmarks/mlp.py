@@ -108,8 +108,11 @@ def main() -> None:
     gelu = torch.nn.GELU(approximate="tanh")
     mlp_gelu = torch.nn.Sequential(torch.nn.Linear(784, 128), gelu, torch.nn.Linear(128, 10)).eval()
     cnn = small_cnn().eval()
-    cases = [("MLP 784-128-10", mlp, numpy_mlp, (784,)), ("MLP 784-128-10 GELU", mlp_gelu, numpy_mlp_gelu, (784,)),
-             ("CNN 2 conv + head", cnn, numpy_cnn, (1, 28, 28))]
+    cases = [
+        ("MLP 784-128-10", mlp, numpy_mlp, (784,)),
+        ("MLP 784-128-10 GELU", mlp_gelu, numpy_mlp_gelu, (784,)),
+        ("CNN 2 conv + head", cnn, numpy_cnn, (1, 28, 28)),
+    ]
 
     print(f"threads: {args.threads} (xtir OpenMP, numpy BLAS, torch intra-op); median of {args.repeat} calls\n")
     print("| model | batch | xtir ms | numpy ms | torch ms | numpy / xtir | torch / xtir | compile s |")
