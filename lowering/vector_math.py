@@ -1,27 +1,31 @@
 """Math functions the CPU target computes so that LLVM vectorizes the loops calling them.
 
-LLVM cannot vectorize a loop that calls a scalar libm function (`tanhf`, `expf`): it keeps
+LLVM cannot vectorize a loop that calls a scalar libm function (`erff`, `expf`): it keeps
 the loop scalar, or widens the call into one scalar call per lane. Two remedies, chosen per
 function by accuracy, measured over 3·10^7 float32 points (every 211th bit pattern, so the
 whole range with denormals, plus 10^7 uniform in [-12, 12], ±inf, nan, ±0 and the saturation
-points) against torch 2.13 on AVX-512 (SLEEF, within 1 ulp of correctly rounded there):
+points) against torch 2.13 on AVX-512 (SLEEF, within 1 ulp of correctly rounded there), glibc 2.36:
 
-- exp (f32, and f16 through f32): `exp_via_f64`, arith in double precision that LLVM
-  vectorizes like any other: n = round(x / ln 2), r = x - n ln 2 (Cody-Waite, fma),
-  e^r by its Taylor polynomial of degree 11 (|r| <= ln 2 / 2: relative error ~1e-14), times
-  2^n made from n's bits, then rounded once to f32. That is the correctly rounded value but
-  for inputs within ~1e-14 relative of a rounding boundary: within 1 ulp of torch.
-  glibc's vector `_ZGVeN16v_expf` was 3 ulps from torch (and from correctly rounded) at 22
-  of the points, over the 2 ulps the tests promise.
+- exp and erf (f32, and f16 through f32): `exp_via_f64`, `erf_via_f64`, arithmetic in double
+  precision that LLVM vectorizes like any other, rounded once to f32 (then to f16).
+  exp: n = round(x / ln 2), r = x - n ln 2 (Cody-Waite, fma), e^r by its Taylor polynomial of
+  degree 11 (|r| <= ln 2 / 2: relative error ~1e-14), times 2^n made from n's bits. erf: a
+  polynomial in x² times x below 1, a polynomial in x from 1 to 4, both fitted to ~1e-13.
+  Both are the correctly rounded value but for inputs within ~1e-13 relative of a rounding
+  boundary: over 6·10^7 points (both signs, an extra 10^6 in exp's range) exp was never off it
+  and erf twice, by 1 ulp; within 1 ulp of torch; every f16 value exact.
+  glibc's libmvec was over the 2 ulps the tests promise: `_ZGVeN16v_expf` 3 ulps from torch
+  (and from correctly rounded) at 22 points, `_ZGVeN16v_erff` 4 ulps at 54695 points.
 - tanh (f32): glibc's libmvec (`_ZGVeN16v_tanhf`, AVX-512, and `_ZGVdN8v_tanhf`, AVX2), named
   to LLVM's vectorizer by the `vector-function-abi-variant` attribute of the `tanhf`
-  declaration (`add_vector_variants`); the loop's remainder calls `tanhf`. Measured: within
-  1 ulp of torch and of correctly rounded; the scalar `tanhf` is within 2 ulps of both.
-  LLVM's own `-vector-library=LIBMVEC` maps neither tanhf nor any 16-lane variant.
-- erf stays a scalar `erff` call: libmvec's `_ZGVeN16v_erff` was 4 ulps off torch.
+  declaration (`add_vector_variants`); the loop's remainder calls `tanhf`. Measured: both
+  within 1 ulp of torch and of correctly rounded; the scalar `tanhf` within 2 ulps of both.
+  A polynomial of our own would have to match that near 0 and at the saturation; LLVM's own
+  `-vector-library=LIBMVEC` maps neither tanhf nor any 16-lane variant.
 
-Special values are exact: exp(nan) = nan, exp(+inf) = inf, exp(-inf) = 0, exp(-0.0) = 1;
-libmvec's tanh gives torch's bits for nan, ±inf and ±0.
+Special values are torch's: exp(nan) = nan, exp(+inf) = inf, exp(-inf) = 0, exp(±0) = 1,
+erf(±inf) = ±1, erf(±0) = ±0, nan passed through; libmvec's tanh gives torch's bits for nan,
+±inf and ±0. f64 keeps libm (`llvm.exp.f64`, `erf`, `tanh`): no vector variant is named.
 """
 
 from __future__ import annotations
