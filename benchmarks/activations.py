@@ -40,16 +40,19 @@ def median_s(fn, x, repeat: int) -> float:
 
 @contextlib.contextmanager
 def scalar_math():
-    """Build as before lowering/vector_math.py: no inline exp / erf, no libmvec variants."""
+    """Build as before lowering/vector_math.py: no inline exp / erf, no libmvec variants, and
+    default-schedule leaves a block calling erf unmarked, as it did."""
     import sys
     from unittest import mock
 
     from xtir.lowering import arith_to_llvm, jit
+    from xtir.passes import default_schedule
 
     compiled = sys.modules["xtir.build"]._CACHE  # the module: `xtir.build` is the function
     compiled.clear()
     with (
         mock.patch.object(arith_to_llvm, "expands", lambda op: False),
+        mock.patch.object(default_schedule, "expands", lambda op: False),
         mock.patch.object(jit, "host_vector_features", lambda: ()),
     ):
         yield
