@@ -209,9 +209,9 @@ class _VariantAttributes(ir.values.FunctionAttributes):
         return [*super()._to_list(ret_type), "willreturn", "memory(none)", f'"vector-function-abi-variant"="{self.variants}"']
 
 
-def add_vector_variants(module: ir.Module, cpu_features: Iterable[str]) -> list[str]:
+def add_vector_variants(module: ir.Module, cpu_features: Iterable[str]) -> None:
     """Declare the libmvec variants of the libm functions `module` declares that the CPU can
-    run, and name them on those declarations; the names of the variants."""
+    run, and name them on those declarations."""
     features = set(cpu_features)
     added: list[ir.Function] = []
     for name, variants in VECTOR_VARIANTS.items():
@@ -236,4 +236,3 @@ def add_vector_variants(module: ir.Module, cpu_features: Iterable[str]) -> list[
         used = ir.GlobalVariable(module, pointers, "llvm.compiler.used")
         used.linkage, used.section = "appending", "llvm.metadata"
         used.initializer = ir.Constant(pointers, added)
-    return [f.name for f in added]

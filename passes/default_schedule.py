@@ -16,8 +16,9 @@ variable, as `te.create_func` writes them):
   without its packing: legalize-tensor hands a dense its constant weight already
   transposed. A weight that is a parameter is read with a stride: correct, slower.
 - an elementwise (or injective) block vectorizes its innermost loop, unless it calls a
-  libm function (tanh; erf on f64): LLVM vectorizes such a call only where the CPU has a
-  libmvec variant (lowering/vector_math.py), and warns about a marked loop it could not.
+  libm function (tanh, tan, atan, ...; erf on f64): LLVM vectorizes such a call only where
+  the CPU has a libmvec variant (lowering/vector_math.py), and warns about a marked loop it
+  could not.
 - the outer spatial loops are fused and run in parallel when the block does at least
   PARALLEL_WORK iterations (below that, starting threads costs more than it saves).
 
@@ -81,8 +82,8 @@ def loop_nest(block: BlockOp) -> Nest | None:
 
 
 def _calls_libm(block: BlockOp) -> bool:
-    """Whether the block calls a math function that is a libm call on the CPU (tanh; erf on
-    f64, which f16 and f32 compute inline): LLVM vectorizes its loop only on CPUs with a
+    """Whether the block calls a math function that is a libm call on the CPU (tanh, tan, ...;
+    erf on f64, which f16 and f32 compute inline): LLVM vectorizes its loop only on CPUs with a
     libmvec variant, and would warn elsewhere that the vectorized loop is not."""
     return any(op.name in MATH_LIBM and not expands(op) for op in block.walk())
 
