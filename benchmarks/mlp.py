@@ -2,7 +2,8 @@
 
 Run: python benchmarks/mlp.py [--threads T] [--repeat R]   (needs PyTorch)
 
-Models: seed 003's MLP (784 -> 128 -> relu -> 10) at batch 1 and 64, and the small CNN of
+Models: seed 003's MLP (784 -> 128 -> relu -> 10) at batch 1 and 64, the same with GELU's
+tanh form in place of relu (its tanh: libmvec's vector tanhf, lowering/vector_math.py), and the small CNN of
 examples/cnn.py (two conv2d + relu + max-pool, a linear head; 1x28x28) at batch 1 and 64.
 xtir compiles each from `from_torch` through fold-constants, fuse-ewise-fma, dce, fuse-ops,
 legalize-tensor, default-schedule and xtir.build (`compile_model`); numpy runs the same
@@ -50,6 +51,18 @@ def numpy_mlp(weights):
     return lambda x: np.maximum(x @ w0t + b0, 0) @ w1t + b1
 
 
+def numpy_mlp_gelu(weights):
+    import numpy as np
+
+    w0, b0, w1, b1 = weights
+    w0t, w1t = np.ascontiguousarray(w0.T), np.ascontiguousarray(w1.T)
+
+    def gelu(h):
+        return 0.5 * h * (1 + np.tanh(np.float32(np.sqrt(2 / np.pi)) * (h + np.float32(0.044715) * h**3)))
+
+    return lambda x: gelu(x @ w0t + b0) @ w1t + b1
+
+
 def numpy_cnn(weights):
     import numpy as np
 
@@ -92,8 +105,14 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     mlp = torch.nn.Sequential(torch.nn.Linear(784, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10)).eval()
+    gelu = torch.nn.GELU(approximate="tanh")
+    mlp_gelu = torch.nn.Sequential(torch.nn.Linear(784, 128), gelu, torch.nn.Linear(128, 10)).eval()
     cnn = small_cnn().eval()
-    cases = [("MLP 784-128-10", mlp, numpy_mlp, (784,)), ("CNN 2 conv + head", cnn, numpy_cnn, (1, 28, 28))]
+    cases = [
+        ("MLP 784-128-10", mlp, numpy_mlp, (784,)),
+        ("MLP 784-128-10 GELU", mlp_gelu, numpy_mlp_gelu, (784,)),
+        ("CNN 2 conv + head", cnn, numpy_cnn, (1, 28, 28)),
+    ]
 
     print(f"threads: {args.threads} (xtir OpenMP, numpy BLAS, torch intra-op); median of {args.repeat} calls\n")
     print("| model | batch | xtir ms | numpy ms | torch ms | numpy / xtir | torch / xtir | compile s |")

@@ -6,8 +6,9 @@ integer and float binary ops, compares, selects, casts, min / max (compare + sel
 floor / ceil division (divide, then step by one where the remainder says so, the
 constants 0 and 1 once per function), saturating float → int casts (`llvm.fptosi.sat`);
 float adds and multiplies get the `contract` fast-math flag. math ops with an LLVM
-intrinsic become `llvm.call_intrinsic`, a few others call libm. xDSL has neither
-conversion (see to_llvm.py).
+intrinsic become `llvm.call_intrinsic`, a few others call libm; math.exp and math.erf on f16
+and f32 are computed in double-precision arith that LLVM vectorizes (lowering/vector_math.py). xDSL has
+neither conversion (see to_llvm.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from xtir.errors import LoweringError
 from xtir.lowering.to_llvm import bits, declare, entry_constant, llvm_icmp, module_of, walk
+from xtir.lowering.vector_math import EXPANSIONS, expands
 
 ARITH = "convert-arith-to-llvm"
 MATH = "convert-math-to-llvm"
@@ -80,7 +82,7 @@ _MATH_INTRINSICS = {
     "math.copysign": "llvm.copysign",
     "math.fma": "llvm.fma",
 }
-MATH_LIBM = {  # scalar calls: LLVM's vectorizer leaves a loop calling one scalar (the JIT links no vector libm)
+MATH_LIBM = {  # scalar calls: LLVM vectorizes a loop calling one only where vector_math names a vector variant
     "math.tanh",
     "math.erf",
     "math.tan",
@@ -198,13 +200,16 @@ class ArithLowering(RewritePattern):
 
 
 class MathLowering(RewritePattern):
-    """math ops with an LLVM intrinsic become `llvm.call_intrinsic`; a few others call libm."""
+    """math ops with an LLVM intrinsic become `llvm.call_intrinsic`; a few others call libm;
+    exp and erf on f16 and f32 are computed inline (vector_math.EXPANSIONS)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not op.name.startswith("math."):
             return
         t = op.results[0].type
-        if op.name in _MATH_INTRINSICS:
+        if expands(op):
+            rewriter.replace(op, EXPANSIONS[op.name](op.operands[0]))
+        elif op.name in _MATH_INTRINSICS:
             name = f"{_MATH_INTRINSICS[op.name]}.{float_suffix(t)}"
             rewriter.replace(op, llvm.CallIntrinsicOp(name, op.operands, [t]))
         elif op.name in MATH_LIBM and bits(t) in (32, 64):

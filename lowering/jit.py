@@ -10,7 +10,8 @@ pipeline for the host CPU, verifies the result and emits an object file. If LLVM
 there, the worker dies and the build raises an XtirError; a new worker serves the next
 build. The object is loaded into an MCJIT engine of this process that owns its target
 machine and nothing else, after checking that every symbol it calls exists here (MCJIT
-would leave a missing one at address 0). libgomp is loaded once, for `GOMP_parallel`.
+would leave a missing one at address 0). libgomp is loaded once, for `GOMP_parallel`, and
+glibc's libmvec, for the vector variants of libm functions (lowering/vector_math.py).
 
 Thread safety: one build at a time talks to the worker (`_WORKER_LOCK`); the few calls
 into LLVM made in this process (engines made, queried and freed) hold `_LLVM_LOCK`, since
@@ -53,6 +54,7 @@ from xtir.evaluate import check_arguments
 from xtir.lowering import llvm_worker
 from xtir.lowering.llvm_target import SYMBOL_PREFIX, llvm_symbol
 from xtir.lowering.loops import LOOP_ANNOTATION
+from xtir.lowering.vector_math import add_vector_variants, libmvec
 
 _LLVM_LOCK = threading.RLock()
 """Held by every call into LLVM in this process (reentrant: an engine may be freed by the
@@ -65,6 +67,16 @@ def host_target() -> tuple[str, str]:
     with _LLVM_LOCK:
         tm = llvm_worker.host_target_machine()
         return tm.triple, str(tm.target_data)
+
+
+@functools.cache
+def host_vector_features() -> tuple[str, ...]:
+    """The host CPU's features that a libmvec variant needs, if libmvec loads (none if not)."""
+    if libmvec() is None:
+        return ()
+    with _LLVM_LOCK:
+        features = llvm.get_host_cpu_features()
+    return tuple(name for name in ("avx2", "avx512f") if features.get(name))
 
 
 @functools.cache
@@ -115,9 +127,13 @@ def _loop_id(module: ir.Module, annotation: DictionaryAttr) -> ir.values.MDValue
     return loop_id
 
 
-def translate(module: ModuleOp, triple: str | None = None, data_layout: str = "") -> ir.Module:
-    """LLVM IR of a module in the llvm dialect, loop annotations as `llvm.loop` metadata."""
+def translate(module: ModuleOp, triple: str | None = None, data_layout: str = "",
+              cpu_features: Sequence[str] = ()) -> ir.Module:
+    """LLVM IR of a module in the llvm dialect, loop annotations as `llvm.loop` metadata, and
+    the libmvec variants of its libm functions that a CPU with `cpu_features` runs (see
+    lowering/vector_math.py)."""
     llvm_module = convert_module(module, fallback_target_triple=triple, data_layout=data_layout)
+    add_vector_variants(llvm_module, cpu_features)
     for op in module.ops:
         if not isinstance(op, llvm_dialect.FuncOp) or not op.body.blocks:
             continue
@@ -366,7 +382,7 @@ def compile_llvm(module: ModuleOp) -> JitModule:
     if any(op.sym_name.data == "GOMP_parallel" for op in module.ops if isinstance(op, llvm_dialect.FuncOp)):
         load_openmp_runtime()
     try:
-        text = str(translate(module, triple, data_layout))
+        text = str(translate(module, triple, data_layout, host_vector_features()))
     except LLVMTranslationException as e:
         raise XtirError(f"cannot write the program as LLVM IR: {e}") from None
     functions = [op for op in module.ops if isinstance(op, llvm_dialect.FuncOp) and op.body.blocks]

@@ -16,7 +16,9 @@ variable, as `te.create_func` writes them):
   without its packing: legalize-tensor hands a dense its constant weight already
   transposed. A weight that is a parameter is read with a stride: correct, slower.
 - an elementwise (or injective) block vectorizes its innermost loop, unless it calls a
-  libm function (tanh, erf: scalar calls LLVM cannot vectorize here).
+  libm function (tanh, tan, atan, ...; erf on f64): LLVM vectorizes such a call only where
+  the CPU has a libmvec variant (lowering/vector_math.py), and warns about a marked loop it
+  could not.
 - the outer spatial loops are fused and run in parallel when the block does at least
   PARALLEL_WORK iterations (below that, starting threads costs more than it saves).
 
@@ -42,6 +44,7 @@ from xdsl.rewriter import Rewriter
 from xtir.dialects.block import REDUCE, SERIAL, BlockOp, ForOp, LoadOp, accesses_in
 from xtir.errors import XtirPassError
 from xtir.lowering.arith_to_llvm import MATH_LIBM
+from xtir.lowering.vector_math import expands
 from xtir.passes.analysis.navigation import all_blocks, get_block, get_loops, select_function
 from xtir.schedule import BlockRV, LoopRV, Schedule
 
@@ -79,9 +82,10 @@ def loop_nest(block: BlockOp) -> Nest | None:
 
 
 def _calls_libm(block: BlockOp) -> bool:
-    """Whether the block calls a math function that is a scalar libm call on the CPU (tanh,
-    erf): LLVM cannot vectorize its loop, and would warn that the vectorized loop is not."""
-    return any(op.name in MATH_LIBM for op in block.walk())
+    """Whether the block calls a math function that is a libm call on the CPU (tanh, tan, ...;
+    erf on f64, which f16 and f32 compute inline): LLVM vectorizes its loop only on CPUs with a
+    libmvec variant, and would warn elsewhere that the vectorized loop is not."""
+    return any(op.name in MATH_LIBM and not expands(op) for op in block.walk())
 
 
 def largest_divisor(n: int, limit: int) -> int:
