@@ -377,6 +377,11 @@ class _Importer:
             raise _Unsupported(f"the number {value} outside the range of {element}, the type of the tensor it meets")
         return self.emit(arith.ConstantOp(dense_from_numpy(np.array(value, dtype), element)))
 
+    def _tensors(self, a, b) -> tuple[SSAValue, SSAValue]:
+        """`a` and `b`, at least one a tensor, with a Python number made a 0-d constant of the other's type."""
+        a = a if isinstance(a, SSAValue) else self._scalar(a, b)
+        return a, b if isinstance(b, SSAValue) else self._scalar(b, a)
+
     def _shape(self, x: SSAValue) -> tuple[int, ...]:
         if not isinstance(x, SSAValue):
             raise _Unsupported(f"expected a tensor, got {type(x).__name__}")
@@ -502,9 +507,7 @@ class _Importer:
             return python_op(a, b)  # shape arithmetic: x.size(0) * 2
         if alpha != 1:
             raise _Unsupported(f"alpha={alpha}")
-        a = a if isinstance(a, SSAValue) else self._scalar(a, b)
-        b = b if isinstance(b, SSAValue) else self._scalar(b, a)
-        return self.emit(op_class(a, b))
+        return self.emit(op_class(*self._tensors(a, b)))
 
     def _comparisons(self) -> list[tuple[type, Callable[[Any, Any], Any], tuple[Any, ...]]]:
         """Each comparison's op, Python operator (its name is the tensor method's) and torch functions."""
@@ -524,9 +527,7 @@ class _Importer:
     def _where(self, condition: SSAValue, a, b) -> SSAValue:
         if not isinstance(a, SSAValue) and not isinstance(b, SSAValue):
             raise _Unsupported("torch.where of two Python numbers (their tensors' type is torch's default dtype)")
-        a = a if isinstance(a, SSAValue) else self._scalar(a, b)
-        b = b if isinstance(b, SSAValue) else self._scalar(b, a)
-        return self.emit(tensor.WhereOp(condition, a, b))
+        return self.emit(tensor.WhereOp(condition, *self._tensors(a, b)))
 
     def _divide(self, a, b, rounding_mode):
         if rounding_mode is not None:
