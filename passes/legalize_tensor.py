@@ -65,6 +65,7 @@ from xdsl.rewriter import Rewriter
 from xtir import te, topi
 from xtir.dialects.block import AllocOp
 from xtir.errors import LoweringError, XtirError
+from xtir.passes.utils import same_function
 from xtir.te_emit import ELEMENT_TYPES
 
 PRIMITIVE = "xtir.primitive"
@@ -317,7 +318,7 @@ class _Functions:
     def add(self, f: func.FuncOp, base: str) -> str:
         for name, other in self.made:
             f.sym_name = other.sym_name  # equal up to the name
-            if f.is_structurally_equivalent(other):
+            if same_function(f, other):
                 return name
         taken = {op.sym_name.data for op in self.module.ops if isinstance(op, func.FuncOp) and PRIMITIVE not in op.attributes}
         taken |= {name for name, _ in self.made}
