@@ -29,15 +29,25 @@ from xdsl.dialects.builtin import (
     Float64Type,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     TensorType,
+    UnitAttr,
     f64,
     i1,
     i64,
 )
 from xdsl.dialects.tensor import Tensor as UpstreamTensor
 from xdsl.ir import Attribute, Dialect, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -82,6 +92,17 @@ def _floats_only(op: IRDLOperation) -> None:
     element = _element(op.results[0].type)
     if not isinstance(element, AnyFloat):
         raise VerifyException(f"{op.name} takes floating-point tensors, got {element}")
+
+
+def _numbers_only(op: IRDLOperation) -> None:
+    if _element(op.operands[0].type) == i1:
+        raise VerifyException(f"{op.name} takes numbers, not i1 (booleans)")
+
+
+def _integers_only(op: IRDLOperation) -> None:
+    element = _element(op.results[0].type)
+    if isinstance(element, AnyFloat) or element == i1:
+        raise VerifyException(f"{op.name} takes integer tensors, got {element}")
 
 
 def _check_result(op: IRDLOperation, expected: Shape, what: str = "") -> None:
@@ -173,6 +194,29 @@ class DivideOp(BinaryOp):
     def verify_(self) -> None:
         super().verify_()
         _floats_only(self)
+
+
+@irdl_op_definition
+class FloorDivideOp(BinaryOp):
+    """Integer division rounded toward -inf (torch.floor_divide, `//`). A float floor division
+    is not defined here: torch's rounds through fmod, which no lowering reproduces yet."""
+
+    name = "tensor.floor_divide"
+
+    def verify_(self) -> None:
+        super().verify_()
+        _integers_only(self)
+
+
+@irdl_op_definition
+class TruncDivideOp(BinaryOp):
+    """Integer division rounded toward zero (torch.div(rounding_mode="trunc"), C's `/`)."""
+
+    name = "tensor.trunc_divide"
+
+    def verify_(self) -> None:
+        super().verify_()
+        _integers_only(self)
 
 
 @irdl_op_definition
@@ -269,8 +313,8 @@ class WhereOp(IRDLOperation):
         _check_result(self, broadcast_shape(self.name, *shapes), "broadcast ")
 
 
-class ActivationOp(IRDLOperation):
-    """An elementwise function of float tensors (the activations); the result has the input's type."""
+class NumberUnaryOp(IRDLOperation):
+    """An elementwise function of number tensors (not i1); the result has the input's type."""
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
@@ -282,7 +326,105 @@ class ActivationOp(IRDLOperation):
 
     def verify_(self) -> None:
         _same_elements(self)
+        _numbers_only(self)
+        _check_result(self, shape_of(self.input.type), "input ")
+
+
+class ActivationOp(NumberUnaryOp):
+    """An elementwise function of float tensors (the activations, exp, log, ...)."""
+
+    def verify_(self) -> None:
+        super().verify_()
         _floats_only(self)
+
+
+@irdl_op_definition
+class NegativeOp(NumberUnaryOp):
+    """-x (an integer's smallest value stays itself, as torch's wraps)."""
+
+    name = "tensor.negative"
+
+
+@irdl_op_definition
+class AbsOp(NumberUnaryOp):
+    """|x| (an integer's smallest value stays itself, as torch's wraps)."""
+
+    name = "tensor.abs"
+
+
+@irdl_op_definition
+class ExpOp(ActivationOp):
+    name = "tensor.exp"
+
+
+@irdl_op_definition
+class LogOp(ActivationOp):
+    name = "tensor.log"
+
+
+@irdl_op_definition
+class SqrtOp(ActivationOp):
+    name = "tensor.sqrt"
+
+
+@irdl_op_definition
+class RsqrtOp(ActivationOp):
+    """1 / sqrt(x), two roundings, as torch's CPU kernel."""
+
+    name = "tensor.rsqrt"
+
+
+@irdl_op_definition
+class ClipOp(NumberUnaryOp):
+    """x limited to [min, max] (torch.clamp, hardtanh, relu6; TVM's clip); a bound left out is
+    none. As torch's: x < min ? min : x, then x > max ? max : x (-0.0 against 0.0 stays -0.0, a
+    NaN stays NaN, with min > max every element is max). An integer tensor's bounds are
+    integers of its type."""
+
+    name = "tensor.clip"
+    min = opt_prop_def(FloatAttr[Float64Type])
+    max = opt_prop_def(FloatAttr[Float64Type])
+    assembly_format = "$input (`min` $min^)? (`max` $max^)? attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, min: float | None = None, max: float | None = None):
+        bounds = {k: FloatAttr(v, f64) for k, v in (("min", min), ("max", max)) if v is not None}
+        super().__init__(input, bounds)  # pyright: ignore[reportArgumentType]
+
+    def bounds(self) -> tuple[float | None, float | None]:
+        return tuple(None if b is None else b.value.data for b in (self.min, self.max))  # pyright: ignore[reportReturnType]
+
+    def verify_(self) -> None:
+        super().verify_()
+        bounds = [b for b in self.bounds() if b is not None]
+        if not bounds:
+            raise VerifyException(f"{self.name} needs a min or a max")
+        element = _element(self.input.type)
+        for b in bounds:
+            if b != b:
+                raise VerifyException(f"{self.name}: a bound is NaN")
+            if isinstance(element, IntegerType) and not (
+                float(b).is_integer() and -(2 ** (element.width.data - 1)) <= b < 2 ** (element.width.data - 1)
+            ):
+                raise VerifyException(f"{self.name}: the bound {b} is not an integer of {element}, the input's type")
+
+
+@irdl_op_definition
+class AstypeOp(IRDLOperation):
+    """Each element converted to the result's element type (TVM's astype, torch's .to(dtype)):
+    floats round to nearest even (a float16 from float64 or an integer through float32, as
+    torch); a float made an integer truncates toward zero (outside the integer's range it is
+    undefined, as in torch); a boolean is 0 or 1, and a number made a boolean is `x != 0`."""
+
+    name = "tensor.astype"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, element_type: Attribute):
+        super().__init__(operands=[input], result_types=[TensorType(element_type, shape_of(input.type))])
+
+    def verify_(self) -> None:
         _check_result(self, shape_of(self.input.type), "input ")
 
 
@@ -651,6 +793,84 @@ class SoftmaxOp(UnaryGraphOp):
         _check_result(self, x, "input ")
 
 
+def _check_axes(op: IRDLOperation, axes: Shape, x: Shape) -> None:
+    """Axes name dimensions of `x` once each, in increasing order, at least one."""
+    if not axes or list(axes) != sorted(set(axes)) or not all(0 <= a < len(x) for a in axes):
+        raise VerifyException(
+            f"{op.name}: axes {list(axes)} must be increasing dimensions of {fmt(x)}, at least one"
+        )
+
+
+def reduced_shape(x: Shape, axes: Sequence[int], keepdims: bool) -> Shape:
+    """`x` without the dimensions `axes`, or with them 1 when `keepdims`."""
+    return tuple(1 if k in axes else d for k, d in enumerate(x) if keepdims or k not in axes)
+
+
+class ReduceOp(UnaryGraphOp):
+    """A reduction over the dimensions `axes`, dropped from the result or (`keepdims`) kept as 1."""
+
+    axes = _i64_array_prop()
+    keepdims = opt_prop_def(UnitAttr)
+    assembly_format = "$input `axes` $axes (`keepdims` $keepdims^)? attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, axes: Sequence[int], keepdims: bool = False):
+        shape = reduced_shape(shape_of(input.type), axes, keepdims)
+        properties: dict[str, Attribute] = {"axes": i64_array(axes)}
+        if keepdims:
+            properties["keepdims"] = UnitAttr()
+        super().__init__(operands=[input], result_types=[_tensor(input, shape)], properties=properties)
+
+    def verify_(self) -> None:
+        _same_elements(self)
+        _numbers_only(self)
+        x, axes = shape_of(self.input.type), _values(self.axes)
+        _check_axes(self, axes, x)
+        _check_result(self, reduced_shape(x, axes, self.keepdims is not None), "reduced ")
+
+
+@irdl_op_definition
+class SumOp(ReduceOp):
+    """The sum; a float16 one adds in float32 and rounds once, as torch."""
+
+    name = "tensor.sum"
+
+
+@irdl_op_definition
+class MeanOp(ReduceOp):
+    """The sum divided by the count of elements summed (float16: in float32, rounded once), as torch."""
+
+    name = "tensor.mean"
+
+    def verify_(self) -> None:
+        super().verify_()
+        _floats_only(self)
+
+
+@irdl_op_definition
+class MaxOp(ReduceOp):
+    """The largest element (torch.amax); a NaN among them is the result."""
+
+    name = "tensor.max"
+
+
+@irdl_op_definition
+class FlipOp(UnaryGraphOp):
+    """input with the dimensions `axes` reversed (torch.flip)."""
+
+    name = "tensor.flip"
+    axes = _i64_array_prop()
+    assembly_format = "$input `axes` $axes attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, axes: Sequence[int]):
+        super().__init__(operands=[input], result_types=[input.type], properties={"axes": i64_array(axes)})
+
+    def verify_(self) -> None:
+        _same_elements(self)
+        x = shape_of(self.input.type)
+        _check_axes(self, _values(self.axes), x)
+        _check_result(self, x, "input ")
+
+
 def slice_extent(begin: int, end: int, stride: int) -> int:
     """How many elements begin:end:stride holds (begin < end, stride > 0)."""
     return -(-(end - begin) // stride)
@@ -707,7 +927,17 @@ GRAPH_OPS = [
     SubtractOp,
     MultiplyOp,
     DivideOp,
+    FloorDivideOp,
+    TruncDivideOp,
     ReluOp,
+    NegativeOp,
+    AbsOp,
+    ExpOp,
+    LogOp,
+    SqrtOp,
+    RsqrtOp,
+    ClipOp,
+    AstypeOp,
     SigmoidOp,
     TanhOp,
     SiluOp,
@@ -728,6 +958,10 @@ GRAPH_OPS = [
     Conv2dOp,
     MaxPool2dOp,
     SoftmaxOp,
+    SumOp,
+    MeanOp,
+    MaxOp,
+    FlipOp,
     StridedSliceOp,
 ]
 

@@ -531,6 +531,10 @@ class _KernelEmitter:
                 return self.compare_int(op)
             case arith.CmpfOp():
                 return self.compare_float(op)
+            case arith.MaxSIOp() | arith.MinSIOp():  # an integer max (relu, amax of ints): the operands are pure
+                lhs, rhs = self.expr(op.lhs), self.expr(op.rhs)
+                test = c.binary(">" if isinstance(op, arith.MaxSIOp) else "<", lhs, rhs, False)
+                return Expr(f"{test.at(c.LOR)} ? {lhs.at(c.LOR)} : {rhs.at(c.COND)}", c.COND)
             case arith.SelectOp():
                 cond, lhs, rhs = (self.expr(v) for v in op.operands)
                 return Expr(f"{cond.at(c.LOR)} ? {lhs.at(c.LOR)} : {rhs.at(c.COND)}", c.COND)

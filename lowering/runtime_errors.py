@@ -25,6 +25,7 @@ import itertools
 import re
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 from xdsl.dialects import func
@@ -128,9 +129,14 @@ class Checked:
         self._one_call = threading.Lock()
 
     def __call__(self, *arrays: Any) -> None:
+        self.checking(lambda: self.function(*arrays))
+
+    def checking(self, call: Callable[[], Any]) -> None:
+        """Run `call`, a call of this function's code by another way in (xtir.model calls its
+        address), and raise the earliest error its sites recorded."""
         with self._one_call:
             self._take()
-            self.function(*arrays)
+            call()
             error = self._take()
         if error is not None:
             raise XtirEvaluationError(error)

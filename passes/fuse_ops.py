@@ -36,6 +36,7 @@ from xdsl.rewriter import InsertPoint
 
 from xtir.passes.analysis.graph_partition import MAX_FUSED_OPS, partition_block
 from xtir.passes.analysis.op_pattern import op_pattern
+from xtir.passes.utils import same_function
 
 PRIMITIVE = "xtir.primitive"
 OP_PATTERN = "xtir.op_pattern"
@@ -96,10 +97,6 @@ def _unique_name(base: str, taken: set[str]) -> str:
     return name
 
 
-def _same_function(a: func.FuncOp, b: func.FuncOp) -> bool:
-    return a.function_type == b.function_type and a.body.is_structurally_equivalent(b.body)
-
-
 @dataclass
 class FuseGraphFunction(RewritePattern):
     max_fused_ops: int
@@ -118,7 +115,7 @@ class FuseGraphFunction(RewritePattern):
             inputs, output = _group_inputs(members), _group_output(members)
             fused = _fused_function(members, inputs, output)
             # a group that repeats one already outlined (a model's repeated layers) calls it again
-            existing = next((f for f in primitives if _same_function(f, fused)), None)
+            existing = next((f for f in primitives if same_function(f, fused)), None)
             if existing is None:
                 fused.sym_name = StringAttr(_unique_name(fused.sym_name.data, taken))
                 rewriter.insert(fused, InsertPoint.after(insert_after))

@@ -65,6 +65,7 @@ from xdsl.rewriter import Rewriter
 from xtir import te, topi
 from xtir.dialects.block import AllocOp
 from xtir.errors import LoweringError, XtirError
+from xtir.passes.utils import same_function
 from xtir.te_emit import ELEMENT_TYPES
 
 PRIMITIVE = "xtir.primitive"
@@ -99,13 +100,18 @@ def _int(op: Operation, name: str, default: int) -> int:
 
 Definition = Callable[[Operation, list[te.Tensor]], te.Tensor]
 
-_OPERANDS_ONLY = ("matmul", "dense", "add", "subtract", "multiply", "divide", "relu", "sigmoid", "tanh", "silu",
-                  "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "where", "ewise_fma")
+_OPERANDS_ONLY = ("matmul", "dense", "add", "subtract", "multiply", "divide", "floor_divide", "trunc_divide", "relu",
+                  "negative", "abs", "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "silu", "greater",
+                  "greater_equal", "less", "less_equal", "equal", "not_equal", "where", "ewise_fma")
 """The ops whose topi definition has their name and takes their operands alone."""
 
 
 def _of_operands(definition: Callable[..., te.Tensor]) -> Definition:
     return lambda op, a: definition(*a)
+
+
+def _reduction(definition: Callable[..., te.Tensor]) -> Definition:
+    return lambda op, a: definition(a[0], _ints(op, "axes"), keepdims=op.properties.get("keepdims") is not None)
 
 
 DEFINITIONS: dict[str, Definition] = {
@@ -126,6 +132,10 @@ DEFINITIONS: dict[str, Definition] = {
         a[0], _ints(op, "kernel"), strides=_ints(op, "strides", _ints(op, "kernel")),  # type: ignore[arg-type]
         padding=_ints(op, "padding", (0, 0))),  # type: ignore[arg-type]
     "tensor.softmax": lambda op, a: topi.softmax(a[0], axis=_int(op, "axis", -1)),
+    "tensor.clip": lambda op, a: topi.clip(a[0], *op.bounds()),  # type: ignore[attr-defined]
+    "tensor.astype": lambda op, a: topi.astype(a[0], _dtype(op, op.results[0].type)),
+    **{f"tensor.{name}": _reduction(getattr(topi, name)) for name in ("sum", "mean", "max")},
+    "tensor.flip": lambda op, a: topi.flip(a[0], _ints(op, "axes")),  # type: ignore[arg-type]
 }
 """The topi definition of each graph op (seed 003's op_map), from its operands' tensors."""
 
@@ -308,7 +318,7 @@ class _Functions:
     def add(self, f: func.FuncOp, base: str) -> str:
         for name, other in self.made:
             f.sym_name = other.sym_name  # equal up to the name
-            if f.is_structurally_equivalent(other):
+            if same_function(f, other):
                 return name
         taken = {op.sym_name.data for op in self.module.ops if isinstance(op, func.FuncOp) and PRIMITIVE not in op.attributes}
         taken |= {name for name, _ in self.made}

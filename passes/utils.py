@@ -15,6 +15,17 @@ def fail(pass_name: str, op: Operation, message: str) -> LoweringError:
     return LoweringError(op, message, pass_name=pass_name)
 
 
+def same_function(a: func.FuncOp, b: func.FuncOp) -> bool:
+    """Whether `a` and `b` are the same function up to names: xDSL's is_structurally_equivalent
+    compares ops' names, operands, attributes and properties, not their result types (an
+    astype to i32 and one to i16 would be equal)."""
+    return (
+        a.function_type == b.function_type
+        and a.body.is_structurally_equivalent(b.body)
+        and all(x.result_types == y.result_types for x, y in zip(a.walk(), b.walk(), strict=True))
+    )
+
+
 def function_of(op: Operation) -> Operation:
     """The func.func around `op`: loop and block names are unique per function, as in a TVM PrimFunc."""
     if isinstance(op, func.FuncOp):

@@ -40,7 +40,9 @@ def expected(g: ModuleOp, inputs: list[np.ndarray]) -> list[np.ndarray]:
 
 def outputs_of(g: ModuleOp) -> list[np.ndarray]:
     main = next(f for f in g.ops if isinstance(f, func.FuncOp) and f.sym_name.data == "main")
-    return [np.full(t.get_shape(), np.nan, numpy_dtype(t.element_type)) for t in main.function_type.outputs.data]
+    # a 0-d result's buffer is one element (legalize-tensor's block_shape)
+    return [np.full(tuple(t.get_shape()) or (1,), np.nan, numpy_dtype(t.element_type))
+            for t in main.function_type.outputs.data]
 
 
 def check_legalized(g: ModuleOp, evaluator: bool = True) -> None:
@@ -112,6 +114,19 @@ OPS = {
     "where": ("%c: tensor<3x1xi1>, %a: tensor<3x4xf32>, %b: tensor<4xf32>",
               "%r = tensor.where %c, %a, %b : tensor<3x1xi1>, tensor<3x4xf32>, tensor<4xf32> -> tensor<3x4xf32>",
               "tensor<3x4xf32>"),
+    **{f"{op}_{t}": (f"%a: tensor<3x5x{t}>", f"%r = tensor.{op} %a : tensor<3x5x{t}> -> tensor<3x5x{t}>",
+                     f"tensor<3x5x{t}>")
+       for op in ("negative", "abs", "exp", "log", "sqrt", "rsqrt") for t in ("f32", "f16")},
+    "clip": ("%a: tensor<3x5xf16>", "%r = tensor.clip %a min -0.5 max 0.25 : tensor<3x5xf16> -> tensor<3x5xf16>",
+             "tensor<3x5xf16>"),
+    "astype": ("%a: tensor<3x5xf64>", "%r = tensor.astype %a : tensor<3x5xf64> -> tensor<3x5xf16>", "tensor<3x5xf16>"),
+    **{f"{op}_{t}": (f"%a: tensor<4x3x5x{t}>",
+                     f"%r = tensor.{op} %a axes [0, 2] keepdims : tensor<4x3x5x{t}> -> tensor<1x3x1x{t}>",
+                     f"tensor<1x3x1x{t}>")
+       for op in ("sum", "mean", "max") for t in ("f32", "f16")},
+    "sum_all": ("%a: tensor<4x3xf32>", "%r = tensor.sum %a axes [0, 1] : tensor<4x3xf32> -> tensor<f32>", "tensor<f32>"),
+    "flip": ("%a: tensor<2x3x4xf32>", "%r = tensor.flip %a axes [0, 2] : tensor<2x3x4xf32> -> tensor<2x3x4xf32>",
+             "tensor<2x3x4xf32>"),
     "strided_slice": ("%a: tensor<5x9xf32>",
                       "%r = tensor.strided_slice %a begin [1, 2] end [5, 9] strides [2, 3] : tensor<5x9xf32> -> tensor<2x3xf32>",
                       "tensor<2x3xf32>"),

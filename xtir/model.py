@@ -43,6 +43,7 @@ from xtir.dialects.block import AllocOp
 from xtir.errors import ScheduleError, XtirError, XtirEvaluationError
 from xtir.interpreters.block import numpy_dtype
 from xtir.lowering.cuda_function import import_cupy
+from xtir.lowering.runtime_errors import Checked
 from xtir.passes.default_gpu_schedule import KernelChoice, schedule_report, scratch_as_parameters
 
 Schedule = str | Callable[[ModuleOp], ModuleOp] | None
@@ -77,7 +78,7 @@ class CompiledModel:
         if len(inputs) != len(self.inputs):
             raise XtirEvaluationError(f"the model takes {len(self.inputs)} inputs, got {len(inputs)}")
         results = [np.empty(shape, dtype) for shape, dtype in self.outputs]
-        self._entry(*self._checked(inputs, self.inputs, "input"), *self._constant_addresses, *map(_address, results))
+        self._call(*self._checked(inputs, self.inputs, "input"), *self._constant_addresses, *map(_address, results))
         return results[0] if len(results) == 1 else tuple(results)
 
     def run(self, *arrays: np.ndarray) -> None:
@@ -90,7 +91,15 @@ class CompiledModel:
         for k, out in enumerate(arrays[n:]):
             if not out.flags.writeable or any(np.may_share_memory(out, a) for a in (*arrays[:n + k], *self.constants.values())):
                 raise XtirEvaluationError(f"output {k} must be a writeable array of its own (it overlaps another argument)")
-        self._entry(*ins, *self._constant_addresses, *outs)
+        self._call(*ins, *self._constant_addresses, *outs)
+
+    def _call(self, *addresses: int) -> None:
+        """The entry point called; what its code reported (a division by zero, ...) raised: the
+        numbers it left are not the model's (a zero divisor was made 1)."""
+        if isinstance(self.compiled, Checked):
+            self.compiled.checking(lambda: self._entry(*addresses))
+        else:
+            self._entry(*addresses)
 
     @staticmethod
     def _checked(arrays: Sequence[Any], specs: list[tuple[tuple[int, ...], np.dtype]], what: str) -> list[int]:
@@ -251,7 +260,9 @@ class GpuModel:
                 raise XtirEvaluationError(f"input {k} must be a {dtype} array of shape {shape}, got "
                                           f"{type(array).__name__} {getattr(array, 'dtype', '')} {getattr(array, 'shape', '')}")
         outputs = [self._empty(shape, dtype) for shape, dtype in self.outputs]
-        buffers = [*self._distinct(list(map(self._array, inputs))), *self._device_constants, *outputs]
+        # a 0-d tensor's buffer is one element (legalize-tensor's block_shape): a view of shape (1,)
+        buffers = [a.reshape(1) if a.ndim == 0 else a
+                   for a in (*self._distinct(list(map(self._array, inputs))), *self._device_constants, *outputs)]
         for step in self.steps:
             if isinstance(step, _Step):
                 step.kernel(*(buffers[k] for k in step.buffers))

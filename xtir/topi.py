@@ -14,6 +14,7 @@ dialect's verifiers do.
 
 from __future__ import annotations
 
+import builtins
 import functools
 import math
 from collections.abc import Sequence
@@ -78,7 +79,7 @@ def dense(x: Tensor, w: Tensor) -> Tensor:
 
 
 def broadcast_shape(op: str, *shapes: Sequence[int]) -> tuple[int, ...]:
-    rank = max(len(s) for s in shapes)
+    rank = builtins.max(len(s) for s in shapes)
     padded = [(1,) * (rank - len(s)) + tuple(s) for s in shapes]
     result = []
     for dims in zip(*padded):
@@ -154,6 +155,30 @@ def ewise_fma(a: Operand, b: Operand, c: Operand) -> Tensor:
     return _elementwise("ewise_fma", "T_ewise_fma", lambda x, y, z: x * y + z, a, b, c)
 
 
+def _integer_division(op: str, a: Operand, b: Operand) -> None:
+    dtypes = {t.dtype for t in (a, b) if isinstance(t, Tensor)}
+    _require(dtypes <= set(te.INTS), op, f"takes integer tensors, got {', '.join(sorted(dtypes))}")
+
+
+def floor_divide(a: Operand, b: Operand) -> Tensor:
+    """a // b on integers, rounded toward -inf (a zero divisor is a run-time error of the built code)."""
+    _integer_division("floor_divide", a, b)
+    return _elementwise("floor_divide", "T_floor_divide", lambda x, y: x // y, a, b)
+
+
+def trunc_divide(a: Operand, b: Operand) -> Tensor:
+    """a / b on integers, rounded toward zero: the floor quotient, one more where a remainder
+    is left and the operands' signs differ."""
+    _integer_division("trunc_divide", a, b)
+
+    def quotient(x: TeExpr, y: TeExpr) -> TeExpr:
+        q = x // y
+        inexact = te.all(q * y != x, (x < 0) != (y < 0))
+        return te.if_then_else(inexact, q + 1, q)
+
+    return _elementwise("trunc_divide", "T_trunc_divide", quotient, a, b)
+
+
 def relu(x: Tensor) -> Tensor:
     return te.compute(x.shape, lambda *i: te.max(x(*i), te.const(0, x.dtype)), name="T_relu")
 
@@ -202,6 +227,78 @@ def leaky_relu(x: Tensor, alpha: float = 0.01) -> Tensor:
     return _float_elementwise(x, "leaky_relu", lambda v: te.if_then_else(v > 0.0, v, v * alpha))
 
 
+def exp(x: Tensor) -> Tensor:
+    return _float_elementwise(x, "exp", te.exp)
+
+
+def log(x: Tensor) -> Tensor:
+    return _float_elementwise(x, "log", te.log)
+
+
+def sqrt(x: Tensor) -> Tensor:
+    return _float_elementwise(x, "sqrt", te.sqrt)
+
+
+def rsqrt(x: Tensor) -> Tensor:
+    """1 / sqrt(x), rounded twice as torch's kernel does."""
+    return _float_elementwise(x, "rsqrt", lambda v: 1.0 / te.sqrt(v))
+
+
+def _number(x: Tensor, op: str) -> None:
+    _require(x.dtype != te.BOOL, op, "takes numbers, not bool")
+
+
+def negative(x: Tensor) -> Tensor:
+    """-x as x * -1: a float's 0 becomes -0, as torch's negation does (0 - x would give +0)."""
+    _number(x, "negative")
+    return te.compute(x.shape, lambda *i: x(*i) * -1, name="T_negative")
+
+
+def abs(x: Tensor) -> Tensor:  # noqa: A001 - TVM's name
+    _number(x, "abs")
+    if x.dtype in te.FLOATS:
+        return te.compute(x.shape, lambda *i: te.abs(x(*i)), name="T_abs")
+    return te.compute(x.shape, lambda *i: te.if_then_else(x(*i) < 0, x(*i) * -1, x(*i)), name="T_abs")
+
+
+def clip(x: Tensor, a_min: Scalar | None = None, a_max: Scalar | None = None) -> Tensor:
+    """x limited to [a_min, a_max] (a bound None is none) as torch.clamp's std::max, then std::min:
+    x < a_min ? a_min : x, so that -0.0 against a bound 0.0 stays -0.0 (IEEE maximum gives
+    +0.0), a NaN stays NaN, and with a_min > a_max every element is a_max."""
+    _number(x, "clip")
+
+    def element(*i: TeExpr) -> TeExpr:
+        v = x(*i)
+        if a_min is not None:
+            low = te.const(a_min, x.dtype)
+            v = te.if_then_else(v < low, low, v)
+        if a_max is not None:
+            high = te.const(a_max, x.dtype)
+            v = te.if_then_else(v > high, high, v)
+        return v
+
+    return te.compute(x.shape, element, name="T_clip")
+
+
+def astype(x: Tensor, dtype: str) -> Tensor:
+    """Each element as `dtype`, converted as torch converts: a float16 from float64 or from an
+    integer goes through float32 (c10::Half is made from a float); a bool is 0 or 1; a
+    number becomes the bool x != 0."""
+    def element(*i: TeExpr) -> TeExpr:
+        v = x(*i)
+        if x.dtype == te.BOOL:
+            return te.if_then_else(v, te.const(1, dtype), te.const(0, dtype))
+        if dtype == te.BOOL:
+            return v != 0
+        if dtype == "float16" and x.dtype != "float32":
+            v = v.astype("float32")
+        return v.astype(dtype)
+
+    if dtype != te.BOOL:
+        te.cast(0, dtype)  # checks the name
+    return te.compute(x.shape, element, name="T_cast")
+
+
 def bias_add(x: Tensor, bias: Tensor, axis: int = 1) -> Tensor:
     """x + bias along `axis` (relax.nn.bias_add; negative axes count from the end)."""
     ax = axis + x.ndim if axis < 0 else axis
@@ -232,7 +329,7 @@ def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
         source: list[TeExpr] = []
         for ins, outs in groups:  # each group's elements: flattened from the output, unflattened into the input
             out_shape, in_shape = [dims[k] for k in outs], [x.shape[k] for k in ins]
-            flat = sum((i[k] * s for k, s, d in zip(outs, _strides(out_shape), out_shape) if d != 1),
+            flat = builtins.sum((i[k] * s for k, s, d in zip(outs, _strides(out_shape), out_shape) if d != 1),
                        te.const(0, te.INDEX))
             source += [(flat // s) % d if d != 1 else te.const(0, te.INDEX) for s, d in zip(_strides(in_shape), in_shape)]
         return x(*source)
@@ -408,3 +505,59 @@ def softmax(x: Tensor, axis: int = -1) -> Tensor:
     expsum = te.compute(reduced or (1,), lambda *i: te.sum(exps(*with_axis(i if reduced else (), k2)), axis=k2),
                         name="T_softmax_expsum")
     return te.compute(x.shape, lambda *i: (exps(*i) / expsum(*row(i))).astype(x.dtype), name="T_softmax_norm")
+
+
+# Reductions ------------------------------------------------------------------------------------
+
+
+def _reduction(x: Tensor, axes: Sequence[int], keepdims: bool, op: str):  # noqa: ANN202 - the indices function
+    """The result shape, the reduce axes, and a function from the result's indices to x's
+    (the reduce axes in place of `axes`)."""
+    dims = sorted({a + x.ndim if a < 0 else a for a in axes})
+    _require(bool(dims) and all(0 <= a < x.ndim for a in dims), op,
+             f"axes {list(axes)} are no dimensions of {_text(x.shape)}")
+    ks = {a: te.reduce_axis(x.shape[a], f"k{a}") for a in dims}
+    kept = [d for d in range(x.ndim) if keepdims or d not in ks]
+    shape = tuple(1 if d in ks else x.shape[d] for d in kept)
+
+    def source(*i: TeExpr) -> tuple[TeExpr, ...]:
+        at = dict(zip(kept, i))
+        return tuple(ks[d] if d in ks else at[d] for d in range(x.ndim))
+
+    return shape or (1,), list(ks.values()), source
+
+
+def sum(x: Tensor, axes: Sequence[int], keepdims: bool = False) -> Tensor:  # noqa: A001 - TVM's name
+    """The sum over `axes`; float16 adds in float32 and rounds in a stage `T_sum_cast`, as torch."""
+    _number(x, "sum")
+    shape, ks, source = _reduction(x, axes, keepdims, "sum")
+    wide = "float32" if x.dtype == "float16" else x.dtype
+    total = te.compute(shape, lambda *i: te.sum(x(*source(*i)).astype(wide), axis=ks), name="T_sum")
+    if wide == x.dtype:
+        return total
+    return te.compute(shape, lambda *i: total(*i).astype(x.dtype), name="T_sum_cast")
+
+
+def mean(x: Tensor, axes: Sequence[int], keepdims: bool = False) -> Tensor:
+    """The sum over `axes` divided by the count (float16: both in float32, rounded once), as torch's CPU mean."""
+    _require(x.dtype in te.FLOATS, "mean", f"takes floating-point tensors, got {x.dtype}")
+    shape, ks, source = _reduction(x, axes, keepdims, "mean")
+    wide = "float32" if x.dtype == "float16" else x.dtype
+    total = te.compute(shape, lambda *i: te.sum(x(*source(*i)).astype(wide), axis=ks), name="T_sum")
+    count = math.prod(k.extent for k in ks)
+    return te.compute(shape, lambda *i: (total(*i) / float(count)).astype(x.dtype), name="T_mean")
+
+
+def max(x: Tensor, axes: Sequence[int], keepdims: bool = False) -> Tensor:  # noqa: A001 - TVM's name
+    """The largest element over `axes` (a NaN wins, as in torch.amax)."""
+    _number(x, "max")
+    shape, ks, source = _reduction(x, axes, keepdims, "max")
+    return te.compute(shape, lambda *i: te.max(x(*source(*i)), axis=ks), name="T_max")
+
+
+def flip(x: Tensor, axes: Sequence[int]) -> Tensor:
+    """x with the dimensions `axes` reversed."""
+    dims = {a + x.ndim if a < 0 else a for a in axes}
+    _require(all(0 <= a < x.ndim for a in dims), "flip", f"axes {list(axes)} are no dimensions of {_text(x.shape)}")
+    return te.compute(x.shape, lambda *i: x(*(x.shape[d] - 1 - v if d in dims else v for d, v in enumerate(i))),
+                      name="T_flip")

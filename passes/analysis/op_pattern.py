@@ -7,8 +7,8 @@ consumer's or producer's loops, a matmul or convolution can take an elementwise 
 
 The kinds follow what relax's `AnalyzeOpPatternKind` derives from each op's TOPI
 definition: a broadcasting op is `elemwise` when one operand already has the result
-shape (`A[i, j] = B[i, j] + C[j]`), `broadcast` when every operand is stretched; reshape
-and transpose move elements (`injective`); contractions, convolution, pooling and
+shape (`A[i, j] = B[i, j] + C[j]`), `broadcast` when every operand is stretched; reshape,
+transpose and flip move elements (`injective`); sum, mean and max reduce (`comm_reduce`); contractions, convolution, pooling and
 softmax reduce into an output that an elementwise op can follow.
 """
 
@@ -42,6 +42,8 @@ _BROADCASTING = (
     tensor.SubtractOp,
     tensor.MultiplyOp,
     tensor.DivideOp,
+    tensor.FloorDivideOp,
+    tensor.TruncDivideOp,
     tensor.EwiseFmaOp,
     tensor.BiasAddOp,
     tensor.GreaterOp,
@@ -52,8 +54,24 @@ _BROADCASTING = (
     tensor.NotEqualOp,
     tensor.WhereOp,
 )
-_ELEMWISE = (tensor.ReluOp, tensor.SigmoidOp, tensor.TanhOp, tensor.SiluOp, tensor.GeluOp, tensor.LeakyReluOp)
-_INJECTIVE = (tensor.ReshapeOp, tensor.FlattenOp, tensor.TransposeOp, tensor.StridedSliceOp)
+_ELEMWISE = (
+    tensor.ReluOp,
+    tensor.SigmoidOp,
+    tensor.TanhOp,
+    tensor.SiluOp,
+    tensor.GeluOp,
+    tensor.LeakyReluOp,
+    tensor.NegativeOp,
+    tensor.AbsOp,
+    tensor.ExpOp,
+    tensor.LogOp,
+    tensor.SqrtOp,
+    tensor.RsqrtOp,
+    tensor.ClipOp,
+    tensor.AstypeOp,
+)
+_INJECTIVE = (tensor.ReshapeOp, tensor.FlattenOp, tensor.TransposeOp, tensor.StridedSliceOp, tensor.FlipOp)
+_COMM_REDUCE = (tensor.SumOp, tensor.MeanOp, tensor.MaxOp)
 _OUT_ELEMWISE_FUSABLE = (tensor.MatmulOp, tensor.DenseOp, tensor.Conv2dOp, tensor.MaxPool2dOp, tensor.SoftmaxOp)
 
 
@@ -68,6 +86,8 @@ def op_pattern(op: Operation) -> OpPatternKind:
         return OpPatternKind.BROADCAST
     if isinstance(op, _INJECTIVE):
         return OpPatternKind.INJECTIVE
+    if isinstance(op, _COMM_REDUCE):
+        return OpPatternKind.COMM_REDUCE
     if isinstance(op, _OUT_ELEMWISE_FUSABLE):
         return OpPatternKind.OUT_ELEMWISE_FUSABLE
     return OpPatternKind.OPAQUE

@@ -14,11 +14,14 @@ Python number on either side, reshape/view/flatten, transpose/permute/t/T, softm
 (module or function, stride, padding, dilation, 'same'), max_pool2d, 2-d matmul (`@`,
 torch.matmul, torch.mm) with a constant or another value, slicing (x[...] with ints, steps,
 negative bounds, None and Ellipsis; narrow; a piece of chunk or split, or the difference of two
-pieces of one shape), and torch.where of a comparison (an operator or torch function, > >= < <=
-== !=) with values, Python numbers or constants on each side; now and then something the
-importer does not map (floor division, sum, grouped convolution, ceil_mode), which it must
-refuse. The model returns the values no step uses (the last three of them), so that no step is
-dead code.
+pieces of one shape), torch.where of a comparison (an operator or torch function, > >= < <=
+== !=) with values, Python numbers or constants on each side, sum / mean / amax / max(dim)'s
+values over a dim, dims or all (keepdim or not), neg / abs / clamp / hardtanh / relu6 and
+exp / log / sqrt / rsqrt of well-conditioned arguments, flip, casts (float16 and float64 round
+trips, bools) and integer floor / trunc division of an input made integers; now and then
+something the importer does not map (float floor division, max(dim)'s indices, grouped
+convolution, ceil_mode), which it must refuse. The model returns the values no step uses (the
+last three of them), so that no step is dead code.
 
 Outcomes (Outcome.kind): `ok`; `refused` (an XtirError: the importer, a pass or the build
 says what it cannot do, a legal outcome, counted by `refusal_key`); `skipped` (torch itself
@@ -152,9 +155,17 @@ def _make_model_class():
                 return self._where(k, step, args, o)
             if step.op == "unmapped":
                 x = args[0]
-                return {"floordiv": lambda: x // 2,
-                        "sum": lambda: x.sum(-1), "groups": lambda: F.conv2d(x, getattr(self, f"c{k}"), groups=x.shape[1]),
+                return {"floordiv": lambda: x // 2, "max_indices": lambda: x.max(-1)[1].to(x.dtype),
+                        "groups": lambda: F.conv2d(x, getattr(self, f"c{k}"), groups=x.shape[1]),
                         "ceil_mode": lambda: F.max_pool2d(x, 2, ceil_mode=True)}[how]()
+            if step.op == "reduce":
+                return self._reduce(step, args[0], o)
+            if step.op == "unary":
+                return self._unary(step, args[0], o)
+            if step.op == "flip":
+                return torch.flip(args[0], o["dims"]) if how == "torch" else args[0].flip(*o["dims"])
+            if step.op == "cast":
+                return self._cast(step, args[0], o)
             if step.op == "matmul":
                 a = args[0]
                 b = args[1] if len(args) > 1 else getattr(self, f"c{k}")
@@ -162,6 +173,55 @@ def _make_model_class():
                     b = b.t()
                 return {"@": lambda: a @ b, "torch": lambda: torch.matmul(a, b), "mm": lambda: torch.mm(a, b)}[how]()
             raise AssertionError(step.op)
+
+        def _reduce(self, step: Step, x, o: dict):
+            fn, dim, keep = o["fn"], o["dim"], o["keepdim"]
+            if fn == "max":  # x.max(dim): the values, by [0] or .values
+                result = torch.max(x, dim, keep) if step.how == "torch" else x.max(dim, keep)
+                return result[0] if o["pick"] == "index" else result.values
+            if dim is None:
+                return getattr(torch, fn)(x) if step.how == "torch" else getattr(x, fn)()
+            return getattr(torch, fn)(x, dim, keep) if step.how == "torch" else getattr(x, fn)(dim, keepdim=keep)
+
+        def _unary(self, step: Step, x, o: dict):
+            import operator
+
+            fn, how = o["fn"], step.how
+            if fn == "neg":
+                return {"op": operator.neg, "torch": torch.neg, "method": lambda v: v.neg()}[how](x)
+            if fn == "abs":
+                return {"op": abs, "torch": torch.abs, "method": lambda v: v.abs()}[how](x)
+            if fn == "clamp":
+                lo, hi = o["bounds"]
+                return torch.clamp(x, lo, hi) if how == "torch" else x.clamp(min=lo, max=hi)
+            if fn == "hardtanh":
+                return F.hardtanh(x, *o["bounds"])
+            if fn == "relu6":
+                return F.relu6(x)
+            # the float functions of well-conditioned arguments (the reference is torch in float64)
+            f = getattr(torch, fn) if how == "torch" else lambda v: getattr(v, fn)()
+            return {"exp": lambda: f(x.clamp(-3, 3)), "log": lambda: f(x.abs() + 1), "sqrt": lambda: f(x.abs() + 1),
+                    "rsqrt": lambda: f(x * x + 1)}[fn]()
+
+        def _cast(self, step: Step, x, o: dict):
+            how = step.how
+            if how == "half":  # a float16 round trip (exact in a float16 model)
+                return x.half().to(x.dtype)
+            if how == "double":
+                return x.double().type_as(x)
+            if how == "bool":
+                return (x > 0).to(x.dtype) * x + x.bool().float().to(x.dtype)
+            # integer division of an input's (exact) values made integers: floor or trunc, by a
+            # number or by a tensor of nonzero integers
+            xi = (x * 4).to(torch.int32)
+            divisor = o["divisor"] if isinstance(o["divisor"], int) else (x.abs() * 2).int() + 1
+            if how == "floordiv":
+                q = xi // divisor
+            elif how == "floor_divide":
+                q = torch.floor_divide(xi, divisor)
+            else:
+                q = torch.div(xi, divisor, rounding_mode="trunc")
+            return q.to(x.dtype)
 
         def _activation(self, k: int, step: Step, x, o: dict):
             name, how = o["fn"], step.how
@@ -564,13 +624,64 @@ def _where_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step,
     return Step("where", tuple(operands), options, how), tuple(np.broadcast_shapes(*shapes))
 
 
-def _unmapped_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]]:
-    """What the importer has no mapping for, which it must refuse naming the node: floor division,
-    sum, grouped convolution, max_pool2d's ceil_mode."""
+def _reduce_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]]:
+    """sum, mean, amax over a dim, some dims or all (kept or dropped), or x.max(dim)'s values."""
     r = d.r
-    kinds = ["floordiv", "sum"] + (["groups", "ceil_mode"] if len(shape) == 4 else [])
+    rank = len(shape)
+    fn = r.choice(("sum", "mean", "amax", "max"))
+    keep = r.random() < 0.4
+    if fn == "max":
+        dim: Any = r.randrange(-rank, rank)
+    else:
+        dim = r.choice((r.randrange(-rank, rank), tuple(sorted(r.sample(range(rank), r.randint(1, rank)))), None))
+    dims = set(range(rank)) if dim is None else {x % rank for x in (dim if isinstance(dim, tuple) else (dim,))}
+    if dim is None and fn == "amax" or dim is None and keep:
+        keep = False  # x.amax() and x.sum() have no keepdim
+    out = tuple(1 if i in dims else n for i, n in enumerate(shape) if keep or i not in dims)
+    options = (("fn", fn), ("dim", dim), ("keepdim", keep), ("pick", r.choice(("index", "values"))))
+    return Step("reduce", (v,), options, r.choice(("torch", "method"))), out
+
+
+UNARY = {"neg": ("op", "torch", "method"), "abs": ("op", "torch", "method"), "clamp": ("torch", "method"),
+         "hardtanh": ("F",), "relu6": ("F",), "exp": ("torch", "method"), "log": ("torch", "method"),
+         "sqrt": ("torch", "method"), "rsqrt": ("torch", "method")}
+
+
+def _unary_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]]:
+    r = d.r
+    fn = r.choice(tuple(UNARY))
+    bounds = r.choice(((-0.5, 0.5), (None, 0.25), (0.0, None), (1.0, -1.0)))
+    if fn == "hardtanh":
+        bounds = r.choice(((-1.0, 1.0), (-2.0, 0.5)))
+    return Step("unary", (v,), (("fn", fn), ("bounds", bounds)), r.choice(UNARY[fn])), shape
+
+
+def _flip_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]]:
+    r = d.r
+    dims = tuple(r.sample(range(-len(shape), 0), r.randint(1, len(shape))))
+    return Step("flip", (v,), (("dims", dims),), r.choice(("torch", "method"))), shape
+
+
+def _cast_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]]:
+    """A float16 or float64 round trip, a bool cast; an integer division only of an input (its
+    values are the reference's exactly: a computed value made an integer could land either side)."""
+    r = d.r
+    inputs = len(d.shapes) - len(d.steps)
+    how = r.choice(("half", "double", "bool", "floordiv", "floor_divide", "trunc"))
+    if how in ("floordiv", "floor_divide", "trunc"):
+        v = r.randrange(inputs)
+        shape = d.shapes[v]
+    divisor = r.choice((3, -2, 5, "tensor"))
+    return Step("cast", (v,), (("divisor", divisor),), how), shape
+
+
+def _unmapped_step(d: Drawn, k: int, v: int, shape: tuple[int, ...]) -> tuple[Step, tuple[int, ...]]:
+    """What the importer has no mapping for, which it must refuse naming the node: floor division
+    of floats, max(dim)'s indices, grouped convolution, max_pool2d's ceil_mode."""
+    r = d.r
+    kinds = ["floordiv", "max_indices"] + (["groups", "ceil_mode"] if len(shape) == 4 else [])
     how = r.choice(kinds)
-    if how == "sum":
+    if how == "max_indices":
         return Step("unmapped", (v,), (), how), shape[:-1]
     if how == "groups":
         d.constants[f"c{k}"] = ((shape[1], 1, 1, 1), "weight")
@@ -586,10 +697,18 @@ def _step(d: Drawn, k: int) -> tuple[Step, tuple[int, ...]] | None:  # noqa: C90
     shape = d.shapes[v]
     rank = len(shape)
     op = r.choices(("linear", "relu", "binary", "shape", "softmax", "conv2d", "maxpool", "matmul", "unmapped",
-                    "activation", "slice", "where"),
-                   (2, 1.5, 3, 2.5, 1, 1.5, 1, 1.5, 0.1, 2, 2, 1.5))[0]
+                    "activation", "slice", "where", "reduce", "unary", "flip", "cast"),
+                   (2, 1.5, 3, 2.5, 1, 1.5, 1, 1.5, 0.1, 2, 2, 1.5, 1.5, 2, 0.7, 1))[0]
     if op == "activation":
         return _activation_step(d, k, v, shape)
+    if op == "reduce" and rank >= 1:
+        return _reduce_step(d, k, v, shape)
+    if op == "unary":
+        return _unary_step(d, k, v, shape)
+    if op == "flip" and rank >= 1:
+        return _flip_step(d, k, v, shape)
+    if op == "cast":
+        return _cast_step(d, k, v, shape)
     if op == "slice" and rank >= 1:
         return _slice_step(d, k, v, shape)
     if op == "where" and rank >= 1:

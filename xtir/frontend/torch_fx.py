@@ -21,14 +21,28 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import ModuleOp, TensorType, f16, f32, f64, i1, i8, i16, i32, i64
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseIntOrFPElementsAttr,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+    f16,
+    f32,
+    f64,
+    i1,
+    i8,
+    i16,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from xtir.dialects import tensor
 from xtir.errors import XtirImportError
 from xtir.interpreters.block import numpy_dtype
-from xtir.interpreters.tensor import dense_from_numpy
+from xtir.interpreters.tensor import dense_from_numpy, dense_to_numpy
 
 
 def _import_torch():
@@ -88,6 +102,24 @@ def element_type_of(dtype) -> Attribute | None:
     return _DTYPES.get(str(dtype).removeprefix("torch."))
 
 
+_FLOAT_FUNCTIONS = {"exp": tensor.ExpOp, "log": tensor.LogOp, "sqrt": tensor.SqrtOp, "rsqrt": tensor.RsqrtOp}
+"""torch functions (and tensor methods) of float tensors; an integer tensor is made float32 first, as torch does."""
+
+_CAST_METHODS = {"float": f32, "half": f16, "double": f64, "int": i32, "long": i64, "short": i16, "char": i8, "bool": i1}
+
+
+class _MaxWithIndices:
+    """`x.max(dim)`: the values (an fx getitem 0 or `.values`); the indices (argmax) have no mapping."""
+
+    def __init__(self, values: SSAValue):
+        self.values = values
+
+    def __getitem__(self, index):
+        if index in (0, -2):
+            return self.values
+        raise _Unsupported("the indices of max(dim) (argmax); mapped: its values, [0] or .values")
+
+
 def _name_hint(name: str, fallback: str = "v") -> str:
     """An SSA name from a torch name (`0.weight` -> `_0.weight`, `relu_1` -> `relu`).
 
@@ -141,6 +173,8 @@ class _Importer:
             nn.GELU: lambda node, m, x: self.emit(tensor.GeluOp(x, m.approximate)),
             nn.LeakyReLU: lambda node, m, x: self._activation(node, tensor.LeakyReluOp(x, m.negative_slope), m.inplace),
             nn.Dropout: self._nn_dropout,
+            nn.Hardtanh: lambda node, m, x: self._clamp(node, x, m.min_val, m.max_val, m.inplace),
+            nn.ReLU6: lambda node, m, x: self._clamp(node, x, 0.0, 6.0, m.inplace),
         }
         self.function_maps: dict[Any, Callable[..., Any]] = {
             F.relu: lambda node, x, inplace=False: self._relu(node, x, inplace),
@@ -171,7 +205,21 @@ class _Importer:
             torch.mul: lambda node, a, b: self._binary(tensor.MultiplyOp, operator.mul, a, b),
             operator.truediv: lambda node, a, b: self._binary(tensor.DivideOp, operator.truediv, a, b),
             torch.div: lambda node, a, b, rounding_mode=None: self._divide(a, b, rounding_mode),
-            operator.floordiv: self._floordiv,
+            operator.floordiv: lambda node, a, b: self._divide(a, b, "floor"),
+            torch.floor_divide: lambda node, a, b: self._divide(a, b, "floor"),
+            **{f: lambda node, x: self._negative(x) for f in (operator.neg, torch.neg, torch.negative)},
+            **{f: lambda node, x: self._unary(tensor.AbsOp, x) for f in (operator.abs, torch.abs)},
+            **{getattr(torch, name): self._float_function(op_class) for name, op_class in _FLOAT_FUNCTIONS.items()},
+            **{f: lambda node, x, min=None, max=None: self._clamp(node, x, min, max) for f in (torch.clamp, torch.clip)},
+            F.hardtanh: lambda node, x, min_val=-1.0, max_val=1.0, inplace=False: self._clamp(
+                node, x, min_val, max_val, inplace
+            ),
+            F.relu6: lambda node, x, inplace=False: self._clamp(node, x, 0.0, 6.0, inplace),
+            torch.sum: lambda node, x, dim=None, keepdim=False, dtype=None: self._sum(x, dim, keepdim, dtype),
+            torch.mean: lambda node, x, dim=None, keepdim=False, dtype=None: self._mean(x, dim, keepdim, dtype),
+            torch.amax: lambda node, x, dim=(), keepdim=False: self._amax(x, dim, keepdim),
+            torch.max: lambda node, x, dim=None, keepdim=False: self._max(x, dim, keepdim),
+            torch.flip: lambda node, x, dims: self._flip(x, dims),
             **{f: self._comparison(op_class, python_op) for op_class, python_op, fns in self._comparisons()
                for f in fns},
             torch.where: lambda node, condition, a, b: self._where(condition, a, b),
@@ -207,6 +255,22 @@ class _Importer:
             "t": lambda node, x: self._t(x),
             "softmax": lambda node, x, dim, dtype=None: self._softmax(x, dim, dtype),
             "size": lambda node, x, dim=None: self._size(x, dim),
+            "floor_divide": lambda node, a, b: self._divide(a, b, "floor"),
+            "neg": lambda node, x: self._negative(x),
+            "negative": lambda node, x: self._negative(x),
+            "abs": lambda node, x: self._unary(tensor.AbsOp, x),
+            **{name: self._float_function(op_class) for name, op_class in _FLOAT_FUNCTIONS.items()},
+            "clamp": lambda node, x, min=None, max=None: self._clamp(node, x, min, max),
+            "clip": lambda node, x, min=None, max=None: self._clamp(node, x, min, max),
+            "sum": lambda node, x, dim=None, keepdim=False, dtype=None: self._sum(x, dim, keepdim, dtype),
+            "mean": lambda node, x, dim=None, keepdim=False, dtype=None: self._mean(x, dim, keepdim, dtype),
+            "amax": lambda node, x, dim=(), keepdim=False: self._amax(x, dim, keepdim),
+            "max": lambda node, x, dim=None, keepdim=False: self._max(x, dim, keepdim),
+            "flip": lambda node, x, *dims: self._flip(x, dims[0] if len(dims) == 1 and isinstance(dims[0], Sequence) else dims),
+            **{name: lambda node, x, dtype=dtype: self._astype(node, x, dtype) for name, dtype in _CAST_METHODS.items()},
+            "to": self._to,
+            "type": lambda node, x, dtype: self._astype(node, x, dtype),
+            "type_as": lambda node, x, other: self._astype(node, x, other.type.element_type),
             "dim": lambda node, x: len(self._shape(x)),
         }
 
@@ -377,6 +441,15 @@ class _Importer:
             raise _Unsupported(f"the number {value} outside the range of {element}, the type of the tensor it meets")
         return self.emit(arith.ConstantOp(dense_from_numpy(np.array(value, dtype), element)))
 
+    def _tensors(self, a, b) -> tuple[SSAValue, SSAValue]:
+        """`a` and `b`, at least one a tensor, with a Python number made a 0-d constant of the other's type."""
+        a = a if isinstance(a, SSAValue) else self._scalar(a, b)
+        return a, b if isinstance(b, SSAValue) else self._scalar(b, a)
+
+    def _element(self, x: SSAValue) -> Attribute:
+        self._shape(x)
+        return x.type.element_type
+
     def _shape(self, x: SSAValue) -> tuple[int, ...]:
         if not isinstance(x, SSAValue):
             raise _Unsupported(f"expected a tensor, got {type(x).__name__}")
@@ -502,9 +575,7 @@ class _Importer:
             return python_op(a, b)  # shape arithmetic: x.size(0) * 2
         if alpha != 1:
             raise _Unsupported(f"alpha={alpha}")
-        a = a if isinstance(a, SSAValue) else self._scalar(a, b)
-        b = b if isinstance(b, SSAValue) else self._scalar(b, a)
-        return self.emit(op_class(a, b))
+        return self.emit(op_class(*self._tensors(a, b)))
 
     def _comparisons(self) -> list[tuple[type, Callable[[Any, Any], Any], tuple[Any, ...]]]:
         """Each comparison's op, Python operator (its name is the tensor method's) and torch functions."""
@@ -524,19 +595,129 @@ class _Importer:
     def _where(self, condition: SSAValue, a, b) -> SSAValue:
         if not isinstance(a, SSAValue) and not isinstance(b, SSAValue):
             raise _Unsupported("torch.where of two Python numbers (their tensors' type is torch's default dtype)")
-        a = a if isinstance(a, SSAValue) else self._scalar(a, b)
-        b = b if isinstance(b, SSAValue) else self._scalar(b, a)
-        return self.emit(tensor.WhereOp(condition, a, b))
+        return self.emit(tensor.WhereOp(condition, *self._tensors(a, b)))
 
     def _divide(self, a, b, rounding_mode):
-        if rounding_mode is not None:
+        if rounding_mode is None:
+            return self._binary(tensor.DivideOp, operator.truediv, a, b)
+        if rounding_mode not in ("floor", "trunc"):
             raise _Unsupported(f"rounding_mode '{rounding_mode}'")
-        return self._binary(tensor.DivideOp, operator.truediv, a, b)
+        if not isinstance(a, SSAValue) and not isinstance(b, SSAValue):
+            return a // b if rounding_mode == "floor" else int(a / b)  # shape arithmetic: x.size(0) // 2
+        a, b = self._tensors(a, b)
+        element = a.type.element_type
+        if isinstance(element, AnyFloat):
+            # torch rounds a float quotient through fmod (inf for a zero divisor): no lowering has that yet
+            raise _Unsupported(f"{rounding_mode} division of {element} tensors (mapped: integer tensors)")
+        # a zero divisor: torch raised on the example inputs; on others the built code raises
+        op_class = tensor.FloorDivideOp if rounding_mode == "floor" else tensor.TruncDivideOp
+        return self.emit(op_class(a, b))
 
-    def _floordiv(self, node, a, b):
-        if isinstance(a, SSAValue) or isinstance(b, SSAValue):
-            raise _Unsupported("floor division of tensors")
-        return a // b
+    @staticmethod
+    def _constant_array(value: SSAValue) -> np.ndarray | None:
+        if isinstance(value.owner, arith.ConstantOp) and isinstance(value.owner.value, DenseIntOrFPElementsAttr):
+            return dense_to_numpy(value.owner.value)
+        return None
+
+    def _unary(self, op_class: type, x) -> SSAValue:
+        self._shape(x)
+        if x.type.element_type == i1:
+            raise _Unsupported(f"{op_class.name.removeprefix('tensor.')} of a bool tensor")
+        return self.emit(op_class(x))
+
+    def _negative(self, x):
+        if not isinstance(x, SSAValue):
+            return -x  # shape arithmetic
+        return self._unary(tensor.NegativeOp, x)
+
+    def _float_function(self, op_class: type) -> Callable[..., Any]:
+        """exp, log, ...: an integer or bool tensor is made float32 first (torch's default dtype)."""
+
+        def convert(node, x):
+            self._shape(x)
+            if not isinstance(x.type.element_type, AnyFloat):
+                x = self.emit(tensor.AstypeOp(x, f32))
+            return self.emit(op_class(x))
+
+        return convert
+
+    def _clamp(self, node, x, lo, hi, inplace: bool = False) -> SSAValue:
+        element = x.type.element_type if isinstance(x, SSAValue) else None
+        for bound in (lo, hi):
+            if bound is not None and not isinstance(bound, int | float) or isinstance(bound, bool):
+                raise _Unsupported(f"a clamp bound of type {type(bound).__name__} (mapped: Python numbers)")
+            if isinstance(bound, float) and not isinstance(element, AnyFloat):
+                raise _Unsupported(f"the float bound {bound} with a tensor of {element} (torch computes in a float type)")
+        self._shape(x)
+        if lo is None and hi is None:
+            raise _Unsupported("a clamp without bounds")
+        return self._activation(node, tensor.ClipOp(x, lo, hi), inplace)
+
+    def _dims(self, x: SSAValue, dim) -> list[int]:
+        """The dimensions a reduction names (an int, a sequence; None or () for all), sorted."""
+        rank = len(self._shape(x))
+        dims = range(rank) if dim is None or (isinstance(dim, Sequence) and not dim) else (
+            [dim] if isinstance(dim, int) else dim)
+        return sorted({self._axis(d, x) for d in dims})
+
+    def _reduce(self, op_class: type, x: SSAValue, dim, keepdim: bool) -> SSAValue:
+        axes = self._dims(x, dim)
+        if not axes:  # a 0-d tensor reduces to itself
+            return x
+        return self.emit(op_class(x, axes, keepdim))
+
+    def _sum(self, x: SSAValue, dim, keepdim: bool, dtype) -> SSAValue:
+        if dtype is not None:
+            raise _Unsupported(f"sum with dtype={dtype}")
+        self._shape(x)
+        if not isinstance(x.type.element_type, AnyFloat) and x.type.element_type != i64:
+            x = self.emit(tensor.AstypeOp(x, i64))  # torch sums integers and booleans as int64
+        return self._reduce(tensor.SumOp, x, dim, keepdim)
+
+    def _mean(self, x: SSAValue, dim, keepdim: bool, dtype) -> SSAValue:
+        if dtype is not None:
+            raise _Unsupported(f"mean with dtype={dtype}")
+        return self._reduce(tensor.MeanOp, x, dim, keepdim)
+
+    def _amax(self, x: SSAValue, dim, keepdim: bool) -> SSAValue:
+        self._shape(x)
+        if x.type.element_type == i1:
+            raise _Unsupported("amax of a bool tensor")
+        return self._reduce(tensor.MaxOp, x, dim, keepdim)
+
+    def _max(self, x: SSAValue, dim, keepdim: bool):
+        if isinstance(dim, SSAValue):
+            raise _Unsupported("torch.max of two tensors (the elementwise maximum)")
+        if dim is None:
+            return self._amax(x, None, False)
+        return _MaxWithIndices(self._amax(x, dim, keepdim))
+
+    def _flip(self, x: SSAValue, dims) -> SSAValue:
+        axes = sorted({self._axis(d, x) for d in dims})
+        return self.emit(tensor.FlipOp(x, axes)) if axes else x
+
+    def _to(self, node, x, *args, **kwargs):
+        """x.to(dtype) or x.to(other tensor); a device or other options have no mapping."""
+        dtype = kwargs.pop("dtype", args[0] if args else None)
+        if kwargs or len(args) > 1 or not isinstance(dtype, self.torch.dtype | SSAValue):
+            raise _Unsupported("to() with a device, copy= or other options (mapped: to(dtype), to(tensor))")
+        return self._astype(node, x, dtype.type.element_type if isinstance(dtype, SSAValue) else dtype)
+
+    def _astype(self, node, x: SSAValue, dtype) -> SSAValue:
+        element = dtype if isinstance(dtype, Attribute) else element_type_of(dtype)
+        if element is None:
+            raise _Unsupported(f"a conversion to {dtype} (mapped: {', '.join(_DTYPES)})")
+        self._shape(x)
+        if element == x.type.element_type:
+            return x  # torch returns the tensor itself
+        array = self._constant_array(x)
+        if array is not None and isinstance(element, IntegerType) and element != i1 and np.issubdtype(array.dtype, np.floating):
+            info = np.iinfo(numpy_dtype(element))
+            inside = np.isfinite(array) & (array > info.min - 1) & (array < info.max + 1)
+            if not inside.all():
+                bad = array[~inside].flat[0]
+                raise _Unsupported(f"the constant {bad} made {element}: outside its range, undefined in torch")
+        return self.emit(tensor.AstypeOp(x, element))
 
     def _getitem(self, node, container, index):
         if isinstance(container, SSAValue):
@@ -611,10 +792,14 @@ class _Importer:
         return tuple(self._along(x, d, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]))
 
     def _getattr(self, node, x, name: str):
+        if isinstance(x, _MaxWithIndices):
+            return x[{"values": 0, "indices": 1}.get(name, 1)]
         if name == "T":  # all dimensions reversed (a transposed matrix)
             return self._permute(x, tuple(reversed(range(len(self._shape(x))))))
         if name == "shape":
             return self._size(x, None)
+        if name == "dtype":  # x.to(y.dtype)
+            return getattr(self.torch, next(k for k, t in _DTYPES.items() if t == self._element(x)))
         raise _Unsupported(f"the tensor attribute '{name}'")
 
     def _size(self, x: SSAValue, dim):

@@ -15,7 +15,9 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from xdsl.ir import Attribute
 
 from xtir.dialects import tensor
+from xtir.errors import XtirEvaluationError
 from xtir.interpreters.block import numpy_dtype
+from xtir.interpreters.integer import division_problem, undefined_message
 
 
 def dense_to_numpy(value: DenseIntOrFPElementsAttr) -> np.ndarray:
@@ -98,6 +100,38 @@ def _comparison(op_type: type[tensor.CompareOp], fn: np.ufunc):
         return (fn(args[0], args[1]),)
 
     return run
+
+
+def integer_quotient(op, a: np.ndarray, b: np.ndarray, trunc: bool) -> np.ndarray:
+    """a // b (or rounded toward zero), refused where compiled code would trap: a zero
+    divisor, or the smallest value divided by -1 (lowering/arith_guards.py reports the same)."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    bits = a.dtype.itemsize * 8
+    for x, y in zip(a.flat, b.flat):
+        if (problem := division_problem(int(x), int(y), bits, is_signed=True)) is not None:
+            raise XtirEvaluationError(undefined_message(None, op.name, problem, int(x), int(y)))
+    q = np.floor_divide(a, b)
+    if trunc:
+        q = q + ((q * b != a) & ((a < 0) != (b < 0)))
+    return q
+
+
+def astype(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """torch's conversions: a float16 from float64 or an integer through float32, a float made
+    an integer truncated toward zero, a number made a bool `x != 0`."""
+    x = np.asarray(x)
+    if dtype == np.bool_:
+        return x != 0
+    if dtype == np.float16 and x.dtype != np.float32:
+        x = x.astype(np.float32)
+    if np.issubdtype(dtype, np.integer) and np.issubdtype(x.dtype, np.floating):
+        x = np.trunc(x)
+    with np.errstate(invalid="ignore"):  # out of the integer's range: undefined, as in torch
+        return x.astype(dtype)
+
+
+def reduce_axes(op) -> tuple[tuple[int, ...], bool]:
+    return _ints(op.axes), op.keepdims is not None
 
 
 class TensorGraphFunctions(InterpreterFunctions):
@@ -200,6 +234,79 @@ class TensorGraphFunctions(InterpreterFunctions):
         axis = op.axis.value.data
         e = np.exp(x - x.max(axis=axis, keepdims=True))
         return (_like(op, e / e.sum(axis=axis, keepdims=True)),)
+
+    @impl(tensor.SumOp)
+    def run_sum(self, interpreter: Interpreter, op: tensor.SumOp, args: PythonValues) -> PythonValues:
+        x = np.asarray(args[0])
+        axes, keep = reduce_axes(op)
+        wide = np.float32 if x.dtype == np.float16 else x.dtype
+        return (_like(op, np.sum(x, axis=axes, keepdims=keep, dtype=wide)),)
+
+    @impl(tensor.MeanOp)
+    def run_mean(self, interpreter: Interpreter, op: tensor.MeanOp, args: PythonValues) -> PythonValues:
+        x = _wide(args[0])
+        axes, keep = reduce_axes(op)
+        count = math.prod(x.shape[a] for a in axes)
+        return (_like(op, np.sum(x, axis=axes, keepdims=keep) / x.dtype.type(count)),)
+
+    @impl(tensor.MaxOp)
+    def run_max(self, interpreter: Interpreter, op: tensor.MaxOp, args: PythonValues) -> PythonValues:
+        axes, keep = reduce_axes(op)
+        return (_like(op, np.max(args[0], axis=axes, keepdims=keep)),)
+
+    @impl(tensor.FlipOp)
+    def run_flip(self, interpreter: Interpreter, op: tensor.FlipOp, args: PythonValues) -> PythonValues:
+        return (np.ascontiguousarray(np.flip(args[0], _ints(op.axes))),)
+
+    @impl(tensor.NegativeOp)
+    def run_negative(self, interpreter: Interpreter, op: tensor.NegativeOp, args: PythonValues) -> PythonValues:
+        return (_like(op, np.negative(args[0])),)
+
+    @impl(tensor.AbsOp)
+    def run_abs(self, interpreter: Interpreter, op: tensor.AbsOp, args: PythonValues) -> PythonValues:
+        return (_like(op, np.abs(args[0])),)
+
+    @impl(tensor.ExpOp)
+    def run_exp(self, interpreter: Interpreter, op: tensor.ExpOp, args: PythonValues) -> PythonValues:
+        return (_like(op, np.exp(_wide(args[0]))),)
+
+    @impl(tensor.LogOp)
+    def run_log(self, interpreter: Interpreter, op: tensor.LogOp, args: PythonValues) -> PythonValues:
+        with np.errstate(divide="ignore", invalid="ignore"):  # log 0 = -inf, log of a negative NaN, as torch
+            return (_like(op, np.log(_wide(args[0]))),)
+
+    @impl(tensor.SqrtOp)
+    def run_sqrt(self, interpreter: Interpreter, op: tensor.SqrtOp, args: PythonValues) -> PythonValues:
+        with np.errstate(invalid="ignore"):
+            return (_like(op, np.sqrt(_wide(args[0]))),)
+
+    @impl(tensor.RsqrtOp)
+    def run_rsqrt(self, interpreter: Interpreter, op: tensor.RsqrtOp, args: PythonValues) -> PythonValues:
+        x = _wide(args[0])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (_like(op, x.dtype.type(1) / np.sqrt(x)),)
+
+    @impl(tensor.ClipOp)
+    def run_clip(self, interpreter: Interpreter, op: tensor.ClipOp, args: PythonValues) -> PythonValues:
+        x = np.asarray(args[0])
+        lo, hi = op.bounds()
+        if lo is not None:  # torch's std::max and std::min: -0.0 against 0.0 stays -0.0, NaN stays NaN
+            x = np.where(x < x.dtype.type(lo), x.dtype.type(lo), x)
+        if hi is not None:
+            x = np.where(x > x.dtype.type(hi), x.dtype.type(hi), x)
+        return (_like(op, x),)
+
+    @impl(tensor.AstypeOp)
+    def run_astype(self, interpreter: Interpreter, op: tensor.AstypeOp, args: PythonValues) -> PythonValues:
+        return (astype(args[0], numpy_dtype(op.result.type.element_type)),)
+
+    @impl(tensor.FloorDivideOp)
+    def run_floor_divide(self, interpreter: Interpreter, op: tensor.FloorDivideOp, args: PythonValues) -> PythonValues:
+        return (_like(op, integer_quotient(op, args[0], args[1], trunc=False)),)
+
+    @impl(tensor.TruncDivideOp)
+    def run_trunc_divide(self, interpreter: Interpreter, op: tensor.TruncDivideOp, args: PythonValues) -> PythonValues:
+        return (_like(op, integer_quotient(op, args[0], args[1], trunc=True)),)
 
 
 # the comparisons differ only in their numpy function: made in a loop, registered with the rest

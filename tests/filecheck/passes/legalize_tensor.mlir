@@ -232,3 +232,60 @@ func.func @same_sign(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xi1> {
   %e = tensor.equal %a, %b : tensor<4xi1>, tensor<4xi1> -> tensor<4xi1>
   func.return %e : tensor<4xi1>
 }
+
+// -----
+
+// A float16 sum adds in float32 (the init 0.0 : f32) and rounds once in T_sum_cast; a mean
+// divides the float32 sum by the count before rounding; a 0-d result is a one-element buffer.
+// CHECK-LABEL: func.func @sum(%x: memref<2x3xf16>, %T_sum_cast: memref<2x1xf16>) {
+// CHECK:         %T_sum = block.alloc : memref<2x1xf32>
+// CHECK:           block.block "T_sum"(%vi0 = spatial(2, %i0), %vi1 = spatial(1, %i1), %vk1 = reduce(3, %k1)) {
+// CHECK:             %zero = arith.constant 0.000000e+00 : f32
+// CHECK:           %[[X:.*]] = block.load %x[%vi0, %vk1] : memref<2x3xf16>
+// CHECK-NEXT:      %[[W:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK-NEXT:      %{{.*}} = arith.addf %t_sum, %[[W]] : f32
+// CHECK:         block.block "T_sum_cast"(
+// CHECK:           arith.truncf %{{.*}} : f32 to f16
+// CHECK-LABEL: func.func @mean(%x: memref<2x3xf16>, %T_mean: memref<1xf16>) {
+// CHECK:         block.block "T_mean"(
+// CHECK:           %[[N:.*]] = arith.constant 6.000000e+00 : f32
+// CHECK-NEXT:      %[[Q:.*]] = arith.divf %{{.*}}, %[[N]] : f32
+// CHECK-NEXT:      %{{.*}} = arith.truncf %[[Q]] : f32 to f16
+// CHECK-LABEL: func.func @max(%x: memref<2x3xf16>, %T_max: memref<3xf16>) {
+// CHECK:             %{{.*}} = arith.constant 0xfc00 : f16
+// CHECK:           %{{.*}} = arith.maximumf %t_max, %{{.*}} : f16
+func.func @reductions(%x: tensor<2x3xf16>) -> (tensor<2x1xf16>, tensor<f16>, tensor<3xf16>) {
+  %s = tensor.sum %x axes [1] keepdims : tensor<2x3xf16> -> tensor<2x1xf16>
+  %m = tensor.mean %x axes [0, 1] : tensor<2x3xf16> -> tensor<f16>
+  %mx = tensor.max %x axes [0] : tensor<2x3xf16> -> tensor<3xf16>
+  func.return %s, %m, %mx : tensor<2x1xf16>, tensor<f16>, tensor<3xf16>
+}
+
+// -----
+
+// negative multiplies by -1 (0.0 becomes -0.0, as torch's); a float16 from float64 goes
+// through float32, as torch converts; trunc_divide corrects the floor quotient where a
+// remainder is left and the signs differ; flip reads n - 1 - i.
+// CHECK-LABEL: func.func @negative(%x: memref<4xf64>, %T_negative: memref<4xf64>) {
+// CHECK:           %[[M:.*]] = arith.constant -1.000000e+00 : f64
+// CHECK-NEXT:      %{{.*}} = arith.mulf %{{.*}}, %[[M]] : f64
+// CHECK-LABEL: func.func @astype(%n: memref<4xf64>, %T_cast: memref<4xf16>) {
+// CHECK:           %[[F:.*]] = arith.truncf %{{.*}} : f64 to f32
+// CHECK-NEXT:      %{{.*}} = arith.truncf %[[F]] : f32 to f16
+// CHECK-LABEL: func.func @trunc_divide(%i: memref<4xi32>, %j: memref<4xi32>, %T_trunc_divide: memref<4xi32>) {
+// CHECK:           %[[Q:.*]] = arith.floordivsi %[[A:.*]], %[[B:.*]] : i32
+// CHECK-NEXT:      %[[P:.*]] = arith.muli %[[Q]], %[[B]] : i32
+// CHECK-NEXT:      %[[R:.*]] = arith.cmpi ne, %[[P]], %[[A]] : i32
+// CHECK:           %[[S:.*]] = arith.cmpi ne, %{{.*}}, %{{.*}} : i1
+// CHECK-NEXT:      %[[C:.*]] = arith.andi %[[R]], %[[S]] : i1
+// CHECK:           %[[Q1:.*]] = arith.addi %[[Q]], %{{.*}} : i32
+// CHECK-NEXT:      %{{.*}} = arith.select %[[C]], %[[Q1]], %[[Q]] : i32
+// CHECK-LABEL: func.func @flip(%i: memref<4xi32>, %T_flip: memref<4xi32>) {
+// CHECK:           %{{.*}} = block.load %i[-%vi0 + 3] : memref<4xi32>
+func.func @conversions(%x: tensor<4xf64>, %i: tensor<4xi32>, %j: tensor<4xi32>) -> (tensor<4xf16>, tensor<4xi32>, tensor<4xi32>) {
+  %n = tensor.negative %x : tensor<4xf64> -> tensor<4xf64>
+  %h = tensor.astype %n : tensor<4xf64> -> tensor<4xf16>
+  %t = tensor.trunc_divide %i, %j : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  %f = tensor.flip %i axes [0] : tensor<4xi32> -> tensor<4xi32>
+  func.return %h, %t, %f : tensor<4xf16>, tensor<4xi32>, tensor<4xi32>
+}

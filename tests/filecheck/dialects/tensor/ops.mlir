@@ -140,3 +140,49 @@ func.func @where(%x: tensor<2x8xf32>, %zero: tensor<f32>, %row: tensor<8xf32>, %
   %w = tensor.where %c, %x, %row : tensor<2x8xi1>, tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
   func.return %w : tensor<2x8xf32>
 }
+
+// Unary numbers (negative, abs on any number type; exp, log, sqrt, rsqrt on floats), clip
+// with either bound or both, astype between element types of one shape.
+// CHECK-LABEL: func.func @unary
+// CHECK-NEXT:  %n = tensor.negative %i : tensor<3xi32> -> tensor<3xi32>
+// CHECK-NEXT:  %a = tensor.abs %x : tensor<2x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:  %e = tensor.exp %x : tensor<2x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:  %l = tensor.log %e : tensor<2x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:  %s = tensor.sqrt %a : tensor<2x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:  %r = tensor.rsqrt %s : tensor<2x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:  %c = tensor.clip %x min -5.000000e-01 max 6.000000e+00 : tensor<2x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:  %cl = tensor.clip %i max 7.000000e+00 : tensor<3xi32> -> tensor<3xi32>
+// CHECK-NEXT:  %h = tensor.astype %x : tensor<2x8xf32> -> tensor<2x8xf16>
+// CHECK-NEXT:  %b = tensor.astype %i : tensor<3xi32> -> tensor<3xi1>
+func.func @unary(%x: tensor<2x8xf32>, %i: tensor<3xi32>) {
+  %n = tensor.negative %i : tensor<3xi32> -> tensor<3xi32>
+  %a = tensor.abs %x : tensor<2x8xf32> -> tensor<2x8xf32>
+  %e = tensor.exp %x : tensor<2x8xf32> -> tensor<2x8xf32>
+  %l = tensor.log %e : tensor<2x8xf32> -> tensor<2x8xf32>
+  %s = tensor.sqrt %a : tensor<2x8xf32> -> tensor<2x8xf32>
+  %r = tensor.rsqrt %s : tensor<2x8xf32> -> tensor<2x8xf32>
+  %c = tensor.clip %x min -0.5 max 6.0 : tensor<2x8xf32> -> tensor<2x8xf32>
+  %cl = tensor.clip %i max 7.0 : tensor<3xi32> -> tensor<3xi32>
+  %h = tensor.astype %x : tensor<2x8xf32> -> tensor<2x8xf16>
+  %b = tensor.astype %i : tensor<3xi32> -> tensor<3xi1>
+  func.return
+}
+
+// Integer division rounded toward -inf (floor_divide) or zero (trunc_divide), broadcasting;
+// reductions over increasing axes, dropped or kept as 1 (all of them: a 0-d result); flip.
+// CHECK-LABEL: func.func @integer_division_reductions_flip
+// CHECK-NEXT:  %f = tensor.floor_divide %i, %j : tensor<2x3xi32>, tensor<3xi32> -> tensor<2x3xi32>
+// CHECK-NEXT:  %t = tensor.trunc_divide %i, %j : tensor<2x3xi32>, tensor<3xi32> -> tensor<2x3xi32>
+// CHECK-NEXT:  %s = tensor.sum %x axes [1] keepdims : tensor<2x8xf32> -> tensor<2x1xf32>
+// CHECK-NEXT:  %m = tensor.mean %x axes [0, 1] : tensor<2x8xf32> -> tensor<f32>
+// CHECK-NEXT:  %mx = tensor.max %i axes [0] : tensor<2x3xi32> -> tensor<3xi32>
+// CHECK-NEXT:  %fl = tensor.flip %x axes [0, 1] : tensor<2x8xf32> -> tensor<2x8xf32>
+func.func @integer_division_reductions_flip(%x: tensor<2x8xf32>, %i: tensor<2x3xi32>, %j: tensor<3xi32>) {
+  %f = tensor.floor_divide %i, %j : tensor<2x3xi32>, tensor<3xi32> -> tensor<2x3xi32>
+  %t = tensor.trunc_divide %i, %j : tensor<2x3xi32>, tensor<3xi32> -> tensor<2x3xi32>
+  %s = tensor.sum %x axes [1] keepdims : tensor<2x8xf32> -> tensor<2x1xf32>
+  %m = tensor.mean %x axes [0, 1] : tensor<2x8xf32> -> tensor<f32>
+  %mx = tensor.max %i axes [0] : tensor<2x3xi32> -> tensor<3xi32>
+  %fl = tensor.flip %x axes [0, 1] : tensor<2x8xf32> -> tensor<2x8xf32>
+  func.return
+}

@@ -457,3 +457,117 @@ func.func @where_shapes(%c: tensor<3xi1>, %x: tensor<2x8xf32>) -> tensor<2x8xf32
   %y = tensor.where %c, %x, %x : tensor<3xi1>, tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
   func.return %y : tensor<2x8xf32>
 }
+
+// -----
+
+// floor_divide is an integer division (torch's float floor division rounds through fmod).
+func.func @floor_divide_floats(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tensor.floor_divide' op tensor.floor_divide takes integer tensors, got f32}}
+  %y = tensor.floor_divide %x, %x : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+// trunc_divide takes numbers, not booleans.
+func.func @trunc_divide_bools(%x: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'tensor.trunc_divide' op tensor.trunc_divide takes numbers, not i1 (booleans)}}
+  %y = tensor.trunc_divide %x, %x : tensor<4xi1>, tensor<4xi1> -> tensor<4xi1>
+  func.return %y : tensor<4xi1>
+}
+
+// -----
+
+// negative and abs take numbers.
+func.func @negative_bools(%x: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'tensor.negative' op tensor.negative takes numbers, not i1 (booleans)}}
+  %y = tensor.negative %x : tensor<4xi1> -> tensor<4xi1>
+  func.return %y : tensor<4xi1>
+}
+
+// -----
+
+// exp, log, sqrt and rsqrt take floats.
+func.func @sqrt_ints(%x: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'tensor.sqrt' op tensor.sqrt takes floating-point tensors, got i32}}
+  %y = tensor.sqrt %x : tensor<4xi32> -> tensor<4xi32>
+  func.return %y : tensor<4xi32>
+}
+
+// -----
+
+// clip needs a bound.
+func.func @clip_unbounded(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tensor.clip' op tensor.clip needs a min or a max}}
+  %y = tensor.clip %x : tensor<4xf32> -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+// An integer tensor's clip bounds are integers of its type.
+func.func @clip_fraction(%x: tensor<4xi8>) -> tensor<4xi8> {
+  // expected-error @+1 {{'tensor.clip' op tensor.clip: the bound 0.5 is not an integer of i8, the input's type}}
+  %y = tensor.clip %x min 0.5 : tensor<4xi8> -> tensor<4xi8>
+  func.return %y : tensor<4xi8>
+}
+
+// -----
+
+func.func @clip_range(%x: tensor<4xi8>) -> tensor<4xi8> {
+  // expected-error @+1 {{'tensor.clip' op tensor.clip: the bound 128.0 is not an integer of i8, the input's type}}
+  %y = tensor.clip %x max 128.0 : tensor<4xi8> -> tensor<4xi8>
+  func.return %y : tensor<4xi8>
+}
+
+// -----
+
+// astype keeps the shape.
+func.func @astype_shape(%x: tensor<4xf32>) -> tensor<2x2xf16> {
+  // expected-error @+1 {{'tensor.astype' op tensor.astype: result shape 2x2 differs from the input shape 4}}
+  %y = tensor.astype %x : tensor<4xf32> -> tensor<2x2xf16>
+  func.return %y : tensor<2x2xf16>
+}
+
+// -----
+
+// A reduction's axes are increasing dimensions of the input, at least one.
+func.func @sum_axes_order(%x: tensor<2x3xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'tensor.sum' op tensor.sum: axes [1, 0] must be increasing dimensions of 2x3, at least one}}
+  %y = tensor.sum %x axes [1, 0] : tensor<2x3xf32> -> tensor<f32>
+  func.return %y : tensor<f32>
+}
+
+// -----
+
+func.func @max_axes_range(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'tensor.max' op tensor.max: axes [2] must be increasing dimensions of 2x3, at least one}}
+  %y = tensor.max %x axes [2] : tensor<2x3xf32> -> tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+// keepdims keeps the reduced dimensions as 1.
+func.func @sum_keepdims(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'tensor.sum' op tensor.sum: result shape 2 differs from the reduced shape 2x1}}
+  %y = tensor.sum %x axes [1] keepdims : tensor<2x3xf32> -> tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+// mean takes floats (torch refuses an integer mean too).
+func.func @mean_ints(%x: tensor<2x3xi32>) -> tensor<2xi32> {
+  // expected-error @+1 {{'tensor.mean' op tensor.mean takes floating-point tensors, got i32}}
+  %y = tensor.mean %x axes [1] : tensor<2x3xi32> -> tensor<2xi32>
+  func.return %y : tensor<2xi32>
+}
+
+// -----
+
+func.func @flip_axes(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'tensor.flip' op tensor.flip: axes [] must be increasing dimensions of 2x3, at least one}}
+  %y = tensor.flip %x axes [] : tensor<2x3xf32> -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}
