@@ -76,3 +76,16 @@ def test_the_gpu_step_selects_every_test_that_needs_a_gpu() -> None:
                 needs_gpu.append(name)
     assert len(needs_gpu) >= 8
     assert [name for name in needs_gpu if not any(word in name for word in selected)] == []
+
+
+@pytest.mark.parametrize("name", [name for name in gpu_matmul.SCHEDULES if name.startswith("seed")]
+                         + ["hand: 128x128 tile, 8x8/thread, double-buffered, A k-major, float4"])
+def test_the_benchmark_schedules_lower_at_its_largest_size(name: str) -> None:
+    """At n = 4096 the race check between threads has too many points to enumerate: the strides
+    must show the threads' tiles apart (each schedule here was refused before)."""
+    import seed_gpu
+
+    from xtir.build import lower_to_gpu
+
+    lowered = lower_to_gpu(seed_gpu.scheduled("gpu_matmul.mlir", gpu_matmul.SCHEDULES[name], 4096))
+    assert any(op.name == "gpu.launch_func" for op in lowered.walk())

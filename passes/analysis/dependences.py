@@ -14,7 +14,8 @@ variables of fused and split loops as mixed-radix numbers whose digits their flo
 pick (passes/analysis/digits.py), so that `(f0 * 32 + f1 * 4 + f2) floordiv 8` is the sum
 `f0 * 4 + f1_hi`. Two different iterations differ in some digit of the loop variable; for each
 digit d, a dimension where both indices are `c * d + rest`, with the rests' ranges (the loop's
-other digits free) closer than one step of `c`, keeps them apart. A dimension pair
+other digits free) closer than one step of `c`, keeps them apart. Digits shown so are then taken
+equal (their terms cancel) for the rest, in rounds: `i0 * 64 + t * 8 + a` shows i0, then t. A dimension pair
 `E floordiv d`, `E mod d` that stays is compared as E. Otherwise the accesses are enumerated
 over the digits (the outer ones only where they do not cancel out), up to ENUMERATION_LIMIT
 points; beyond that, a loop digit that neither access uses still shows two iterations that
@@ -210,13 +211,29 @@ def pair_conflict(compared: Sequence[SSAValue], first: Touch, second: Touch,
     be shown (too many points to enumerate)."""
     pair = _in_digits(compared, first, second, bounds)
     dims = _paired_dims(pair.first.indices, pair.second.indices, pair.first.sizes, pair.second.sizes)
-    for group in _coordinates(pair):
-        if all(any(_separates(pair, atom, span, dim) for dim in dims) for atom, span in group):
-            return False
+    if any(_kept_apart(pair, group, dims) for group in _coordinates(pair)):
+        return False
     found = _enumerate(pair)
     if found is None:
         found = _same_element(pair)
     return True if found is None else found
+
+
+def _kept_apart(pair: _Pair, group: list[tuple[Atom, int]], dims: list[tuple[Expr, Expr, int, int]]) -> bool:
+    """Whether two iterations, which differ in some atom of `group`, touch different elements: the
+    atoms are shown in rounds, each separating the iterations where it differs in some dimension
+    while the digits shown in earlier rounds are equal (their terms cancel out). Sound: of the atoms
+    two iterations differ in, take one of the earliest round; those of earlier rounds are equal.
+    `C[i0 * 64 + t * 8 + a, ...]` (a an inner loop): i0 is shown first, then t, i0 equal."""
+    equal: frozenset[SSAValue] = frozenset()
+    left = list(group)
+    while left:
+        shown = [(atom, span) for atom, span in left if any(_separates(pair, atom, span, dim, equal) for dim in dims)]
+        if not shown:
+            return False
+        equal |= {atom.value for atom, _ in shown if isinstance(atom, Var)}
+        left = [entry for entry in left if entry not in shown]
+    return True
 
 
 def _same_element(pair: _Pair) -> tuple[int, int] | None:
@@ -290,12 +307,13 @@ def _lone_atom(e: Expr, kind: type[Div] | type[Mod]) -> Div | Mod | None:
     return None
 
 
-def _separates(pair: _Pair, atom: Atom, span: int, dim: tuple[Expr, Expr, int, int]) -> bool:
+def _separates(pair: _Pair, atom: Atom, span: int, dim: tuple[Expr, Expr, int, int],
+               equal: frozenset[SSAValue] = frozenset()) -> bool:
     """Whether two iterations at which `atom` (a digit of the loop variable, or a function of
     the digits, taking `span` values) differs touch different elements in dimension `dim`: both
     indices are `c * atom + rest`, with one c, and the rests' ranges (the other digits of the loop
-    and those of the inner loops free, the outer values equal) closer than any nonzero multiple of
-    c up to span - 1."""
+    but those `equal` in both, and those of the inner loops free, the outer values equal) closer
+    than any nonzero multiple of c up to span - 1."""
     a, b, size_a, size_b = dim
     c = dict(a.terms).get(atom, 0)
     if c == 0 or c != dict(b.terms).get(atom, 0):
@@ -303,7 +321,7 @@ def _separates(pair: _Pair, atom: Atom, span: int, dim: tuple[Expr, Expr, int, i
     rest_a, rest_b = a - Expr(((atom, c),)), b - Expr(((atom, c),))
     if any(t == atom for e in (rest_a, rest_b) for t, _ in e.terms):
         return False
-    loop = set(pair.loop_digits)
+    loop = set(pair.loop_digits) - equal
     ra = relax(rest_a, loop | pair.first.inner, pair.digits.bounds)
     rb = relax(rest_b, loop | pair.second.inner, pair.digits.bounds)
     if ra is None or rb is None or not (rb.start - ra.start).is_const:

@@ -67,3 +67,30 @@ func.func @idle_store_and_load(%X: memref<4x4xf32>, %A: memref<4x4xf32>, %Q: mem
   }
   func.return
 }
+
+// -----
+
+// Each thread writes its own 8x8 tile of a 4096x4096 C: too many points to enumerate (16M), and
+// no single stride tells the threads apart (ty's rest holds bx's term). Shown in rounds: bx and by
+// first, then ty and tx with bx and by equal.
+// CHECK-LABEL: func.func @own_tiles_of_a_large_output
+// CHECK: "gpu.launch_func"
+func.func @own_tiles_of_a_large_output(%C: memref<4096x4096xf32>) {
+  block.for %bx = 0 to 64 "bx" bind("blockIdx.y") {
+    block.for %by = 0 to 64 "by" bind("blockIdx.x") {
+      block.for %ty = 0 to 8 "ty" bind("threadIdx.y") {
+        block.for %tx = 0 to 8 "tx" bind("threadIdx.x") {
+          block.for %a = 0 to 8 "a" {
+            block.for %b = 0 to 8 "b" {
+              block.block "C"(%vi = spatial(4096, %bx * 64 + %ty * 8 + %a), %vj = spatial(4096, %by * 64 + %tx * 8 + %b)) {
+                %zero = arith.constant 0.0 : f32
+                block.store %zero, %C[%vi, %vj] : memref<4096x4096xf32>
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  func.return
+}

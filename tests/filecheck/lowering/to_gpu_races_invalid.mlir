@@ -134,3 +134,28 @@ func.func @idle_store_overwritten(%X: memref<4x8xf32>, %A: memref<4x8xf32>) {
   }
   func.return
 }
+
+// -----
+
+// Each thread writes 16 rows from row ty * 8: threads ty and ty + 1 share 8 rows. Too many points
+// to enumerate, and no order of the thread digits shows the threads apart (ty's rest spans 16 > 8).
+func.func @overlapping_tiles_of_a_large_output(%C: memref<8192x4096xf32>) {
+  block.for %bx = 0 to 64 "bx" bind("blockIdx.y") {
+    block.for %by = 0 to 64 "by" bind("blockIdx.x") {
+      block.for %ty = 0 to 8 "ty" bind("threadIdx.y") {
+        block.for %tx = 0 to 8 "tx" bind("threadIdx.x") {
+          block.for %a = 0 to 16 "a" {
+            block.for %b = 0 to 8 "b" {
+              block.block "C"(%vi = spatial(8192, %bx * 128 + %ty * 8 + %a), %vj = spatial(4096, %by * 64 + %tx * 8 + %b)) {
+                %zero = arith.constant 0.0 : f32
+                // expected-error @+1 {{'memref.store' op lower-to-gpu: it cannot be shown that different threads (blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y) touch different elements of C}}
+                block.store %zero, %C[%vi, %vj] : memref<8192x4096xf32>
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  func.return
+}
