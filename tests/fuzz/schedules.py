@@ -496,6 +496,8 @@ class Stats:
     race_checked: int = 0  # evaluations with parallel / vectorized loops reversed
     thread_rounds: int = 0  # threads mode: rounds of concurrent builds and calls
     thread_calls: int = 0  # threads mode: calls of built functions made while other threads built or called
+    variants: Counter = field(default_factory=Counter)  # accepted calls with consumer_blocks, decision=, ...
+    decisions_replayed: int = 0  # cases whose sampled decisions were replayed (decision_replay_error)
     failures: list[Failure] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -532,6 +534,9 @@ class Stats:
             items = sorted(self.templates.items())
             for k in range(0, len(items), 6):
                 lines.append("  " + "   ".join(f"{t} {n}" for t, n in items[k : k + 6]))
+        if self.variants or self.decisions_replayed:
+            lines.append("accepted with: " + ", ".join(f"{k} {n}" for k, n in sorted(self.variants.items()))
+                         + f"   cases whose sampled decisions were replayed: {self.decisions_replayed}")
         lines.append("per primitive (accepted / rejected):")
         for prim in sorted(set(self.accepted) | set(self.rejected)):
             lines.append(f"  {prim:24s} {self.accepted[prim]:6d} / {self.rejected[prim]:6d}")
@@ -754,7 +759,8 @@ class Generator:
             loop = self.loop(sch)
             return Call(prim, (loop,)) if loop is not None else None
         if prim in ("cache_read", "cache_write"):
-            block = self.block(sch)
+            for_consumers = prim == "cache_write" and self.later.random() < 0.35
+            block = self._producer(sch, names) if for_consumers else self.block(sch)
             op = _block_op(sch, block.name) if block.name in names else None
             n = len(read_regions(op) if prim == "cache_read" else write_regions(op)) if op is not None else 1
             index = r.randrange(n) if n and r.random() < 0.93 else r.choice((n, -1))
@@ -764,7 +770,7 @@ class Generator:
                     consumers = r.sample(names, r.randint(1, min(2, len(names))))
                     return Call(prim, (block, index, scope), (("consumer_blocks", [BlockRV(c) for c in consumers]),))
                 return Call(prim, (block, index, scope))
-            if self.later.random() < 0.35:
+            if for_consumers:
                 return Call(prim, (block, index, scope), (("consumer_blocks", self._cache_write_consumers(sch, block)),))
             return Call(prim, (block, index, scope))
         if prim in ("compute_at", "reverse_compute_at"):
@@ -817,6 +823,14 @@ class Generator:
             block = self.block(sch)
             return Call(prim, (block, 0 if r.random() < 0.95 else 1, r.choice(SCOPES)))
         raise AssertionError(prim)
+
+    def _producer(self, sch: Schedule, names: list[str]) -> BlockRV:
+        """Mostly a block with consumers (to cache_write for them), else any."""
+        producers = names
+        if self.later.random() < 0.9:
+            with contextlib.suppress(XtirError):
+                producers = [n for n in names if sch.get_consumers(sch.get_block(n))] or names
+        return sch.get_block(self.later.choice(producers))
 
     def _cache_write_consumers(self, sch: Schedule, block: BlockRV) -> list[BlockRV]:
         """consumer_blocks for cache_write: mostly some of the block's consumers (in program order or
@@ -1186,6 +1200,7 @@ def run_case(
                 fail("crash-primitive", _exception_text(e), call)
                 return False
             stats.accepted[call.method] += 1
+            stats.variants.update(f"{call.method}({k}=)" for k, _ in call.kwargs if k in ("consumer_blocks", "decision"))
             calls.append(call)
             gen._remember(list(_handles(result)))
             gen.accepted(call, result)
@@ -1203,7 +1218,7 @@ def run_case(
             sch = start_schedule(prog, stats, fail)
             if sch is not None and schedule():
                 progress("check", calls)
-                _check_decisions(prog, calls, fail)
+                _check_decisions(prog, calls, stats, fail)
                 check_schedule(prog, sch, seed, stats, fail, evaluate)
     except CaseTimeout:
         fail("hang", f"the case ran past {time_limit_s} s")
@@ -1324,9 +1339,10 @@ CHECK_PART = {
 }
 
 
-def _check_decisions(prog: Program, calls: Sequence[Call], fail: Callable[[str, str], None]) -> None:
+def _check_decisions(prog: Program, calls: Sequence[Call], stats: Stats, fail: Callable[[str, str], None]) -> None:
     if not any(c.method.startswith("sample_") for c in calls):
         return
+    stats.decisions_replayed += 1
     try:
         why = decision_replay_error(prog, calls)
     except CaseTimeout:
