@@ -7,7 +7,9 @@ row sums, window sums) and a schedule, either
   construction; or
 - `pipeline`: an xtir-opt pipeline drawn here: split/fuse/bind onto blockIdx/threadIdx (and,
   for some matmuls and one-dimensional programs, a level between them on vthread: MetaSchedule's
-  multi-level tiling, lowered by lowering/virtual_threads.py), a
+  multi-level tiling, lowered by lowering/virtual_threads.py, its accumulator now and then
+  in shared memory: each virtual thread's C[i, j] += there; rowsum with a vthread level over
+  its rows, the accumulator local or shared), a
   random number of inputs cached in shared memory at a random loop (cooperative fetches bound to
   threadIdx, vectorized or not), local accumulation, decompose-reduction, double-buffer,
   storage-align and transform-layout of the shared tiles, transform-layout of the local

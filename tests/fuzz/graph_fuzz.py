@@ -5,19 +5,20 @@ A case is a seed, an element type (float32 or float16), from_torch's weights= (c
 parameters), a target (llvm, or for GPU_FRACTION of the cases cuda-cpu with racecheck, whose
 models have at most 4 steps) and a variant: the graph passes applied before compiling (none, or
 GRAPH_PIPELINE) and compile_model's schedule ("default" or None, the unscheduled loop nests;
-cuda-cpu always "default"). The seed draws a model as a list of steps over the values computed so
-far (the inputs first): nn.Linear (of 1-d inputs too), ReLU (module, function, method), sigmoid,
-tanh, SiLU, GELU (erf or tanh) and leaky_relu (as module, function or method where torch has
-them), add/sub/mul/div (operator, torch function or method) with a value of the same shape, a
-constant of a broadcast shape (a buffer, some dimensions 1, maybe an extra leading one) or a
-Python number on either side, reshape/view/flatten, transpose/permute/t/T, softmax, conv2d
-(module or function, stride, padding, dilation, 'same'), max_pool2d, 2-d matmul (`@`,
-torch.matmul, torch.mm) with a constant or another value, slicing (x[...] with ints, steps,
-negative bounds, None and Ellipsis; narrow; a piece of chunk or split, or the difference of two
-pieces of one shape), and torch.where of a comparison (an operator or torch function, > >= < <=
-== !=) with values, Python numbers or constants on each side; now and then something the
-importer does not map (floor division, sum, grouped convolution, ceil_mode), which it must
-refuse. The model returns the values no step uses (the last three of them), so that no step is
+cuda-cpu always "default"; with "default", for EXTRA_FRACTION of the cases, random primitives of
+tests/fuzz/schedules.py's Generator on each block function after it, refusals skipped). The seed
+draws a model as a list of steps over the values computed so far (the inputs first): nn.Linear (of
+1-d inputs too), ReLU (module, function, method), sigmoid, tanh, SiLU, GELU (erf or tanh) and
+leaky_relu (as module, function or method where torch has them), add/sub/mul/div (operator, torch
+function or method) with a value of the same shape, a constant of a broadcast shape (a buffer, some
+dimensions 1, maybe an extra leading one) or a Python number on either side, reshape/view/flatten,
+transpose/permute/t/T, softmax, conv2d (module or function, stride, padding, dilation, 'same'),
+max_pool2d, 2-d matmul (`@`, torch.matmul, torch.mm) with a constant or another value, slicing
+(x[...] with ints, steps, negative bounds, None and Ellipsis; narrow; a piece of chunk or split, or
+the difference of two pieces of one shape), and torch.where of a comparison (an operator or torch
+function, > >= < <= == !=) with values, Python numbers or constants on each side; now and then
+something the importer does not map (floor division, sum, grouped convolution, ceil_mode), which it
+must refuse. The model returns the values no step uses (the last three of them), so that no step is
 dead code.
 
 Outcomes (Outcome.kind): `ok`; `refused` (an XtirError: the importer, a pass or the build

@@ -9,7 +9,10 @@ intrinsics, ...) whose arguments are chosen from the schedule's current state: b
 the module, loops with `get_loops`, targets of compute_at from `get_consumers` /
 `get_producers`, cache indices from the block's read and write regions; now and then a
 stale handle (a loop or block that no longer exists), an invalid factor or a wrong handle
-type, which must be refused.
+type, which must be refused. Now and then a step is a sampling instruction (sample_perfect_tile,
+sample_categorical, sample_compute_location; sometimes with TVM's `decision=`, now and then an
+invalid one) followed by the split or compute-at that uses what it returned, and cache_write gets
+`consumer_blocks`. These later dimensions draw from a stream of their own (`Generator.later`).
 
 Checks, each a bug when it fails (FAILURE_KINDS):
 - a primitive either succeeds or raises `xtir.XtirPassError` with a message; any other
@@ -17,6 +20,8 @@ Checks, each a bug when it fails (FAILURE_KINDS):
 - a refused primitive leaves `sch.mod` and `sch.trace` unchanged;
 - `xtir.transform(original, sch.trace)` replays to the same IR as `sch.mod`, and the
   printed `sch.mod` parses back to the same IR;
+- the sampled decisions, given back (`Schedule(decisions=...)`) or as `decision=` on each
+  sampling call, give the same decisions, trace and IR (decision_replay_error);
 - `xtir.build` succeeds or raises `XtirError` (a refusal by the CPU backend, e.g. a race
   on a scratch buffer under a parallel loop, is counted, not a bug; "LLVM rejected the
   generated IR" is a bug); the compiled function's outputs (NaN-filled before the call,
