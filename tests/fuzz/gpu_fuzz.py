@@ -524,6 +524,12 @@ def _build_refusal(message: str) -> Outcome:
     return Outcome("invalid-ir" if any(w in first for w in INVALID_IR) else "refused", f"build: {first}")
 
 
+def _first_line(message: str) -> str:
+    """The diagnostic's first line, after a ScheduleError's headline (which names only the primitive)."""
+    lines = [line for line in message.splitlines() if not line.startswith("An error occurred in the schedule primitive")]
+    return (lines or message.splitlines() or [""])[0]
+
+
 def refusal_key(outcome: Outcome) -> str:
     """What a refusal says, numbers and names aside (to count refusals by kind)."""
     text = outcome.detail.split("error: ")[-1]
@@ -534,7 +540,7 @@ def run_case(case: Case) -> Outcome:
     try:
         module, _ = scheduled(case)
     except XtirError as e:
-        return Outcome("refused", f"schedule: {str(e).splitlines()[0]}")
+        return Outcome("refused", f"schedule: {_first_line(str(e))}")
     except Exception:  # noqa: BLE001 - a traceback is the finding
         return Outcome("crash", "schedule: " + traceback.format_exc(limit=-3))
     try:
