@@ -49,6 +49,21 @@ def test_sample_perfect_tile_gives_split_factors() -> None:
     sch.split(i, factors)
 
 
+def test_sample_perfect_tile_of_a_huge_loop_is_quick_or_refused() -> None:
+    """Found by the schedule fuzzer: after split(i, [2**31, None]) sampling a tile of i_0 tried each
+    number up to 2^31 as a divisor (minutes). Divisors are now searched up to the square root, and
+    extents past 2^40 refused (their square root is too many steps)."""
+    sch = xtir.Schedule(matmul(48), seed=1)
+    i, j, _ = sch.get_loops(sch.get_block("matmul"))
+    huge, _ = sch.split(i, [2**31, None])
+    factors = sch.sample_perfect_tile(huge, 3, max_innermost_factor=16)
+    assert np.prod(factors) == 2**31 and factors[-1] <= 16
+    sch.sample_perfect_tile(huge, 2, decision=[2**30, 2])
+    huger, _ = sch.split(j, [2**41, None])
+    with pytest.raises(xtir.XtirError, match=r"has extent 2199023255552, past 2\^40"):
+        sch.sample_perfect_tile(huger, 2)
+
+
 def test_sample_categorical_and_compute_location() -> None:
     sch = xtir.Schedule(xtir.parse((ROOT / "examples" / "matmul_bias.mlir").read_text()), seed=0)
     picks = {sch.sample_categorical(["a", "b", "c"], [0.0, 1.0, 1.0]) for _ in range(30)}

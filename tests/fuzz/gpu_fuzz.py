@@ -7,7 +7,9 @@ row sums, window sums) and a schedule, either
   construction; or
 - `pipeline`: an xtir-opt pipeline drawn here: split/fuse/bind onto blockIdx/threadIdx (and,
   for some matmuls and one-dimensional programs, a level between them on vthread: MetaSchedule's
-  multi-level tiling, lowered by lowering/virtual_threads.py), a
+  multi-level tiling, lowered by lowering/virtual_threads.py, its accumulator now and then
+  in shared memory: each virtual thread's C[i, j] += there; rowsum with a vthread level over
+  its rows, the accumulator local or shared), a
   random number of inputs cached in shared memory at a random loop (cooperative fetches bound to
   threadIdx, vectorized or not), local accumulation, decompose-reduction, double-buffer,
   storage-align and transform-layout of the shared tiles, transform-layout of the local
@@ -223,6 +225,16 @@ TEMPLATES = {
 
 # Schedules ---------------------------------------------------------------------------------------
 
+class Draws(random.Random):
+    """A schedule's random stream; `later`, the stream of the dimensions added after it (a shared
+    accumulator under virtual threads, virtual threads in rowsum), so that a seed's earlier draws
+    stay what they were until one of those is taken."""
+
+    def __init__(self, seed: int):
+        super().__init__(seed)
+        self.later = random.Random(f"{seed}:later")
+
+
 def _size(r: random.Random, low: int, high: int, multiple: int = 1) -> int:
     """A size in [low, high], most often a multiple of `multiple` (tails are rarer, not absent)."""
     if r.random() < 0.7:
@@ -283,15 +295,24 @@ def _schedule_one_dim(r: random.Random, sch: xtir.Schedule, program: Program) ->
 
 
 def _schedule_rowsum(r: random.Random, sch: xtir.Schedule, program: Program) -> None:
+    """Rows over (blockIdx.x, threadIdx.x), the sum over j; maybe a local accumulator. Now and then
+    (drawn from `r.later`) a vthread level over the rows between them: each virtual thread its own
+    B[i] +=, the accumulator local or shared. (Not over the sum: bind refuses a reduction loop
+    for vthread, as TVM does.)"""
+    later = r.later if isinstance(r, Draws) else None
+    vthreads = [later.choice([2, 3, 4])] if later is not None and later.random() < 0.3 else []
     block = sch.get_block("B")
     i, j = sch.get_loops(block)
     threads = r.choice([1, 4, 16, 32, 64])
-    i0, i1 = sch.split(i, [None, threads])
+    rows = sch.split(i, [None, *vthreads, threads])
     j0, j1 = sch.split(j, [None, r.choice([1, 4, 8, 16])])
+    i0, i1 = rows[0], rows[-1]
     if r.random() < 0.5:
-        sch.reverse_compute_at(sch.cache_write(block, 0, "local"), i1)
+        sch.reverse_compute_at(sch.cache_write(block, 0, _accumulator_scope(r) if vthreads else "local"), i1)
     sch.bind(i0, "blockIdx.x")
     sch.bind(i1, "threadIdx.x")
+    if vthreads:
+        sch.bind(rows[1], "vthread.x")
     copy = _fetch(r, sch, block, 0, r.choice([j0, j0, j1, i1]), threads) if r.random() < 0.6 else None
     if r.random() < 0.5:
         sch.decompose_reduction(block, j0)
@@ -370,7 +391,8 @@ def _schedule_matmul_vthread(r: random.Random, sch: xtir.Schedule, program: Prog
     v, vj = r.choice([1, 2, 3, 4, 5, 6, 8]), r.choice([1, 2, 3, 4, 5, 8])
     t, inner, tk = r.choice([1, 2, 4, 8]), r.choice([1, 2, 4]), r.choice([1, 2, 4, 8, 16])
     padded = _pad(r, sch, block, (v * t * inner, vj * t * inner, tk))
-    local = sch.cache_write(block, 0, "local") if r.random() < 0.8 else None
+    # the accumulator mostly local; now and then shared (each virtual thread's C[i, j] += in shared memory)
+    local = sch.cache_write(block, 0, _accumulator_scope(r)) if r.random() < 0.8 else None
     i, j, k = sch.get_loops(block)
     i0, i1, i2, i3 = sch.split(i, [None, v, t, inner])
     j0, j1, j2, j3 = sch.split(j, [None, vj, t, inner])
@@ -378,7 +400,9 @@ def _schedule_matmul_vthread(r: random.Random, sch: xtir.Schedule, program: Prog
     sch.reorder(i0, j0, i1, j1, i2, j2, k0, k1, i3, j3)
     thread = sch.fuse(i2, j2)
     if local is not None:
-        sch.reverse_compute_at(local, thread)
+        # a shared accumulator may be written back by the thread block's loop, outside the threads
+        sch.reverse_compute_at(local, j0 if sch.get(local).label.endswith("_shared") and r.later.random() < 0.3
+                               else thread)
     sch.bind(i0, "blockIdx.x")
     sch.bind(j0, "blockIdx.y")
     sch.bind(i1, "vthread.y")
@@ -398,6 +422,11 @@ def _schedule_matmul_vthread(r: random.Random, sch: xtir.Schedule, program: Prog
     if padded:
         _unpad(r, sch)
     return thread
+
+
+def _accumulator_scope(r: random.Random) -> str:
+    later = getattr(r, "later", None)
+    return "shared" if later is not None and later.random() < 0.3 else "local"
 
 
 def _schedule_any_matmul(r: random.Random, sch: xtir.Schedule, program: Program) -> LoopRV:
@@ -484,7 +513,7 @@ def scheduled(case: Case) -> tuple[xtir.ModuleOp, str]:
     if case.space:
         gpu_space(sch)
     else:
-        SCHEDULES[case.program.name](random.Random(case.seed), sch, case.program)
+        SCHEDULES[case.program.name](Draws(case.seed), sch, case.program)
     return sch.mod, sch.trace
 
 
@@ -493,6 +522,12 @@ def _build_refusal(message: str) -> Outcome:
     if REJECTED in first:
         return Outcome("compile", f"build: {message[:3000]}")
     return Outcome("invalid-ir" if any(w in first for w in INVALID_IR) else "refused", f"build: {first}")
+
+
+def _first_line(message: str) -> str:
+    """The diagnostic's first line, after a ScheduleError's headline (which names only the primitive)."""
+    lines = [line for line in message.splitlines() if not line.startswith("An error occurred in the schedule primitive")]
+    return (lines or message.splitlines() or [""])[0]
 
 
 def refusal_key(outcome: Outcome) -> str:
@@ -505,7 +540,7 @@ def run_case(case: Case) -> Outcome:
     try:
         module, _ = scheduled(case)
     except XtirError as e:
-        return Outcome("refused", f"schedule: {str(e).splitlines()[0]}")
+        return Outcome("refused", f"schedule: {_first_line(str(e))}")
     except Exception:  # noqa: BLE001 - a traceback is the finding
         return Outcome("crash", "schedule: " + traceback.format_exc(limit=-3))
     try:

@@ -2,26 +2,27 @@
 compiled with xtir.model.compile_model, and compared with torch.
 
 A case is a seed, an element type (float32 or float16), from_torch's weights= (constants or
-parameters), a target (llvm, or for GPU_FRACTION of the cases cuda-cpu with racecheck, whose
-models have at most 4 steps) and a variant: the graph passes applied before compiling (none, or
+parameters), a target (llvm, or for GPU_FRACTION of the cases cuda-cpu with racecheck, whose models
+have at most 4 steps) and a variant: the graph passes applied before compiling (none, or
 GRAPH_PIPELINE) and compile_model's schedule ("default" or None, the unscheduled loop nests;
-cuda-cpu always "default"). The seed draws a model as a list of steps over the values computed so
-far (the inputs first): nn.Linear (of 1-d inputs too), ReLU (module, function, method), sigmoid,
-tanh, SiLU, GELU (erf or tanh) and leaky_relu (as module, function or method where torch has
-them), add/sub/mul/div (operator, torch function or method) with a value of the same shape, a
-constant of a broadcast shape (a buffer, some dimensions 1, maybe an extra leading one) or a
-Python number on either side, reshape/view/flatten, transpose/permute/t/T, softmax, conv2d
-(module or function, stride, padding, dilation, 'same'), max_pool2d, 2-d matmul (`@`,
-torch.matmul, torch.mm) with a constant or another value, slicing (x[...] with ints, steps,
-negative bounds, None and Ellipsis; narrow; a piece of chunk or split, or the difference of two
-pieces of one shape), torch.where of a comparison (an operator or torch function, > >= < <=
-== !=) with values, Python numbers or constants on each side, sum / mean / amax / max(dim)'s
-values over a dim, dims or all (keepdim or not), neg / abs / clamp / hardtanh / relu6 and
-exp / log / sqrt / rsqrt of well-conditioned arguments, flip, casts (float16 and float64 round
-trips, bools) and integer floor / trunc division of an input made integers; now and then
-something the importer does not map (float floor division, max(dim)'s indices, grouped
-convolution, ceil_mode), which it must refuse. The model returns the values no step uses (the
-last three of them), so that no step is dead code.
+cuda-cpu always "default"; with "default", for EXTRA_FRACTION of the cases, random primitives of
+tests/fuzz/schedules.py's Generator on each block function after it, refusals skipped). The seed
+draws a model as a list of steps over the values computed so far (the inputs first): nn.Linear (of
+1-d inputs too), ReLU (module, function, method), sigmoid, tanh, SiLU, GELU (erf or tanh) and
+leaky_relu (as module, function or method where torch has them), add/sub/mul/div (operator, torch
+function or method) with a value of the same shape, a constant of a broadcast shape (a buffer, some
+dimensions 1, maybe an extra leading one) or a Python number on either side, reshape/view/flatten,
+transpose/permute/t/T, softmax, conv2d (module or function, stride, padding, dilation, 'same'),
+max_pool2d, 2-d matmul (`@`, torch.matmul, torch.mm) with a constant or another value, slicing
+(x[...] with ints, steps, negative bounds, None and Ellipsis; narrow; a piece of chunk or split, or
+the difference of two pieces of one shape), torch.where of a comparison (an operator or torch
+function, > >= < <= == !=) with values, Python numbers or constants on each side, sum / mean / amax
+/ max(dim)'s values over a dim, dims or all (keepdim or not), neg / abs / clamp / hardtanh / relu6
+and exp / log / sqrt / rsqrt of well-conditioned arguments, flip, casts (float16 and float64 round
+trips, bools) and integer floor / trunc division of an input made integers; now and then something
+the importer does not map (float floor division, max(dim)'s indices, grouped convolution,
+ceil_mode), which it must refuse. The model returns the values no step uses (the last three of
+them), so that no step is dead code.
 
 Outcomes (Outcome.kind): `ok`; `refused` (an XtirError: the importer, a pass or the build
 says what it cannot do, a legal outcome, counted by `refusal_key`); `skipped` (torch itself
@@ -297,6 +298,9 @@ class Case:
     target: str = "llvm"
     """compile_model's target: "llvm", or "cuda-cpu" with racecheck (a kernel build per graph
     function: its models are drawn with fewer steps, see `draw_model`)."""
+    extra: int = 0
+    """With the default schedule: at most this many random primitives (tests/fuzz/schedules.py's
+    Generator) on each block function after it (a refused one is skipped)."""
 
     @property
     def pipeline(self) -> str | None:
@@ -308,7 +312,7 @@ class Case:
 
     def describe(self) -> str:
         return (f"graph seed {self.seed} {self.dtype} passes={self.pipeline} schedule={self.schedule} "
-                f"weights={self.weights} target={self.target}")
+                f"weights={self.weights} target={self.target} extra={self.extra}")
 
     @property
     def small(self) -> bool:
@@ -319,14 +323,55 @@ GPU_FRACTION = 0.15
 """The fraction of cases compiled for cuda-cpu (with racecheck; slow: a kernel build per function)."""
 
 
+EXTRA_FRACTION = 0.4
+"""The fraction of default-scheduled cases with random primitives applied after the default schedule."""
+
+
 def random_case(seed: int) -> Case:
     r = random.Random(seed * 7919 + 1)
     dtype = "float16" if r.random() < 0.25 else "float32"
     variant = r.randrange(len(VARIANTS))
     weights = "params" if r.random() < 0.25 else "constants"
-    if r.random() < GPU_FRACTION:  # the default GPU schedule: the unscheduled loop nests have no thread binding
-        return Case(seed, dtype, variant & ~1, weights, "cuda-cpu")
-    return Case(seed, dtype, variant, weights)
+    target = "cuda-cpu" if r.random() < GPU_FRACTION else "llvm"
+    if target != "llvm":  # the default GPU schedule: the unscheduled loop nests have no thread binding
+        variant &= ~1
+    later = random.Random(f"graph:{seed}:later")  # drawn apart: r draws what it drew before this dimension
+    extra = later.randint(1, 4) if VARIANTS[variant][1] == "default" and later.random() < EXTRA_FRACTION else 0
+    return Case(seed, dtype, variant, weights, target, extra)
+
+
+GPU_EXTRA_PRIMITIVES = {"split": 3.0, "reorder": 2.0, "fuse": 1.0, "unroll": 2.0, "vectorize": 1.0, "cache_read": 1.5,
+                        "cache_write": 1.0, "decompose_reduction": 1.0, "compute_at": 1.0, "reverse_compute_at": 1.0,
+                        "storage_align": 0.5, "set_scope": 0.5, "double_buffer": 0.3, "bind": 0.5,
+                        "compute_inline": 0.5, "reverse_compute_inline": 0.5}
+"""The primitives drawn after default-gpu-schedule (no parallel, no CPU intrinsics: tensorize)."""
+
+
+def extra_primitives(module: Any, case: Case, traces: list[str] | None = None) -> Any:
+    """`module` after up to `case.extra` random primitives on each block function (drawn per function
+    from the case's seed; a primitive refused with an XtirError is skipped, anything else raised is
+    the case's crash); each function's trace of accepted ones is added to `traces`."""
+    from tests.fuzz.schedules import PRIMITIVES, Generator
+
+    functions = [f.sym_name.data for f in module.body.block.ops if hasattr(f, "sym_name") and f.sym_name.data != "main"]
+    boost = {"bind": 0.0}  # a thread binding is the cuda target's, refused by llvm
+    if case.target != "llvm":
+        boost = {p: GPU_EXTRA_PRIMITIVES.get(p, 0.0) / w for p, w in PRIMITIVES.items()}
+    for name in functions:
+        r = random.Random(f"graph:{case.seed}:{name}")
+        sch = xtir.Schedule(module, func_name=name, seed=case.seed)
+        gen = Generator(r, stale_prob=0.0, misuse_prob=0.0, boost=boost, later=random.Random(f"graph:{case.seed}:{name}:later"))
+        for _ in range(r.randint(0, case.extra)):
+            try:
+                call = gen.next_call(sch)
+                if call is not None:
+                    gen.accepted(call, call.apply(sch))
+            except XtirError:
+                continue
+        if sch.trace and traces is not None:
+            traces.append(f"@{name}: {sch.trace}")
+        module = sch.mod
+    return module
 
 
 @dataclass
@@ -886,6 +931,7 @@ def run_case(case: Case) -> Outcome:
     if expected is None:
         return Outcome("skipped", f"torch cannot run the model in {case.dtype} on the CPU", "torch")
     stage = "import"
+    traces: list[str] = []  # the primitives applied after the default schedule, per function
     try:
         imported = from_torch(model, tuple(inputs), weights=case.weights)
         graph, params = imported if case.weights == "params" else (imported, [])
@@ -896,32 +942,42 @@ def run_case(case: Case) -> Outcome:
         stage = "evaluate"
         evaluated = list(xtir.evaluate(graph, *arrays))
         stage = "compile"
-        outputs = _compile_and_run(graph, case, arrays)
+        outputs = _compile_and_run(graph, case, arrays, traces)
     except XtirError as e:
-        return _refusal(stage, e)
+        outcome = _refusal(stage, e)
+        outcome.detail += _applied(traces) if outcome.failed else ""
+        return outcome
     except Exception:  # noqa: BLE001 - a traceback is the finding
-        return Outcome("crash", traceback.format_exc(limit=-4), stage)
+        return Outcome("crash", traceback.format_exc(limit=-4) + _applied(traces), stage)
     for who, got in (("evaluator", evaluated), ("compiled model", outputs)):
         if why := compare(got, expected, case.dtype):
-            return Outcome("wrong", f"{who}: {why}", who)
+            return Outcome("wrong", f"{who}: {why}" + _applied(traces), who)
     return Outcome("ok")
 
 
-def _compile_and_run(graph: Any, case: Case, arrays: list[np.ndarray]) -> list[np.ndarray]:
+def _applied(traces: list[str]) -> str:
+    return "".join(f"\n  after the default schedule {t}" for t in traces)
+
+
+def _compile_and_run(graph: Any, case: Case, arrays: list[np.ndarray], traces: list[str]) -> list[np.ndarray]:
     """The compiled model's outputs (on llvm NaN-filled before the call, so that an element left
     unwritten is wrong; a GPU model allocates its own)."""
     from xtir.model import compile_model
 
+    schedule: Any = case.schedule
+    if case.extra:
+        default = "default-gpu-schedule" if case.target != "llvm" else "default-schedule"
+        schedule = lambda module: extra_primitives(xtir.transform(module, default), case, traces)  # noqa: E731
     if case.target == "llvm":
-        compiled = compile_model(graph, schedule=case.schedule)
+        compiled = compile_model(graph, schedule=schedule)
         outputs = [np.full(shape, np.nan, dtype) for shape, dtype in compiled.outputs]
         compiled.run(*arrays, *outputs)
         return outputs
-    results = compile_model(graph, schedule=case.schedule, target=case.target, racecheck=True)(*arrays)
+    results = compile_model(graph, schedule=schedule, target=case.target, racecheck=True)(*arrays)
     return list(results) if isinstance(results, tuple) else [results]
 
 
 def reproducer(case: Case) -> str:
-    call = f"Case({case.seed}, {case.dtype!r}, {case.variant}, {case.weights!r}, {case.target!r})"
+    call = f"Case({case.seed}, {case.dtype!r}, {case.variant}, {case.weights!r}, {case.target!r}, {case.extra})"
     return (f"from tests.fuzz.graph_fuzz import Case, run_case; print(run_case({call}))  "
             f"# {describe_model(case.seed, case.small)}")

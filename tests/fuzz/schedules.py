@@ -9,7 +9,10 @@ intrinsics, ...) whose arguments are chosen from the schedule's current state: b
 the module, loops with `get_loops`, targets of compute_at from `get_consumers` /
 `get_producers`, cache indices from the block's read and write regions; now and then a
 stale handle (a loop or block that no longer exists), an invalid factor or a wrong handle
-type, which must be refused.
+type, which must be refused. Now and then a step is a sampling instruction (sample_perfect_tile,
+sample_categorical, sample_compute_location; sometimes with TVM's `decision=`, now and then an
+invalid one) followed by the split or compute-at that uses what it returned, and cache_write gets
+`consumer_blocks`. These later dimensions draw from a stream of their own (`Generator.later`).
 
 Checks, each a bug when it fails (FAILURE_KINDS):
 - a primitive either succeeds or raises `xtir.XtirPassError` with a message; any other
@@ -17,6 +20,8 @@ Checks, each a bug when it fails (FAILURE_KINDS):
 - a refused primitive leaves `sch.mod` and `sch.trace` unchanged;
 - `xtir.transform(original, sch.trace)` replays to the same IR as `sch.mod`, and the
   printed `sch.mod` parses back to the same IR;
+- the sampled decisions, given back (`Schedule(decisions=...)`) or as `decision=` on each
+  sampling call, give the same decisions, trace and IR (decision_replay_error);
 - `xtir.build` succeeds or raises `XtirError` (a refusal by the CPU backend, e.g. a race
   on a scratch buffer under a parallel loop, is counted, not a bug; "LLVM rejected the
   generated IR" is a bug); the compiled function's outputs (NaN-filled before the call,
@@ -50,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 import xtir
@@ -59,6 +65,7 @@ from xtir import BlockRV, LoopRV, Schedule, XtirError, XtirPassError
 from xtir.dialects.block import REDUCE, BlockOp, ForOp, buffer_name
 from xtir.passes.analysis.navigation import all_blocks, all_loops
 from xtir.passes.analysis.regions import read_regions, write_regions
+from xtir.tune.sampling import loads
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -266,6 +273,8 @@ PRIMITIVES: dict[str, float] = {
     "set_scope": 0.6,
     "tensorize": 0.5,
 }
+SAMPLE_PROB = 0.07
+"""How often a step is a sampling instruction (sample_perfect_tile, ...) and the primitive using it."""
 THREAD_AXES = ("blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y", "vthread.x")
 SCOPES = ("global", "local", "shared", "global.A_reg", "global.B_reg", "global.accumulator")
 
@@ -281,18 +290,36 @@ def _literal(value: Any) -> str:
     return repr(value)
 
 
+def _by_name(value: Any) -> Any:
+    if isinstance(value, LoopRV | BlockRV):
+        return dataclasses.replace(value, id=None)
+    if isinstance(value, list | tuple):
+        return type(value)(_by_name(v) for v in value)
+    return value
+
+
 @dataclass(frozen=True)
 class Call:
     method: str
     args: tuple[Any, ...]
     kwargs: tuple[tuple[str, Any], ...] = ()
 
-    def apply(self, sch: Schedule) -> Any:
-        return getattr(sch, self.method)(*self.args, **dict(self.kwargs))
+    def apply(self, sch: Schedule, by_name: bool = False) -> Any:
+        """Apply to `sch`; `by_name`: with the handles as the reproducer writes them, by name (a
+        handle's id is its schedule's: in a fresh schedule it may denote another loop or block)."""
+        args, kwargs = self.args, dict(self.kwargs)
+        if by_name:
+            args, kwargs = _by_name(args), {k: _by_name(v) for k, v in kwargs.items()}
+        return getattr(sch, self.method)(*args, **kwargs)
 
     def source(self) -> str:
         parts = [_literal(a) for a in self.args] + [f"{k}={_literal(v)}" for k, v in self.kwargs]
         return f"sch.{self.method}({', '.join(parts)})"
+
+    def literal(self) -> str:
+        """The Call itself as Python."""
+        kwargs = ", ".join(f"({k!r}, {_literal(v)})" for k, v in self.kwargs)
+        return f"Call({self.method!r}, ({''.join(_literal(a) + ', ' for a in self.args)}), ({kwargs}{',' if kwargs else ''}))"
 
 
 def _handles(result: Any) -> Iterator[LoopRV | BlockRV]:
@@ -313,6 +340,7 @@ FAILURE_KINDS = (
     "refusal-not-diagnosed",  # a primitive was refused with an XtirError that is no XtirPassError, or no message
     "trace-replay",  # xtir.transform(original, sch.trace) fails or differs from sch.mod
     "trace-replay-names",  # ... is the same IR as sch.mod but prints other SSA value names
+    "decision-replay",  # the sampled decisions, replayed (decisions= or decision=), give another schedule
     "print-roundtrip",  # str(sch.mod) does not parse back to the same IR
     "name-growth",  # a loop or block name grew past NAME_LIMIT characters
     "build-invalid-llvm",  # xtir.build refused the schedule because LLVM rejected, crashed on or broke the IR it generated
@@ -382,6 +410,10 @@ class Failure:
                 f"{evaluate}, func={(prog.entry or 'main')!r})",
                 *check[1:],
             ]
+        elif self.kind == "decision-replay":
+            calls = ", ".join(c.literal() for c in self.calls)
+            lines += ["from tests.fuzz.schedules import Call, decision_replay_error",
+                      f"print(decision_replay_error(prog, [{calls}]))"]
         elif self.kind == "print-roundtrip":
             lines.append("assert str(xtir.parse(str(sch.mod))) == str(sch.mod)")
         elif self.kind in ("trace-replay", "trace-replay-names"):
@@ -469,6 +501,8 @@ class Stats:
     race_checked: int = 0  # evaluations with parallel / vectorized loops reversed
     thread_rounds: int = 0  # threads mode: rounds of concurrent builds and calls
     thread_calls: int = 0  # threads mode: calls of built functions made while other threads built or called
+    variants: Counter = field(default_factory=Counter)  # accepted calls with consumer_blocks, decision=, ...
+    decisions_replayed: int = 0  # cases whose sampled decisions were replayed (decision_replay_error)
     failures: list[Failure] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -505,6 +539,9 @@ class Stats:
             items = sorted(self.templates.items())
             for k in range(0, len(items), 6):
                 lines.append("  " + "   ".join(f"{t} {n}" for t, n in items[k : k + 6]))
+        if self.variants or self.decisions_replayed:
+            lines.append("accepted with: " + ", ".join(f"{k} {n}" for k, n in sorted(self.variants.items()))
+                         + f"   cases whose sampled decisions were replayed: {self.decisions_replayed}")
         lines.append("per primitive (accepted / rejected):")
         for prim in sorted(set(self.accepted) | set(self.rejected)):
             lines.append(f"  {prim:24s} {self.accepted[prim]:6d} / {self.rejected[prim]:6d}")
@@ -527,12 +564,14 @@ class Stats:
         return "\n".join(lines)
 
 
+_HEADLINE = re.compile(r"An error occurred in the schedule primitive '[^']*'\.$")
 _LOCATION = re.compile(r"^(?:[^\n]*?:\d+:\d+: )?error: ")
 
 
 def reason(error: BaseException) -> str:
     """A diagnostic's first line without location and names, to group rejections."""
-    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    lines = [line for line in str(error).strip().splitlines() if not _HEADLINE.match(line)]
+    text = lines[0] if lines else type(error).__name__
     text = _LOCATION.sub("", text)
     text = re.sub(r'"[^"]*"', '"_"', text)
     text = re.sub(r"\d+", "N", text)
@@ -572,26 +611,39 @@ def _divisors(n: int) -> list[int]:
     return small + [n // d for d in reversed(small) if d * d != n]
 
 
+def _blocks(sch: Schedule) -> list[BlockOp]:
+    """The blocks of the scheduled function (a graph model's module has one function per operation,
+    whose block and loop names repeat)."""
+    function = next(f for f in sch.mod.body.block.ops if isinstance(f, func.FuncOp) and f.sym_name.data == sch.func_name)
+    return list(all_blocks(function))
+
+
 def _block_names(sch: Schedule) -> list[str]:
-    return [b.label for b in all_blocks(sch.mod)]
+    return [b.label for b in _blocks(sch)]
 
 
 def _block_op(sch: Schedule, name: str) -> BlockOp:
-    return next(b for b in all_blocks(sch.mod) if b.label == name)
+    return next(b for b in _blocks(sch) if b.label == name)
 
 
 class Generator:
     """Chooses the next primitive call from the schedule's current state."""
 
     def __init__(self, r: random.Random, stale_prob: float = 0.06, misuse_prob: float = 0.02,
-                 boost: dict[str, float] | None = None):
+                 boost: dict[str, float] | None = None, later: random.Random | None = None,
+                 sample_prob: float = SAMPLE_PROB):
         self.r = r
+        # the dimensions added after r's: drawn from their own stream, so that r draws what it drew
+        # before for a seed until one of them is taken
+        self.later = later or random.Random(0)
+        self.sample_prob = sample_prob
         self.weights = {p: w * (boost or {}).get(p, 1.0) for p, w in PRIMITIVES.items()}
         self.stale_prob = stale_prob
         self.misuse_prob = misuse_prob
         self.pool: list[LoopRV | BlockRV] = []  # every handle seen so far (some now stale)
         self.pending: list[Callable[[Schedule], Call | None]] = []  # follow-ups of accepted calls
         self.rounds = 0  # split-and-fuse rounds still planned
+        self.categorical_loop: LoopRV | None = None  # the loop a sample_categorical's factor splits
 
     def _remember(self, handles: Sequence[LoopRV | BlockRV]) -> None:
         self.pool.extend(handles)
@@ -680,6 +732,8 @@ class Generator:
             return None
         if r.random() < self.misuse_prob:
             return self.misuse(sch)
+        if self.later.random() < self.sample_prob:
+            return self._sample_call(sch)
         prim = r.choices(list(self.weights), weights=list(self.weights.values()))[0]
         if prim == "split":
             block = self.block(sch)
@@ -710,7 +764,8 @@ class Generator:
             loop = self.loop(sch)
             return Call(prim, (loop,)) if loop is not None else None
         if prim in ("cache_read", "cache_write"):
-            block = self.block(sch)
+            for_consumers = prim == "cache_write" and self.later.random() < 0.35
+            block = self._producer(sch, names) if for_consumers else self.block(sch)
             op = _block_op(sch, block.name) if block.name in names else None
             n = len(read_regions(op) if prim == "cache_read" else write_regions(op)) if op is not None else 1
             index = r.randrange(n) if n and r.random() < 0.93 else r.choice((n, -1))
@@ -720,6 +775,8 @@ class Generator:
                     consumers = r.sample(names, r.randint(1, min(2, len(names))))
                     return Call(prim, (block, index, scope), (("consumer_blocks", [BlockRV(c) for c in consumers]),))
                 return Call(prim, (block, index, scope))
+            if for_consumers:
+                return Call(prim, (block, index, scope), (("consumer_blocks", self._cache_write_consumers(sch, block)),))
             return Call(prim, (block, index, scope))
         if prim in ("compute_at", "reverse_compute_at"):
             related_of = sch.get_consumers if prim == "compute_at" else sch.get_producers
@@ -742,7 +799,7 @@ class Generator:
             kwargs = (("preserve_unit_loops", True),) if r.random() < 0.3 else ()
             return Call(prim, (block, loop), kwargs)
         if prim == "decompose_reduction":
-            reductions = [b.label for b in all_blocks(sch.mod) if REDUCE in b.kinds or b.init is not None]
+            reductions = [b.label for b in _blocks(sch) if REDUCE in b.kinds or b.init is not None]
             block = self.block(sch, reductions if reductions and r.random() < 0.9 else names)
             loop = self.loop(sch, block) if block.name in names else self.loop(sch)
             return Call(prim, (block, loop)) if loop is not None else None
@@ -756,7 +813,7 @@ class Generator:
             loop = self.loop(sch)
             return Call(prim, (loop, r.choice(THREAD_AXES))) if loop is not None else None
         if prim == "fuse_reduction_epilogue":
-            reductions = [b.label for b in all_blocks(sch.mod) if b.init is not None]
+            reductions = [b.label for b in _blocks(sch) if b.init is not None]
             block = self.block(sch, reductions if reductions and r.random() < 0.9 else names)
             consumers = sch.get_consumers(block) if block.name in names else []
             epilogue = r.choice(consumers) if consumers and r.random() < 0.9 else self.block(sch)
@@ -772,10 +829,80 @@ class Generator:
             return Call(prim, (block, 0 if r.random() < 0.95 else 1, r.choice(SCOPES)))
         raise AssertionError(prim)
 
+    def _producer(self, sch: Schedule, names: list[str]) -> BlockRV:
+        """Mostly a block with consumers (to cache_write for them), else any."""
+        producers = names
+        if self.later.random() < 0.9:
+            with contextlib.suppress(XtirError):
+                producers = [n for n in names if sch.get_consumers(sch.get_block(n))] or names
+        return sch.get_block(self.later.choice(producers))
+
+    def _cache_write_consumers(self, sch: Schedule, block: BlockRV) -> list[BlockRV]:
+        """consumer_blocks for cache_write: mostly some of the block's consumers (in program order or
+        not), now and then any block (which must be refused unless it reads the buffer after B)."""
+        r = self.later
+        consumers: list[BlockRV] = []
+        with contextlib.suppress(XtirError):
+            consumers = sch.get_consumers(block)
+        if not consumers or r.random() < 0.15:
+            return [sch.get_block(r.choice(_block_names(sch)))]
+        chosen = r.sample(consumers, r.randint(1, len(consumers)))
+        return chosen if r.random() < 0.3 else sorted(chosen, key=consumers.index)
+
+    def _sample_call(self, sch: Schedule) -> Call | None:
+        """A sampling instruction (its result used by the follow-up `accepted` plans: the split by
+        the tile, the compute-at at the location), now and then with TVM's `decision=`: mostly a
+        valid one, sometimes one that must be refused."""
+        r = self.later
+        kind = r.choice(("sample_perfect_tile", "sample_perfect_tile", "sample_categorical", "sample_compute_location"))
+        if kind == "sample_compute_location":
+            block = self.block(sch)
+            loops: list[LoopRV] = []
+            with contextlib.suppress(XtirError):
+                consumers = sch.get_consumers(block)
+                loops = sch.get_loops(consumers[0]) if consumers else []
+            kwargs = (("decision", r.randint(-1, len(loops) - 1 + (r.random() < 0.1))),) if r.random() < 0.4 else ()
+            return Call(kind, (block,), kwargs)
+        loop = self.loop(sch)
+        if loop is None:
+            return None
+        extent = self._extent(sch, loop)
+        if kind == "sample_categorical":
+            candidates = sorted({1, 2, 4, extent, *_divisors(extent)[:4]})
+            kwargs = (("decision", r.randrange(len(candidates) + (r.random() < 0.1))),) if r.random() < 0.4 else ()
+            self.categorical_loop = loop
+            return Call(kind, (candidates,), kwargs)
+        n = r.choice((2, 2, 3, 4))
+        innermost = r.choice((1, 4, 16, 64))
+        kwargs: tuple[tuple[str, Any], ...] = (("max_innermost_factor", innermost),)
+        if r.random() < 0.4:
+            kwargs += (("decision", self._tiling(extent, n, innermost)),)
+        return Call(kind, (loop, n), kwargs)
+
+    def _tiling(self, extent: int, n: int, innermost: int) -> list[int]:
+        """A decision for sample_perfect_tile: n factors of `extent`, the innermost at most `innermost`;
+        one time in ten a wrong one (product, length or innermost factor)."""
+        r = self.later
+        inner = r.choice([d for d in _divisors(extent) if d <= innermost])
+        factors, rest = [inner], extent // inner
+        for _ in range(n - 2):
+            factors.append(r.choice(_divisors(rest)))
+            rest //= factors[-1]
+        tiling = [rest, *reversed(factors)]
+        if r.random() < 0.1:
+            bad = r.choice(("product", "length", "innermost"))
+            if bad == "product":
+                tiling[0] += 1
+            elif bad == "length":
+                tiling.append(1)
+            else:
+                tiling[-1] = innermost + 1
+        return tiling
+
     def _pad_call(self, sch: Schedule, names: list[str]) -> Call:
         """pad_einsum, mostly of a reduction, mostly to paddings its extents are no multiples of."""
         r = self.r
-        reductions = [b.label for b in all_blocks(sch.mod) if REDUCE in b.kinds]
+        reductions = [b.label for b in _blocks(sch) if REDUCE in b.kinds]
         block = self.block(sch, reductions if reductions and r.random() < 0.9 else names)
         extents = _block_op(sch, block.name).extents if block.name in names else [8]
         padding = [r.choice((1, 2, 4, 8, 16, extent + 1)) for extent in extents]
@@ -789,7 +916,7 @@ class Generator:
         target is the block or, blockized first, one of its loops."""
         r = self.r
         cached = [n for n in names if "_" in n]
-        reductions = [b.label for b in all_blocks(sch.mod) if REDUCE in b.kinds or b.init is not None]
+        reductions = [b.label for b in _blocks(sch) if REDUCE in b.kinds or b.init is not None]
         intrin = r.choice(("dma_copy16", "dma_copy16", "tmm16", "fill_zero16"))
         pool = cached if intrin == "dma_copy16" else reductions
         block = self.block(sch, pool if pool and r.random() < 0.9 else names)
@@ -832,6 +959,9 @@ class Generator:
         consumer's loop, reverse_compute_at under a producer's), and split loops fused again (in
         rounds, which is what makes generated names grow)."""
         r = self.r
+        if call.method.startswith("sample_"):
+            self._use_sample(call, result)
+            return
         if call.method == "cache_read" and isinstance(result, BlockRV) and r.random() < 0.6:
             self.pending.append(lambda sch: self._move_next_to(sch, result, "compute_at"))
         elif call.method == "cache_write" and isinstance(result, BlockRV) and r.random() < 0.6:
@@ -854,6 +984,17 @@ class Generator:
             if self.rounds:
                 self.pending.append(lambda sch: Call("split", (result,), (("factors", [None, r.choice((1, 2, 3))]),)))
 
+    def _use_sample(self, call: Call, result: Any) -> None:
+        """The split by a sampled tile or factor, the compute-at at a sampled location (TVM's
+        sample-then-apply), with the sampled values as literals."""
+        if call.method == "sample_perfect_tile":
+            self.pending.append(lambda sch: Call("split", (call.args[0],), (("factors", list(result)),)))
+        elif call.method == "sample_categorical" and self.categorical_loop is not None:
+            loop = self.categorical_loop
+            self.pending.append(lambda sch: Call("split", (loop,), (("factors", [None, result]),)))
+        elif call.method == "sample_compute_location" and isinstance(result, LoopRV):
+            self.pending.append(lambda sch: Call("compute_at", (call.args[0], result)))
+
     def _plan_unpad(self, padded: BlockRV) -> None:
         """What follows pad_einsum in TVM's schedules: maybe a cache read and a cache write of the
         padded block, then the pads inlined into their readers and the crop into its writer
@@ -869,7 +1010,7 @@ class Generator:
     def _unpad_call(self, sch: Schedule, prim: str) -> Call | None:
         """Inline one of pad_einsum's copies: an input's pad (compute_inline) or the output's crop,
         the `_pad` block writing a buffer not named `_pad` (reverse_compute_inline)."""
-        pads = [b for b in all_blocks(sch.mod) if b.label.endswith("_pad")]
+        pads = [b for b in _blocks(sch) if b.label.endswith("_pad")]
         crops = [b.label for b in pads if not all(buffer_name(w.buffer).endswith("_pad") for w in write_regions(b))]
         chosen = crops if prim == "reverse_compute_inline" else [b.label for b in pads if b.label not in crops]
         return Call(prim, (BlockRV(self.r.choice(chosen)),)) if chosen else None
@@ -896,9 +1037,10 @@ class Generator:
         return Call(prim, (block, self.r.choice(loops)), kwargs)
 
     def _extent(self, sch: Schedule, loop: LoopRV) -> int:
-        for lp in all_loops(sch.mod):
-            if lp.label == loop.name:
-                return lp.extent
+        with contextlib.suppress(XtirError):
+            op = sch.get(loop)
+            if isinstance(op, ForOp):
+                return op.extent
         return 8
 
 
@@ -958,8 +1100,43 @@ def start_schedule(prog: Program, stats: Stats, fail: Callable[[str, str], None]
     return result
 
 
-def new_schedule(prog: Program) -> Schedule:
-    return Schedule(prog.module, func_name=prog.entry)
+def new_schedule(prog: Program, seed: int = 0, decisions: Sequence[Any] | None = None) -> Schedule:
+    """A schedule of the program's entry; its sampling instructions draw from `seed` (a case's
+    schedule is the same each time), or replay `decisions`."""
+    return Schedule(prog.module, func_name=prog.entry, seed=seed, decisions=decisions)
+
+
+def decision_replay_error(prog: Program, calls: Sequence[Call]) -> str | None:
+    """What differs when the sampled decisions of `calls` are made again: once given back to the
+    schedule (`Schedule(decisions=...)`, as the tuner replays a trace), once as TVM's `decision=`
+    on each sampling call; both with another seed. Then the decisions, the trace and the IR must
+    be the sampled ones. None when they are, or when `calls` sample nothing."""
+    sampled = new_schedule(prog)
+    try:
+        for call in calls:
+            call.apply(sampled, by_name=True)
+    except XtirError:  # by name the calls are another schedule (see Call.apply): nothing to compare
+        return None
+    values = [d.value for d in sampled.decisions]
+    if not values:
+        return None
+    if loads(sampled.decision_trace()) != values:
+        return f"decision_trace() reads back as {loads(sampled.decision_trace())}, the decisions were {values}"
+    given = iter(values)
+    as_arguments = [dataclasses.replace(c, kwargs=(*[kv for kv in c.kwargs if kv[0] != "decision"], ("decision", next(given))))
+                    if c.method.startswith("sample_") else c for c in calls]
+    for how, sch, replayed_calls in (("decisions=", new_schedule(prog, 1, values), calls),
+                                     ("decision= on each call", new_schedule(prog, 1), as_arguments)):
+        try:
+            for call in replayed_calls:
+                call.apply(sch, by_name=True)
+        except XtirError as e:
+            return f"replaying the decisions {values} ({how}) refused {call.source()}: {e}"
+        if (got := [d.value for d in sch.decisions]) != values:
+            return f"replaying the decisions {values} ({how}) sampled {got}"
+        if sch.trace != sampled.trace or str(sch.mod) != str(sampled.mod):
+            return f"replaying the decisions {values} ({how}) gave another schedule: {sch.trace} vs {sampled.trace}"
+    return None
 
 
 def run_case(
@@ -977,7 +1154,7 @@ def run_case(
     start = time.perf_counter()
     r = random.Random(f"{prog.name}:{seed}")
     family = gen_programs.FAMILIES.get(prog.family)
-    gen = Generator(r, boost=family.primitive_weights if family else None)
+    gen = Generator(r, boost=family.primitive_weights if family else None, later=random.Random(f"{prog.name}:{seed}:later"))
     calls: list[Call] = []
     failures: list[Failure] = []
     sch: Schedule | None = None
@@ -1028,6 +1205,7 @@ def run_case(
                 fail("crash-primitive", _exception_text(e), call)
                 return False
             stats.accepted[call.method] += 1
+            stats.variants.update(f"{call.method}({k}=)" for k, _ in call.kwargs if k in ("consumer_blocks", "decision"))
             calls.append(call)
             gen._remember(list(_handles(result)))
             gen.accepted(call, result)
@@ -1045,6 +1223,7 @@ def run_case(
             sch = start_schedule(prog, stats, fail)
             if sch is not None and schedule():
                 progress("check", calls)
+                _check_decisions(prog, calls, stats, fail)
                 check_schedule(prog, sch, seed, stats, fail, evaluate)
     except CaseTimeout:
         fail("hang", f"the case ran past {time_limit_s} s")
@@ -1165,6 +1344,20 @@ CHECK_PART = {
 }
 
 
+def _check_decisions(prog: Program, calls: Sequence[Call], stats: Stats, fail: Callable[[str, str], None]) -> None:
+    if not any(c.method.startswith("sample_") for c in calls):
+        return
+    stats.decisions_replayed += 1
+    try:
+        why = decision_replay_error(prog, calls)
+    except CaseTimeout:
+        raise
+    except Exception as e:  # XtirError included: every call was accepted once
+        why = f"replaying the calls raised {_exception_text(e)}"
+    if why is not None:
+        fail("decision-replay", why)
+
+
 def _check_static(prog: Program, sch: Schedule, fail: Callable[[str, str], None]) -> None:
     """The trace replays to the same IR, the printed IR parses back to it, names stay short."""
     if sch.trace:
@@ -1281,12 +1474,17 @@ def replay(prog: Program, calls: Sequence[Call], kind: str) -> str | None:
         except Exception as e:
             return _exception_text(e)
         return None
+    if kind == "decision-replay":
+        try:
+            return decision_replay_error(prog, calls)
+        except XtirError:
+            return None
     sch = new_schedule(prog)
     failing_last = kind in FAILING_LAST
     prefix = calls[:-1] if failing_last else calls
     try:
         for call in prefix:
-            call.apply(sch)
+            call.apply(sch, by_name=True)
     except XtirError:
         return None
     except Exception as e:
@@ -1294,7 +1492,7 @@ def replay(prog: Program, calls: Sequence[Call], kind: str) -> str | None:
     if failing_last:
         before, before_trace = str(sch.mod), sch.trace
         try:
-            calls[-1].apply(sch)
+            calls[-1].apply(sch, by_name=True)
         except XtirError as e:
             if kind == "refusal-changed-state" and (str(sch.mod) != before or sch.trace != before_trace):
                 return str(e)
@@ -1346,7 +1544,7 @@ def minimize(failure: Failure, same: Callable[[str], bool] | None = None) -> Fai
     if failure.kind != "crash-parse":
         sch = new_schedule(prog)
         for call in calls[:-1] if failure.kind in FAILING_LAST else calls:
-            call.apply(sch)
+            call.apply(sch, by_name=True)
         trace = sch.trace
     return classify(Failure(failure.kind, failure.program, failure.seed, calls, trace, message), minimized=False)
 

@@ -10,8 +10,9 @@ from tests.fuzz import gpu_fuzz
 from tests.fuzz.gpu_fuzz import Case, Outcome, Program, random_case, run_case, steps_of
 from xtir.errors import XtirError
 
-SEEDS = [*range(7, 15), 19, 21, 23, 36]
-"""Cover the six programs, both schedule kinds, a vthread level, pad-einsum and set-scope."""
+SEEDS = [*range(7, 15), 19, 21, 23, 36, 123, 1014]
+"""Cover the six programs, both schedule kinds, a vthread level, pad-einsum and set-scope; a shared
+accumulator under virtual threads (123) and rowsum's vthread level (1014)."""
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -26,8 +27,9 @@ def test_the_short_run_covers_each_program_and_both_schedule_kinds() -> None:
     assert {c.program.name for c in cases} == set(gpu_fuzz.TEMPLATES)
     assert {c.space for c in cases} == {True, False}
     traces = [_trace(c) for c in cases if not c.space]
-    for words in ("vthread", "pad-einsum", "set-scope"):
+    for words in ("vthread", "pad-einsum", "set-scope", "cache-write{block=C index=0 scope=shared}"):
         assert any(words in trace for trace in traces), words
+    assert any(c.program.name == "rowsum" and "vthread" in _trace(c) for c in cases)
 
 
 def _trace(case: Case) -> str:

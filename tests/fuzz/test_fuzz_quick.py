@@ -67,7 +67,7 @@ def test_no_mismatches(quick_stats: Stats) -> None:
 
 
 def test_refusals_change_nothing_and_traces_replay(quick_stats: Stats) -> None:
-    other = [f for f in quick_stats.new_failures if f.kind.startswith(("refusal", "trace"))]
+    other = [f for f in quick_stats.new_failures if f.kind.startswith(("refusal", "trace", "decision"))]
     assert not other, _details(other)
 
 
@@ -78,6 +78,38 @@ def test_the_fuzzer_exercises_every_primitive(quick_stats: Stats) -> None:
     assert sum(quick_stats.rejected.values()) > 0
     often = [p for p in PRIMITIVES if PRIMITIVES[p] >= 1.0]
     assert not [p for p in often if quick_stats.accepted[p] == 0], quick_stats.report()
+
+
+def test_the_fuzzer_samples_replays_decisions_and_caches_for_consumers(quick_stats: Stats) -> None:
+    """The session-8 API reached by the quick profile: sampling instructions (with and without
+    `decision=`), whose decisions are replayed (test_refusals_change_nothing_and_traces_replay
+    fails on a decision-replay failure), and cache_write with consumer_blocks accepted."""
+    for method in ("sample_perfect_tile", "sample_categorical", "sample_compute_location"):
+        assert quick_stats.accepted[method] > 0, quick_stats.report()
+    assert quick_stats.decisions_replayed > 0
+    for variant in ("sample_perfect_tile(decision=)", "cache_write(consumer_blocks=)"):
+        assert quick_stats.variants[variant] > 0, quick_stats.report()
+
+
+def test_a_case_is_the_same_for_the_same_seed() -> None:
+    """The seed fixes everything, the dimensions drawn from the generator's later stream included."""
+    prog = programs()["matmul_bias12"]
+    first, second = (run_case(prog, 5, Stats(), max_steps=10, evaluate=False) for _ in range(2))
+    assert [c.source() for c in first.calls] == [c.source() for c in second.calls]
+    assert first.trace == second.trace
+
+
+def test_harness_reports_a_decision_that_does_not_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Sampler that ignores the decisions given back (a planted bug) is a decision-replay failure."""
+    from xtir.tune import sampling
+
+    calls = [Call("sample_perfect_tile", (LoopRV("i"), 3), (("max_innermost_factor", 16),)),
+             Call("split", (LoopRV("i"),), (("factors", [None, 2]),))]
+    prog = programs()["matmul30"]
+    assert schedules.decision_replay_error(prog, calls) is None
+    real_init = sampling.Sampler.__init__
+    monkeypatch.setattr(sampling.Sampler, "__init__", lambda self, seed=None, replay=None: real_init(self, seed))
+    assert "(decisions=) sampled" in (schedules.decision_replay_error(prog, calls) or "")
 
 
 def test_every_program_runs_unscheduled() -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+import xtir
+
 pytest.importorskip("torch", reason="PyTorch is not installed (pip install 'xtir[torch]')")
 
 from tests.fuzz import graph_fuzz  # noqa: E402
@@ -50,6 +52,28 @@ def test_a_model_compiled_for_cuda_cpu_with_racecheck_matches_torch() -> None:
     outcome = run_case(case)
     model = graph_fuzz.describe_model(GPU_SEED, small=True)
     assert outcome.kind == "ok", f"{case.describe()}: {outcome.kind}: {outcome.detail}\n{model}"
+
+
+EXTRA_SEEDS = [9, 35]
+"""Random primitives after the default schedule: llvm (9, at most 4 a function) and cuda-cpu (35: a split of the thread loop)."""
+
+
+@pytest.mark.parametrize("seed", EXTRA_SEEDS)
+def test_primitives_after_the_default_schedule_keep_the_numbers(seed: int) -> None:
+    from xtir.frontend import from_torch
+
+    case = random_case(seed)
+    assert case.extra and case.schedule == "default"
+    outcome = run_case(case)
+    assert outcome.kind == "ok", f"{case.describe()}: {outcome.kind}: {outcome.detail}"
+    model, inputs, _ = graph_fuzz.make_model(seed, case.dtype, case.small)
+    imported = from_torch(model, tuple(inputs), weights=case.weights)
+    graph = imported[0] if case.weights == "params" else imported
+    passes = f"{case.pipeline}," if case.pipeline else ""
+    default = "default-gpu-schedule" if case.target != "llvm" else "default-schedule"
+    traces: list[str] = []
+    graph_fuzz.extra_primitives(xtir.transform(graph, f"{passes}legalize-tensor,{default}"), case, traces)
+    assert traces, "no primitive was applied after the default schedule"
 
 
 def test_a_wrong_number_is_reported(monkeypatch) -> None:

@@ -515,3 +515,25 @@ def test_every_known_bug_has_a_reproducer() -> None:
     reasons = {mark.kwargs["reason"].split(": ", 1)[0] for test in globals().values()
                for mark in getattr(test, "pytestmark", []) if mark.name == "xfail"}
     assert ids <= reasons, f"known bugs without a reproducer here: {sorted(ids - reasons)}"
+
+
+GUARDED_SHARED_ACCUMULATOR = (
+    "cache-write{block=C index=0 scope=shared},split{loop=i factors=-1,1,2,1},split{loop=j factors=-1,1,2,1},"
+    "reorder{loops=i_0,j_0,i_1,j_1,i_2,j_2,k,i_3,j_3},fuse{loops=i_2,j_2},"
+    'reverse-compute-at{block=C_shared loop=i_2_j_2_fused},bind{loop=i_0 thread="blockIdx.x"},'
+    'bind{loop=j_0 thread="blockIdx.y"},bind{loop=i_2_j_2_fused thread="threadIdx.x"}')
+
+
+@pytest.mark.xfail(strict=True, reason="new:gpu-guarded-shared-accumulator: lower-to-gpu (lowering/to_gpu.py) refuses "
+                   "a shared accumulator each thread writes back itself when the tiles do not divide the matmul")
+def test_new_guarded_shared_accumulator_builds() -> None:
+    """GPU fuzzer (seed 57, a shared accumulator under vthreads; shrunk): C_shared[i, j] += A * B by the
+    thread owning (i, j), written back by the same thread under its reverse-compute-at. On a 3x3 matmul
+    tiled 2x2 the guards `i < 3`, `j < 3` make lower-to-gpu refuse it ("threads exchange data through
+    shared buffer C_shared ... the code between runs under a condition on the thread index"), yet no
+    thread reads an element another writes: 4x4 (no guards) builds, and so does the same schedule
+    with scope=local."""
+    from tests.fuzz.gpu_fuzz import Case, Program, run_case, steps_of
+
+    outcome = run_case(Case(Program("matmul", (3, 3, 2)), 0, steps=steps_of(GUARDED_SHARED_ACCUMULATOR)))
+    assert outcome.kind == "ok", outcome.detail

@@ -46,8 +46,15 @@ OPTIONS_MAX = 4096
 """The most options a decision records (a perfect tile of many loops into many factors has more)."""
 
 
+SAMPLED_EXTENT_MAX = 2**40
+"""The largest extent sample_perfect_tile tiles: its divisors are found by trial division up to its
+square root (2^20 steps here; a loop split by 2^31 had the fuzzer wait minutes for all of them)."""
+
+
 def divisors(n: int) -> list[int]:
-    return [d for d in range(1, n + 1) if n % d == 0]
+    """The divisors of n, ascending."""
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return small + [n // d for d in reversed(small) if d * d != n]
 
 
 def perfect_tilings(extent: int, n: int, max_innermost_factor: int) -> list[list[int]]:
@@ -72,6 +79,9 @@ class Sampler:
         if n < 1 or extent < 1 or max_innermost_factor < 1:
             raise XtirPassError(f"sample_perfect_tile: loop '{subject}' of extent {extent} cannot be tiled into {n} "
                                 f"with innermost factor at most {max_innermost_factor}")
+        if extent > SAMPLED_EXTENT_MAX:
+            raise XtirPassError(f"sample_perfect_tile: loop '{subject}' has extent {extent}, past 2^40, whose divisors "
+                                "are not searched; split it with factors of your own")
 
         def valid(v: Any) -> bool:
             return (isinstance(v, list) and len(v) == n and all(isinstance(f, int) and f >= 1 for f in v)
