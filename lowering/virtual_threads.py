@@ -412,6 +412,8 @@ class _Distributor:
         self.n = n
         self.var = loop.body.block.args[0]
         self.dependent = dependents(loop)
+        self.repeated = {op for op in loop.walk() if _repeated(op, loop, self.dependent)}
+        """The `_repeated` stores of the loop, found once (distributing copies its ops, changing none)."""
         self.wrapped: dict[Operation, scf.ForOp] = {}
         """The loop over the virtual threads made for each op of a statement wrapped in one."""
         self.iterated: set[scf.ForOp] = set()
@@ -459,7 +461,7 @@ class _Distributor:
         thread, each reading what the previous one stored (G += n), and so must the loop made; it
         is wrapped whole (pushing the loop into it would reorder its iterations across virtual
         threads). TVM's InjectVirtualThread runs such a store once, a race to it."""
-        return any(_repeated(o, self.loop, self.dependent) for o in op.walk())
+        return any(o in self.repeated for o in op.walk())
 
     def statement_end(self, ops: list[Operation], start: int, lifting: bool = True) -> int:
         """The last op of the statement starting at ops[start]: the values of its ops that run in
