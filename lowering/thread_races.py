@@ -31,8 +31,11 @@ it runs its own threads apart), one axis at a time: the loops around that loop a
 for both, those inside it free. Along a vthread loop, not a store run once for its virtual threads
 (not using the variable) with another such store, nor with a load after it that reads, in each
 iteration of the serial loops around both in the vthread loop, what a store before it stored in
-that iteration (`_once_alike`); nor the accesses of a buffer that a store run in turn for each
-virtual thread writes (`S[t] += 1`: inject_virtual_threads keeps them in order itself).
+that iteration (`_once_alike`: the store's elements the same in each, the two meeting in one
+only, or the buffer's reads covered per iteration of its tile loop); nor the accesses of a buffer
+that a store run in turn for each virtual thread writes (`S[t] += 1`: inject_virtual_threads
+keeps them in order itself). A global or local buffer's store run once and a load after it that
+meet in one iteration only of those loops are not compared along it either (`_read_where_stored`).
 
 Refused, at the first access (the store): two threads that touch one element (naming the buffer,
 both accesses and the thread axes on which the threads differ; for a shared buffer the loop whose
@@ -49,7 +52,7 @@ from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, SSAValue
 
-from xtir.dialects.expr import Expr
+from xtir.dialects.expr import Expr, Var
 from xtir.dialects.layout import memory_space
 from xtir.dialects.walk import ancestors
 from xtir.lowering.index_expr import decode
@@ -81,9 +84,11 @@ def check_thread_races(root: scf.ForOp, axes: Mapping[SSAValue, Axis], canon: Ma
     variables = _Variables(axes, canon)
     touches = [variables.touch(op) for op in root.walk()
                if isinstance(op, Access) and memory_space(op.memref) != "shared"]
+    order = {t.op: k for k, t in enumerate(t for t in touches if t is not None)}
     for first, second in conflicting_pairs(t for t in touches if t is not None):
         private = _private_axes(first.buffer, canon)
-        compared = [v for v in axes if v not in private and _compared(v, first.op, second.op, apart, canon)]
+        compared = [v for v in axes if v not in private and _compared(v, first.op, second.op, apart, canon)
+                    and not _read_where_stored(v, first, second, apart, canon, variables, order)]
         if not compared:
             continue
         threads = [axes[v] for v in compared]
@@ -117,7 +122,7 @@ def check_shared_flows(root: scf.ForOp, axes: Mapping[SSAValue, Axis], canon: Ma
                 continue  # each block has its own shared buffers
             if axes[v].tag.startswith("vthread") and (
                     first.buffer in repeated_buffers(loop, cached_dependents(loop, dependent))
-                    or _once_alike(first, second, v, loop, apart, order, variables.unknown, tiles.get(first.buffer))):
+                    or _once_alike(first, second, v, loop, apart, order, canon, variables, tiles.get(first.buffer))):
                 continue  # inject_virtual_threads orders the accesses of a buffer a store runs in turn
             axis = Axis(axes[v].tag, loop_name(loop), axes[v].extent)
             if first.op in variables.unknown or second.op in variables.unknown:
@@ -149,15 +154,17 @@ def _innermost_thread_loops(op: Operation, canon: Mapping[SSAValue, SSAValue]) -
 
 
 def _once_alike(first: Touch, second: Touch, v: SSAValue, loop: scf.ForOp, apart: Callable[[Access], set[SSAValue]],
-                order: Mapping[Operation, int], unknown: set[Operation], tile: scf.ForOp | None) -> bool:
+                order: Mapping[Operation, int], canon: Mapping[SSAValue, SSAValue], variables: _Variables,
+                tile: scf.ForOp | None) -> bool:
     """Whether inject_virtual_threads keeps the order of the pair along vthread `loop`: the store
     `first` does not run apart on it (it runs once, every virtual thread's run alike), and the
     other access is such a store too, or a load after it that reads, in each iteration of the
     serial loops around both in `loop`, what a store before it stored in that iteration: `first`
-    writes the same elements in each (`_same_each_iteration`), or each read of the buffer is covered
-    by a write before it in each iteration of the buffer's `tile` loop, inside `loop` and around
-    both. Run in turn or once, that store's element is written before the load reads it, with one
-    value (stores that do use the virtual thread are compared with the load). A load before it (the
+    writes the same elements in each (`_same_each_iteration`), or the two meet in one iteration
+    only (`_meet_in_one_iteration`), or each read of the buffer is covered by a write before it in
+    each iteration of the buffer's `tile` loop, inside `loop` and around both. Run in turn or once,
+    that store's element is written before the load reads it, with one value (stores that do use
+    the virtual thread are compared with the load). A load before it (the
     virtual threads after the first would read what it stored), or a store that does use the virtual
     thread (the store run once would not overwrite it), stays compared."""
     if v in apart(first.op):
@@ -169,7 +176,8 @@ def _once_alike(first: Touch, second: Touch, v: SSAValue, loop: scf.ForOp, apart
     around = [lp for lp in ancestors(first.op, loop) if isinstance(lp, scf.ForOp) and lp.is_ancestor(second.op)]
     covered = tile is not None and loop.is_ancestor(tile) and tile in around
     assert isinstance(first.op, memref.StoreOp), "the first of a pair writes (conflicting_pairs)"
-    return covered or (first.op not in unknown and _same_each_iteration(first.op, around))
+    return (covered or (first.op not in variables.unknown and _same_each_iteration(first.op, around))
+            or _meet_in_one_iteration(first, second, loop, canon, variables))
 
 
 def _same_each_iteration(store: memref.StoreOp, loops: list[scf.ForOp]) -> bool:
@@ -203,6 +211,39 @@ def _compared(v: SSAValue, first: Access, second: Access, apart: Callable[[Acces
             and (_serial_inside(first, v, canon) or _serial_inside(second, v, canon)))
 
 
+def _read_where_stored(v: SSAValue, first: Touch, second: Touch, apart: Callable[[Access], set[SSAValue]],
+                       canon: Mapping[SSAValue, SSAValue], variables: _Variables, order: Mapping[Operation, int]) -> bool:
+    """Whether inject_virtual_threads keeps what the load `second` reads from the store `first`
+    along vthread axis `v`, though a serial loop in its loop is around them (`_compared`): the
+    store does not run apart on it (it runs once, alike for every virtual thread), the load does
+    and comes after it, both in one loop bound to `v`, and they meet only at one iteration of the
+    serial loops around both inside that loop. Then each virtual thread's load reads what the store
+    stored before it in that iteration, run in turn as when distributed (the vthread loop pushed
+    into those loops); it meets no other iteration's store, which the interchange reorders."""
+    if v in apart(first.op) or second.is_write or v not in apart(second.op) or order[second.op] < order[first.op]:
+        return False
+    loop = _innermost_thread_loops(first.op, canon).get(v)
+    return (loop is not None and _innermost_thread_loops(second.op, canon).get(v) is loop
+            and _meet_in_one_iteration(first, second, loop, canon, variables))
+
+
+def _meet_in_one_iteration(first: Touch, second: Touch, loop: scf.ForOp, canon: Mapping[SSAValue, SSAValue],
+                           variables: _Variables) -> bool:
+    """Whether the two accesses touch one element only at one iteration of the serial loops around
+    both inside `loop` (not at two different ones), the other loops and thread axes inside `loop`
+    free, those around it at one iteration."""
+    if first.op in variables.unknown or second.op in variables.unknown:
+        return False
+    common = [lp for lp in ancestors(first.op, loop) if isinstance(lp, scf.ForOp) and lp.is_ancestor(second.op)
+              and lp.body.block.args[0] not in canon]
+    found = [variables.variable(lp.body.block.args[0]) for lp in common]
+    iterations = [w for w in found if w is not None]
+    if len(iterations) < len(found):
+        return False
+    free = tuple((_inside(first, loop, canon, variables) | _inside(second, loop, canon, variables)) - set(iterations))
+    return pair_conflict(iterations, replace(first, inner=free), replace(second, inner=free), variables.bounds) is False
+
+
 def _serial_inside(op: Operation, v: SSAValue, canon: Mapping[SSAValue, SSAValue]) -> bool:
     """Whether a serial loop around `op` is inside its loop bound to axis `v`."""
     serial = False
@@ -230,6 +271,16 @@ class _Variables:
         """Each serial loop's variable as `zero_based` writes it, one digit for all its accesses."""
         self.origin: dict[SSAValue, SSAValue] = {}
         """Each digit → the variable of its loop."""
+
+    def variable(self, value: SSAValue) -> SSAValue | None:
+        """The zero-based variable of the serial loop whose variable `value` is (itself, or its
+        digit), None where its range is not known."""
+        found = self.zero_based(value)
+        if found is None:
+            return None
+        (atom, _), = found[0].terms
+        assert isinstance(atom, Var)
+        return atom.value
 
     def loop_of(self, variable: SSAValue) -> scf.ForOp | None:
         """The loop whose variable `variable` is (or whose digit)."""
