@@ -57,7 +57,7 @@ from xtir.dialects.layout import memory_space
 from xtir.dialects.walk import ancestors
 from xtir.lowering.index_expr import decode
 from xtir.lowering.loops import constant_loop, loop_name
-from xtir.lowering.virtual_threads import cached_dependents, repeated_buffers
+from xtir.lowering.virtual_threads import dependents, repeated_buffers
 from xtir.passes.analysis.dependences import Touch, block_of, conflicting_pairs, guard_facts, pair_conflict, who
 from xtir.passes.analysis.instances import ENUMERATION_LIMIT
 from xtir.support.errors import LoweringError
@@ -114,14 +114,14 @@ def check_shared_flows(root: scf.ForOp, axes: Mapping[SSAValue, Axis], canon: Ma
     touches = [variables.touch(op) for op in root.walk()
                if isinstance(op, Access) and memory_space(op.memref) == "shared"]
     order = {t.op: k for k, t in enumerate(t for t in touches if t is not None)}
-    dependent: dict[scf.ForOp, set[SSAValue]] = {}
+    repeated: dict[scf.ForOp, set[SSAValue]] = {}
     for first, second in conflicting_pairs(t for t in touches if t is not None):
         for loop in _one_body(first.op, second.op, canon):
             v = canon[loop.body.block.args[0]]
             if v not in axes or axes[v].tag.startswith("blockIdx"):
                 continue  # each block has its own shared buffers
             if axes[v].tag.startswith("vthread") and (
-                    first.buffer in repeated_buffers(loop, cached_dependents(loop, dependent))
+                    first.buffer in _cached(repeated, loop)
                     or _once_alike(first, second, v, loop, apart, order, canon, variables, tiles.get(first.buffer))):
                 continue  # inject_virtual_threads orders the accesses of a buffer a store runs in turn
             axis = Axis(axes[v].tag, loop_name(loop), axes[v].extent)
@@ -133,6 +133,13 @@ def check_shared_flows(root: scf.ForOp, axes: Mapping[SSAValue, Axis], canon: Ma
                 raise _refusal(first, second, _undecided(first, second, [axis], _SHARED_ADVICE))
             if found is not False:
                 raise _refusal(first, second, _shared_race(first, second, axis, found))
+
+
+def _cached(repeated: dict[scf.ForOp, set[SSAValue]], loop: scf.ForOp) -> set[SSAValue]:
+    """The buffers a store in vthread `loop` writes in turn per virtual thread, found once per loop."""
+    if loop not in repeated:
+        repeated[loop] = repeated_buffers(loop, dependents(loop))
+    return repeated[loop]
 
 
 def _one_body(first: Operation, second: Operation, canon: Mapping[SSAValue, SSAValue]) -> list[scf.ForOp]:
