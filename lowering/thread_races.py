@@ -123,7 +123,7 @@ def check_shared_flows(root: scf.ForOp, axes: Mapping[SSAValue, Axis], canon: Ma
             if axes[v].tag.startswith("vthread") and (
                     first.buffer in _cached(repeated, loop)
                     or _once_alike(first, second, v, loop, apart, order, canon, variables, tiles.get(first.buffer))):
-                continue  # inject_virtual_threads orders the accesses of a buffer a store runs in turn
+                continue  # inject_virtual_threads keeps their order (checking the first kind itself)
             axis = Axis(axes[v].tag, loop_name(loop), axes[v].extent)
             if first.op in variables.unknown or second.op in variables.unknown:
                 raise _refusal(first, second, _unknown(first, second, variables.unknown, [axis], _SHARED_ADVICE))
