@@ -171,9 +171,9 @@ def _once_alike(first: Touch, second: Touch, v: SSAValue, loop: scf.ForOp, apart
     only (`_meet_in_one_iteration`), or each read of the buffer is covered by a write before it in
     each iteration of the buffer's `tile` loop, inside `loop` and around both. Run in turn or once,
     that store's element is written before the load reads it, with one value (stores that do use
-    the virtual thread are compared with the load). A load before it (the
-    virtual threads after the first would read what it stored), or a store that does use the virtual
-    thread (the store run once would not overwrite it), stays compared."""
+    the virtual thread are compared with the load). A load before it (the virtual threads after the
+    first would read what it stored), or a store that does use the virtual thread (the store run
+    once would not overwrite it), stays compared."""
     if v in apart(first.op):
         return False
     if second.is_write:
