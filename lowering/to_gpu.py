@@ -73,7 +73,9 @@ memory with no barrier point between writer and reader; a reduction over a threa
 intermediate allocated in global memory, one copy for the grid: set-scope makes it local or shared);
 two threads (blocks, virtual threads) touching one element of a global or local buffer at any
 iterations of the serial loops inside them, one writing it (lowering/thread_races.py: loops bound by
-hand, or changed after bind checked them); parallel loops inside a kernel.
+hand, or changed after bind checked them), or of a shared buffer in one body of a loop bound to
+them, where no barrier can order them (a flow between two loops bound to the thread is ordered by
+the barriers placed); parallel loops inside a kernel.
 """
 
 from __future__ import annotations
@@ -111,7 +113,7 @@ from xtir.lowering.blocks_to_scf import THREAD
 from xtir.lowering.compact_buffers import INIT_GUARD
 from xtir.lowering.index_expr import IndexEmitter, constant, decode, decode_bounds, index_bounds
 from xtir.lowering.loops import PARALLEL, THREAD_BINDING, constant_int, loop_kind, loop_name, trip_count
-from xtir.lowering.thread_races import Axis, check_thread_races
+from xtir.lowering.thread_races import Axis, check_shared_flows, check_thread_races
 from xtir.lowering.virtual_threads import (
     cached_dependents,
     guarded_by,
@@ -154,6 +156,8 @@ class Kernel:
 
     root: scf.ForOp
     loops: dict[str, list[scf.ForOp]] = field(default_factory=dict)
+    tiles: dict[SSAValue, scf.ForOp] = field(default_factory=dict)
+    """Each shared buffer sized per iteration of a serial loop → that loop (`SharedPlan.tile`)."""
 
     def extent(self, tag: str) -> int:
         loops = self.loops.get(tag)
@@ -423,7 +427,12 @@ def _check_races(kernel: Kernel) -> None:
     axes = {lps[0].body.block.args[0]: Axis(tag, loop_name(lps[0]), kernel.extent(tag))
             for tag, lps in sorted(kernel.loops.items()) if kernel.extent(tag) > 1}
     dependent: dict[scf.ForOp, set[SSAValue]] = {}
-    check_thread_races(kernel.root, axes, kernel.canonical(), lambda op: set(_writers(kernel, op, everyone, dependent)))
+
+    def apart(op: Access) -> set[SSAValue]:
+        return set(_writers(kernel, op, everyone, dependent))
+
+    check_thread_races(kernel.root, axes, kernel.canonical(), apart)
+    check_shared_flows(kernel.root, axes, kernel.canonical(), apart, kernel.tiles)
 
 
 # Local buffers: one per thread ---------------------------------------------------------------
@@ -537,6 +546,9 @@ def _cut_within(read: Use, write: Use) -> bool:
 class SharedPlan:
     alloca: memref.AllocaOp
     box: tuple[Range, ...]
+    tile: scf.ForOp | None
+    """The serial loop per iteration of which the box is, every read inside a filling write's box
+    before it (`_private`); None: the whole kernel."""
 
 
 def _shift(a: Expr, b: Expr, bounds) -> int | None:
@@ -623,7 +635,7 @@ def _plan_shared(kernel: Kernel, alloca: memref.AllocaOp, uses: list[Use]) -> Sh
             raise fail(_NAME, uses[0].op, f"cannot bound the region of shared buffer {name} one thread block uses")
         shape = alloca.memref.type.get_shape()  # type: ignore[union-attr]
         box = tuple(Range(Expr(), n) if r.extent >= n else r for r, n in zip(box, shape))
-        return SharedPlan(alloca, box)
+        return SharedPlan(alloca, box, level)
     raise AssertionError("the kernel level always gives a box")
 
 
@@ -647,9 +659,9 @@ def _private(uses: list[Use], relaxed_of, extents: dict[SSAValue, int], bounds) 
     return True
 
 
-def _rebase(plan: SharedPlan, uses: list[Use], canon: dict[SSAValue, SSAValue]) -> int:
+def _rebase(plan: SharedPlan, uses: list[Use], canon: dict[SSAValue, SSAValue]) -> tuple[SSAValue, int]:
     """Shrink the buffer to the box and shift its indices (in the variables of the loops around
-    each access, `_own_vars`); the size in bytes."""
+    each access, `_own_vars`); the new buffer and its size in bytes."""
     old = plan.alloca.memref.type
     assert isinstance(old, MemRefType)
     new_type = storage_type(old.element_type, [r.extent for r in plan.box], old.memory_space, dim_aligns(plan.alloca))
@@ -673,7 +685,7 @@ def _rebase(plan: SharedPlan, uses: list[Use], canon: dict[SSAValue, SSAValue]) 
         Rewriter.replace_op(use.op, repl)
     Rewriter.erase_op(plan.alloca)
     element = new_type.element_type
-    return reach(new_type) * (element.size if isinstance(element, FixedBitwidthType) else 8)  # index: 8 bytes
+    return new.memref, reach(new_type) * (element.size if isinstance(element, FixedBitwidthType) else 8)  # index: 8 bytes
 
 
 def _own_vars(op: Operation, canon: dict[SSAValue, SSAValue]) -> dict[SSAValue, Expr]:
@@ -1335,7 +1347,11 @@ def _prepare_buffers(kernel: Kernel, f: func.FuncOp) -> int:
             if not mine:
                 continue
             doubled = DOUBLE_BUFFER in alloca.attributes
-            size = _rebase(_plan_shared(kernel, alloca, mine), mine, canon) * (2 if doubled else 1)
+            plan = _plan_shared(kernel, alloca, mine)
+            buffer, size = _rebase(plan, mine, canon)
+            size *= 2 if doubled else 1
+            if plan.tile is not None:
+                kernel.tiles[buffer] = plan.tile
             total += size
             largest = max(largest, (size, _buffer_name(alloca.memref) + (" double-buffered" if doubled else "")))
         else:

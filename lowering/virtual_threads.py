@@ -54,11 +54,13 @@ buffer by the variable alike (their own virtual thread's elements), or the earli
 whose element and value do not use the variable and that writes the same value in every virtual
 thread (not `G[t] += 1`), as does every store into that buffer in the loop (`G[t] = 5` then
 `G[t] += 1`: run once, the first would not undo the increment of the virtual thread before). A
-shared buffer is exempt: to it virtual threads are threads, and the barriers placed afterwards
-order every thread's accesses of one statement before the next statement's, as the distributed
-loop runs them; but not one with a store like `S[t] += 1`, which the virtual threads of a real
-thread run one after another, nor a load that a store run once reads (`H[t] = S[t]` then
-`S[t] = 7`: the virtual threads after the first would read the new value).
+shared buffer is exempt: to it virtual threads are threads, which lower-to-gpu's race check has
+kept from passing data to each other in one body of the vthread loop (lowering/thread_races.py,
+check_shared_flows), and the barriers placed afterwards order every thread's accesses of one
+statement before the next statement's, as the distributed loop runs them; but not one with a
+store like `S[t] += 1`, which the virtual threads of a real thread run one after another (that
+check leaves its accesses to this one), nor a load that a store run once reads (`H[t] = S[t]`
+then `S[t] = 7`: the virtual threads after the first would read the new value).
 
 Refused, at the loop: a vthread loop that is the outermost loop of a kernel, or that does not
 run from 0 in steps of 1 to a constant (only hand-written scf: a block.for always does); a local
@@ -146,13 +148,20 @@ def _accesses(loop: scf.ForOp, dependent: set[SSAValue]) -> list[Access]:
     the loads that a store run once computes its value from with the stores of their buffers (run
     once, not by every virtual thread: the later ones read nothing stored after the first run)."""
     private = {op.memref for op in loop.walk() if isinstance(op, memref.AllocaOp) and op.memref in dependent}
-    repeated = {op.memref for op in loop.walk() if _repeated(op, loop, dependent)}
+    repeated = repeated_buffers(loop, dependent)
     once = [load for op in loop.walk() if isinstance(op, memref.StoreOp) and not _uses(op, loop, dependent)
             for load in feeding_loads(op.value, loop)]
     fed = {load.memref for load in once}
     return [op for op in loop.walk() if isinstance(op, Access) and op.memref not in private
             and (memory_space(op.memref) != "shared" or op.memref in repeated or op in once
                  or (isinstance(op, memref.StoreOp) and op.memref in fed))]
+
+
+def repeated_buffers(loop: scf.ForOp, dependent: set[SSAValue]) -> set[SSAValue]:
+    """The buffers a `_repeated` store in `loop` writes (`dependent`: the loop's `dependents`):
+    this stage keeps every access of them in the loop in order across virtual threads
+    (`_accesses`), shared ones too."""
+    return {op.memref for op in loop.walk() if _repeated(op, loop, dependent)}
 
 
 def _repeated(op: Operation, loop: scf.ForOp, dependent: set[SSAValue]) -> bool:
@@ -403,6 +412,8 @@ class _Distributor:
         self.n = n
         self.var = loop.body.block.args[0]
         self.dependent = dependents(loop)
+        self.repeated = {op for op in loop.walk() if _repeated(op, loop, self.dependent)}
+        """The `_repeated` stores of the loop, found once (distributing copies its ops, changing none)."""
         self.wrapped: dict[Operation, scf.ForOp] = {}
         """The loop over the virtual threads made for each op of a statement wrapped in one."""
         self.iterated: set[scf.ForOp] = set()
@@ -450,7 +461,7 @@ class _Distributor:
         thread, each reading what the previous one stored (G += n), and so must the loop made; it
         is wrapped whole (pushing the loop into it would reorder its iterations across virtual
         threads). TVM's InjectVirtualThread runs such a store once, a race to it."""
-        return any(_repeated(o, self.loop, self.dependent) for o in op.walk())
+        return any(o in self.repeated for o in op.walk())
 
     def statement_end(self, ops: list[Operation], start: int, lifting: bool = True) -> int:
         """The last op of the statement starting at ops[start]: the values of its ops that run in

@@ -12,6 +12,7 @@ import pytest
 
 import xtir
 import xtir.lowering.to_gpu as to_gpu
+import xtir.lowering.virtual_threads as virtual_threads
 from xtir.errors import XtirError
 
 VTHREAD_SHIFTED = """func.func @main(%A: memref<4x4x4xf32>, %P: memref<4x4x5xf32>, %Q: memref<4x4x4x2xf32>) {
@@ -219,3 +220,126 @@ def test_a_store_and_a_load_without_the_virtual_thread_build_and_match() -> None
     xtir.build(xtir.parse(IDLE_STORE_AND_LOAD), target="cuda-cpu", racecheck=True)(*arrays)
     for got, want in zip(arrays, expected):
         np.testing.assert_array_equal(got, want)
+
+
+def _one_vthread_body(blocks: str) -> str:
+    """`blocks` in one vthread loop (v: 2) of thread t (4), no serial loop inside it."""
+    return f"""func.func @main(%X: memref<4xf32>, %Y: memref<4x2xf32>, %A: memref<4x2xf32>, %H: memref<4x2xf32>) {{
+  block.for %b = 0 to 1 "b" bind("blockIdx.x") {{
+    block.for %t = 0 to 4 "t" bind("threadIdx.x") {{
+      block.for %u = 0 to 2 "v" bind("vthread.x") {{
+{blocks}      }}
+    }}
+  }}
+  func.return
+}}"""
+
+
+IDLE_STORE_A = """        block.block "I"(%vt = spatial(4, %t)) {
+          %x = block.load %X[%vt] : memref<4xf32>
+          block.store %x, %A[%vt, 0] : memref<4x2xf32>
+        }
+"""
+OWN_STORE_A = """        block.block "O"(%vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %y = block.load %Y[%vt, %vu] : memref<4x2xf32>
+          block.store %y, %A[%vt, %vu] : memref<4x2xf32>
+        }
+"""
+IDLE_LOAD_A = """        block.block "L"(%vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          %a = block.load %A[%vt, 0] : memref<4x2xf32>
+          block.store %a, %H[%vt, %vu] : memref<4x2xf32>
+        }
+"""
+IDLE_PAIRS = {  # name: (blocks, whether the loop distributed computes what it does serially)
+    "idle_store_then_own": (IDLE_STORE_A + OWN_STORE_A, False),
+    "idle_load_then_own": (IDLE_LOAD_A + OWN_STORE_A, False),
+    "own_then_idle_store": (OWN_STORE_A + IDLE_STORE_A, True),
+    "own_then_idle_load": (OWN_STORE_A + IDLE_LOAD_A, True),
+}
+"""An access of A[t, 0] without the virtual thread and a store into A[t, v], no serial loop inside
+the vthread loop: the race check between threads leaves the pair to the vthread stage
+(`_compared`). Distributed, `A[t, 0] = X` runs once before both virtual threads' `A[t, v] = Y`
+(serially virtual thread 1's rewrites X after virtual thread 0's Y), and `H[t, v] = A[t, 0]`
+reads A before either stores (serially virtual thread 1 reads virtual thread 0's Y)."""
+
+
+@pytest.mark.parametrize("name", IDLE_PAIRS)
+def test_idle_pairs_without_a_serial_loop_are_refused_by_the_vthread_stage(name: str) -> None:
+    with pytest.raises(XtirError, match=r'A is (stored|loaded) and later (stored|loaded) in loop "v" \(vthread.x\)'):
+        xtir.build(xtir.parse(_one_vthread_body(IDLE_PAIRS[name][0])), target="cuda-cpu")
+
+
+@pytest.mark.parametrize("name", IDLE_PAIRS)
+def test_idle_pairs_distributed_unchecked(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the vthread stage's refusal prevents: distributed without it, the first two compute
+    other numbers than the loop run serially (xtir.evaluate); the last two are refused though they
+    would not (the stage's rule is not exact: an earlier store that uses the virtual thread)."""
+    monkeypatch.setattr(virtual_threads, "_reordered_pair", lambda *args: None)
+    blocks, kept = IDLE_PAIRS[name]
+    text = _one_vthread_body(blocks)
+    arrays = _arrays((4,), (4, 2), (4, 2), (4, 2))
+    expected = [a.copy() for a in arrays]
+    xtir.evaluate(xtir.parse(text), *expected)
+    xtir.build(xtir.parse(text), target="cuda-cpu", racecheck=True)(*arrays)
+    assert all(np.array_equal(got, want) for got, want in zip(arrays, expected)) == kept
+
+
+IDLE_STORE_READ_AT_ITS_K = _p_then_q_in_k("%X: memref<4x4xf32>, %A: memref<4x8xf32>, %Q: memref<4x4x2xf32>", """\
+            %x = block.load %X[%vt, %vk] : memref<4x4xf32>
+            block.store %x, %A[%vt, %vk * 2] : memref<4x8xf32>
+""", """\
+            %p = block.load %A[%vt, %vk * 2 + %vu] : memref<4x8xf32>
+            block.store %p, %Q[%vt, %vk, %vu] : memref<4x4x2xf32>
+""")
+"""P, without the virtual thread, stores A[t, 2k]; Q's virtual thread 0 reads it at the same k,
+after it (virtual thread 1 reads A[t, 2k + 1], which nothing stores): they meet at one k only."""
+
+READ_THEN_IDLE_STORE_AT_ITS_K = """func.func @main(%X: memref<4x4xf32>, %A: memref<4x8xf32>, %Q: memref<4x4x2xf32>) {
+  block.for %b = 0 to 1 "b" bind("blockIdx.x") {
+    block.for %u = 0 to 2 "v" bind("vthread.x") {
+      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
+        block.for %k = 0 to 4 "k" {
+          block.block "Q"(%vt = spatial(4, %t), %vu = spatial(2, %u), %vk = spatial(4, %k)) {
+            %p = block.load %A[%vt, %vk * 2 + 1 - %vu] : memref<4x8xf32>
+            block.store %p, %Q[%vt, %vk, %vu] : memref<4x4x2xf32>
+          }
+          block.block "P"(%vt = spatial(4, %t), %vk = spatial(4, %k)) {
+            %x = block.load %X[%vt, %vk] : memref<4x4xf32>
+            block.store %x, %A[%vt, %vk * 2] : memref<4x8xf32>
+          }
+        }
+      }
+    }
+  }
+  func.return
+}"""
+"""The load first, of A[t, 2k + 1 - v]: serially virtual thread 1 reads at k what the store stored at
+k in virtual thread 0's run; pushed into k, both virtual threads read before the store runs."""
+
+
+def test_an_idle_store_read_at_its_own_iteration_builds_and_matches() -> None:
+    """Compared along the virtual thread, the two met at one k: refused before, though the vthread
+    loop pushed into k keeps what each virtual thread reads (thread_races._read_where_stored)."""
+    arrays = _arrays((4, 4), (4, 8), (4, 4, 2))
+    expected = [a.copy() for a in arrays]
+    xtir.evaluate(xtir.parse(IDLE_STORE_READ_AT_ITS_K), *expected)
+    xtir.build(xtir.parse(IDLE_STORE_READ_AT_ITS_K), target="cuda-cpu", racecheck=True)(*arrays)
+    for got, want in zip(arrays, expected):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_read_before_an_idle_store_at_its_own_iteration_is_refused() -> None:
+    with pytest.raises(XtirError, match=r'the store into A writes an element of A that the load of A reads in another '
+                                        r'thread, loop "v" \(vthread.x\)'):
+        xtir.build(xtir.parse(READ_THEN_IDLE_STORE_AT_ITS_K), target="cuda-cpu")
+
+
+def test_a_read_before_an_idle_store_at_its_own_iteration_computed_wrong_numbers_unchecked(
+        unchecked: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the refusal prevents (the vthread stage's own reorder rule refuses it too, off here)."""
+    monkeypatch.setattr(virtual_threads, "_reordered_pair", lambda *args: None)
+    arrays = _arrays((4, 4), (4, 8), (4, 4, 2))
+    expected = [a.copy() for a in arrays]
+    xtir.evaluate(xtir.parse(READ_THEN_IDLE_STORE_AT_ITS_K), *expected)
+    xtir.build(xtir.parse(READ_THEN_IDLE_STORE_AT_ITS_K), target="cuda-cpu")(*arrays)
+    assert not all(np.array_equal(got, want) for got, want in zip(arrays, expected))

@@ -118,17 +118,26 @@ func.func @redundant_fetch(%A: memref<1026xf32>, %B: memref<1024xf32>) {
 
 // -----
 
-// A thread writes S[t] and reads S[t + 1], which its neighbour writes, all under `t < 64`:
-// no point between them where every thread of the block could wait.
+// Threads t2 write S and threads t then read S[t + 1], which a neighbour wrote, all under `t < 64`:
+// no point between them where every thread of the block could wait. (Both in one body of loop
+// "t", the pair is refused before: to_gpu_shared_flow_invalid.mlir.)
 func.func @no_barrier_point(%A: memref<64xf32>, %B: memref<64xf32>) {
   %S = block.alloc : memref<65xf32, "shared">
   block.for %t = 0 to 128 "t" bind("threadIdx.x") {
-    block.block "X"(%v = spatial(64, %t)) where(%t < 64) {
-      %a = block.load %A[%v] : memref<64xf32>
-      block.store %a, %S[%v] : memref<65xf32, "shared">
-      // expected-error @+1 {{'memref.load' op lower-to-gpu: threads exchange data through shared buffer S (one writes what another reads) with no barrier point between: the code between runs under a condition on the thread index, where __syncthreads() cannot be placed}}
-      %n = block.load %S[%v + 1] : memref<65xf32, "shared">
-      block.store %n, %B[%v] : memref<64xf32>
+    %c64 = arith.constant 64 : index
+    %in = arith.cmpi slt, %t, %c64 : index
+    scf.if %in {
+      block.for %t2 = 0 to 128 "t2" bind("threadIdx.x") {
+        block.block "X"(%v = spatial(128, %t2)) where(%t2 < 64) {
+          %a = block.load %A[%v] : memref<64xf32>
+          block.store %a, %S[%v] : memref<65xf32, "shared">
+        }
+      }
+      block.block "Y"(%v = spatial(64, %t)) {
+        // expected-error @+1 {{'memref.load' op lower-to-gpu: threads exchange data through shared buffer S (one writes what another reads) with no barrier point between: the code between runs under a condition on the thread index, where __syncthreads() cannot be placed}}
+        %n = block.load %S[%v + 1] : memref<65xf32, "shared">
+        block.store %n, %B[%v] : memref<64xf32>
+      }
     }
   }
   func.return
@@ -407,23 +416,25 @@ func.func @thread_reduction_into_intermediate(%A: memref<16x16xf32>, %D: memref<
 
 // -----
 
-// A vectorized loop is wrapped whole in the virtual threads' loop; S is written by every virtual
-// thread and read by another in one iteration of r: a barrier inside would order the real
-// threads only (virtual thread 0 would read before virtual thread 1 wrote). (An unrolled loop
-// is pushed through instead: tests/test_virtual_threads.py, SHARED_FLOW_IN_UNROLLED.)
+// A vectorized loop is wrapped whole in the virtual threads' loop; in one iteration of r, S is
+// written by the threads t and read by the threads t2 at other threads' elements: a barrier inside
+// would order the real threads only, not the virtual threads. (An unrolled loop is pushed through
+// instead: tests/test_virtual_threads.py, SHARED_FLOW_IN_UNROLLED.)
 func.func @vthread_wrapped_shared_flow(%A: memref<4x8xf32>, %O: memref<4x2x8xf32>) {
   %S = block.alloc : memref<8xf32, "shared">
   block.for %b = 0 to 4 "b" bind("blockIdx.x") {
     block.for %u = 0 to 2 "v" bind("vthread.x") {
-      block.for %t = 0 to 4 "t" bind("threadIdx.x") {
-        // expected-error @+1 {{'scf.for' op lower-to-gpu: shared buffer S is stored and loaded inside one statement that each virtual thread of loop "v" (vthread.x) runs whole in turn: a barrier between the store and the load would order the real threads only, not the virtual threads; keep a loop there serial or unrolled (not vectorized), or move the vthread loop inside it}}
-        block.for %r = 0 to 2 "r" vectorized {
+      // expected-error @+1 {{'scf.for' op lower-to-gpu: shared buffer S is stored and loaded inside one statement that each virtual thread of loop "v" (vthread.x) runs whole in turn: a barrier between the store and the load would order the real threads only, not the virtual threads; keep a loop there serial or unrolled (not vectorized), or move the vthread loop inside it}}
+      block.for %r = 0 to 2 "r" vectorized {
+        block.for %t = 0 to 4 "t" bind("threadIdx.x") {
           block.block "S"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u), %vr = spatial(2, %r)) {
             %a = block.load %A[%vb, %vt * 2 + %vu] : memref<4x8xf32>
             block.store %a, %S[%vt * 2 + %vu] : memref<8xf32, "shared">
           }
-          block.block "O"(%vb = spatial(4, %b), %vt = spatial(4, %t), %vu = spatial(2, %u), %vr = spatial(2, %r)) {
-            %x = block.load %S[7 - %vt * 2 - %vu] : memref<8xf32, "shared">
+        }
+        block.for %t2 = 0 to 4 "t2" bind("threadIdx.x") {
+          block.block "O"(%vb = spatial(4, %b), %vt = spatial(4, %t2), %vu = spatial(2, %u), %vr = spatial(2, %r)) {
+            %x = block.load %S[6 - %vt * 2 + %vu] : memref<8xf32, "shared">
             block.store %x, %O[%vb, %vr, %vt * 2 + %vu] : memref<4x2x8xf32>
           }
         }
@@ -619,8 +630,10 @@ func.func @vthread_idempotent_store_then_increment(%G: memref<8xf32>) {
 // -----
 
 // Block H copies shared S[t] into G (run once), block W then stores 7 at S[t]: run serially,
-// virtual thread 1's H copies the 7; distributed, H runs before W only. A shared buffer's load
-// that a store run once reads is kept in order too (before: accepted, wrong numbers).
+// virtual thread 1's H copies the 7; distributed, H runs before W only (before: accepted, wrong
+// numbers). The race check between threads refuses it (one body of loop "v"); the vthread stage's
+// own rule, that keeps in order a shared buffer's load that a store run once reads, too
+// (tests/test_virtual_threads.py, shared_read_once_then_stored).
 func.func @vthread_shared_load_run_once_then_stored(%A: memref<4xf32>, %G: memref<4xf32>) {
   %S = block.alloc : memref<4xf32, "shared">
   block.for %b = 0 to 1 "b" bind("blockIdx.x") {
@@ -631,14 +644,15 @@ func.func @vthread_shared_load_run_once_then_stored(%A: memref<4xf32>, %G: memre
       }
     }
     block.for %t = 0 to 4 "t" bind("threadIdx.x") {
-      // expected-error @+1 {{'scf.for' op lower-to-gpu: S is loaded and later stored in loop "v" (vthread.x) at elements other virtual threads may touch: inject-virtual-threads runs each statement for every virtual thread before the next statement, which would reorder the two across virtual threads; index both by the virtual thread alike, or make the earlier one a store that writes the same value at the same element in every virtual thread (a cooperative fetch), as every store into the buffer in the loop}}
       block.for %u = 0 to 2 "v" bind("vthread.x") {
         block.block "H"(%vt = spatial(4, %t), %vu = spatial(2, %u)) {
+          // expected-note @+1 {{the load of S reads it here}}
           %x = block.load %S[%vt] : memref<4xf32, "shared">
           block.store %x, %G[%vt] : memref<4xf32>
         }
         block.block "W"(%vt = spatial(4, %t), %vu = spatial(2, %u)) {
           %c = arith.constant 7.0 : f32
+          // expected-error @+1 {{'memref.store' op lower-to-gpu: the store into S writes an element of shared buffer S that the load of S reads in another thread, in one body of loop "v" (vthread.x) at 0 and at 1; a barrier can order two loops bound to a thread}}
           block.store %c, %S[%vt] : memref<4xf32, "shared">
         }
       }
