@@ -823,3 +823,36 @@ def test_a_refused_argument_is_not_located_at_a_block_named_by_another_argument(
     with pytest.raises(xtir.ScheduleError) as info:
         sch.sample_categorical(["matmul", "other"], decision=5)
     assert info.value.location is None
+
+
+@pytest.mark.parametrize("decision", [1.0, True])
+def test_a_compute_location_decision_that_is_no_int_is_refused(decision) -> None:
+    """1.0 and True equal the candidate 1 but are no index: refused, not taken (1.0 indexed no list)."""
+    sch = Schedule(xtir.parse(PRODUCER_OF_MATMUL))
+    with pytest.raises(xtir.ScheduleError, match=f"sample_compute_location: wrong decision value {decision!r}: it is "
+                       'not an int, the index of one of the candidates of block "A2": -2 \\(inline\\), -1'):
+        sch.sample_compute_location("A2", decision=decision)
+    assert sch.decisions == []
+
+
+@pytest.mark.parametrize("sample", [
+    lambda sch: sch.sample_compute_location("A2"),
+    lambda sch: sch.sample_categorical([8, 16, 32]),
+    lambda sch: sch.sample_perfect_tile(sch.get_loops("matmul")[0], 1),
+])
+@pytest.mark.parametrize("replayed", [1.0, True, [True], [16.0]])
+def test_a_replayed_decision_that_is_no_int_is_refused(sample, replayed) -> None:
+    """A replayed decision is taken where valid, else sampled anew; one that is no int (True == 1,
+    1.0 == 1) is neither: no decision is a bool or a float, so it is refused."""
+    sch = Schedule(xtir.parse(PRODUCER_OF_MATMUL), decisions=[replayed])
+    with pytest.raises(xtir.ScheduleError, match=re.escape(f"decision 0 of the replayed decisions is {replayed!r}: "
+                                                           "a decision is an int")):
+        sample(sch)
+
+
+def test_a_replayed_decision_of_numpy_ints_is_taken() -> None:
+    sch = Schedule(xtir.parse(PRODUCER_OF_MATMUL), decisions=[np.int64(1), [np.int64(16)]])
+    assert sch.sample_compute_location("A2") == sch.get_loops("matmul")[1]
+    assert sch.sample_perfect_tile(sch.get_loops("matmul")[0], 1) == [16]
+    assert [d.value for d in sch.decisions] == [1, [16]]
+    assert all(type(v) is int for v in [sch.decisions[0].value, *sch.decisions[1].value])

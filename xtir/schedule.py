@@ -494,13 +494,15 @@ class Schedule:
         target = self._block(block)
         candidates, consumer = self._compute_locations(target)
         loops = get_loops(consumer) if consumer is not None else []
-        if decision is not None and decision not in candidates:
+        if decision is not None and (not _is_integer(decision) or decision not in candidates):
             names = [lp.label for lp in loops]
             listed = ", ".join({-2: "-2 (inline)", -1: "-1 (where it is)"}.get(k) or f"{k} (loop {names[k]})"
                                for k in candidates)
-            raise ScheduleError(target, f"sample_compute_location: wrong decision value {decision!r}: it is none of "
-                                        f'the candidates of block "{target.label}": {listed}')
-        k = self._sampler.compute_location(target.label, candidates, decision)
+            why = ("it is none of the candidates" if _is_integer(decision)
+                   else "it is not an int, the index of one of the candidates")
+            raise ScheduleError(target, f"sample_compute_location: wrong decision value {decision!r}: {why} "
+                                        f'of block "{target.label}": {listed}')
+        k = self._sampler.compute_location(target.label, candidates, None if decision is None else int(decision))
         return INLINE_MARK if k == -2 else None if k == -1 else self._loop_rv(loops[k])
 
     @property
