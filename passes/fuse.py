@@ -29,8 +29,8 @@ def check_consecutive(loops: list[ForOp]) -> None:
         raise ScheduleError(loops[0], "fuse needs at least two loops")
     for outer, inner in zip(loops, loops[1:]):
         if inner is outer:
-            raise ScheduleError(outer, f'loop "{outer.label}" appears more than once (TVM: Some loop appears in the input '
-                                      "array for multiple times)")
+            raise ScheduleError(outer, f'loop "{outer.label}" appears more than once (TVM: The outer loop is not the '
+                                      "parent of the inner loop)")
         if inner.parent_op() is not outer:
             raise ScheduleError(
                 outer,
