@@ -552,6 +552,13 @@ def _tvm_refusals():
         lambda: multi.reverse_compute_at(multi.get_sblock("D"), c_i)
     reduction = s_tir.Schedule(matmul_update)
     yield "HasInitBlock", "The block has init statement", lambda: reduction.compute_inline("update")
+    bound, (ti, tj, _) = _loops(elementwise_3d((128, 128, 128)), "B")
+    bound.bind(ti, "blockIdx.x")
+    bound.annotate(tj, "pragma_auto_unroll_max_step", 16)
+    yield "HasAnnotationOrThreadBindingError", "The primitive can't be applied because the loop has annotation or " \
+        "thread binding", lambda: bound.split(ti, factors=[None, 2])
+    yield "HasAnnotationOrThreadBindingError", "The primitive can't be applied because the loop has annotation or " \
+        "thread binding", lambda: bound.fuse(ti, tj)
     mm_relu = s_tir.Schedule(xtir.parse(matmul("matmul", 16, transposed_b=False, relu=True)))
     yield "NonSingleProducerError", "The consumer block to be inlined is required to have only a single producer " \
         "block, and the producer block should be a complete block who has only a single consumer", \
