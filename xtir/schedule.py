@@ -158,7 +158,8 @@ def _primitive(method: Callable[..., Any]) -> Callable[..., Any]:
     """A schedule primitive: what it refuses is a ScheduleError headed with its name as TVM writes
     it ("An error occurred in the schedule primitive 'compute-at'."), rendered at the schedule's
     error_render_level, and located at the first block or loop it was given where the refusal is
-    about no op (a bad argument)."""
+    about no op (a bad argument), but nowhere when one of them denotes no block or loop now; a
+    refusal of a block or loop argument itself (_HandleError) is located at that argument or nowhere."""
     name = method.__name__.replace("_", "-")
     signature = inspect.signature(method)
     hints = typing.get_type_hints(method)
