@@ -29,6 +29,7 @@ from xtir.passes.analysis.inline import (
     check_no_predicate,
     check_only_leaf,
     format_access,
+    has_init_phrase,
     nests_between,
     owner_label,
     plain_vars,
@@ -43,7 +44,7 @@ from xtir.support.errors import ScheduleError
 def check_inlinable(f: func.FuncOp, block: BlockOp) -> tuple[StoreOp, list[SSAValue]]:
     """B's store `X[v0, v1, ...] = f(...)` and its index variables, after checking B can be inlined at all."""
     what = f'block "{block.label}"'
-    check_complete(block, what)
+    check_complete(block, what, has_init_phrase(block))
     check_no_predicate(block)
     store = single_store(block, what)
     buffer = store.buffer

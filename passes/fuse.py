@@ -2,8 +2,8 @@
 
 The new loop is named `L0_L1_fused` (shortened when long: `fused_name`) and has the
 product of the extents; each old
-variable becomes `fused floordiv (inner extents) mod extent`. The fused loops'
-annotations are dropped: they were about loops that no longer exist.
+variable becomes `fused floordiv (inner extents) mod extent`. As TVM's, fuse refuses a
+loop with a thread binding or an annotation (which the fused loop would not have).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from xtir.dialects.expr import INT64_MAX, Expr
 from xtir.passes.analysis.navigation import get_loop, statement_text
 from xtir.passes.analysis.regions import loop_bounds
 from xtir.passes.loop_kind import StatementPrimitive
+from xtir.passes.split import check_unbound
 from xtir.passes.transforms.rewrite import move_ops, substitute_var
 from xtir.passes.utils import fresh_name, function_of, single_child
 from xtir.support.errors import ScheduleError
@@ -29,8 +30,8 @@ def check_consecutive(loops: list[ForOp]) -> None:
         raise ScheduleError(loops[0], "fuse needs at least two loops")
     for outer, inner in zip(loops, loops[1:]):
         if inner is outer:
-            raise ScheduleError(outer, f'loop "{outer.label}" appears more than once (TVM: Some loop appears in the input '
-                                      "array for multiple times)")
+            raise ScheduleError(outer, f'loop "{outer.label}" appears more than once (TVM: The outer loop is not the '
+                                      "parent of the inner loop)")
         if inner.parent_op() is not outer:
             raise ScheduleError(
                 outer,
@@ -103,5 +104,7 @@ class FusePass(StatementPrimitive):
         """Apply the fuse; return the fused loop (the Schedule API's result)."""
         loops = [get_loop(f, name) for name in self.loops]
         check_consecutive(loops)
+        for lp in loops:
+            check_unbound(lp)
         check_fused_extent(loops)
         return fuse_loops(loops)

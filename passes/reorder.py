@@ -28,6 +28,7 @@ from xdsl.ir import Operation
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from xtir.dialects.block import REDUCE, BlockOp, ForOp, IterVar, loops_in_scope
+from xtir.dialects.walk import ancestors
 from xtir.passes.analysis.init_first import init_not_first, init_note
 from xtir.passes.analysis.navigation import blocks_under, get_loop, statement_text
 from xtir.passes.loop_kind import StatementPrimitive
@@ -46,11 +47,7 @@ def loop_chain(loops: list[ForOp]) -> list[ForOp]:
         seen.add(id(lp))
     outer = next((lp for lp in loops if all(lp.is_ancestor(o) for o in loops)), None)
     if outer is None:
-        raise ScheduleError(
-            loops[0],
-            f"the loops {', '.join(lp.label for lp in loops)} are not in a chain: they are not nested in one another "
-            "(TVM: The loops are not in a chain because they are not under the same scope)",
-        )
+        raise unnested(loops)
     chain: list[ForOp] = [outer]
     node: Operation = outer
     while not all(any(lp is c for c in chain) for lp in loops):
@@ -69,6 +66,23 @@ def loop_chain(loops: list[ForOp]) -> list[ForOp]:
         chain.append(child)
         node = child
     return chain
+
+
+def unnested(loops: list[ForOp]) -> ScheduleError:
+    """The refusal of loops none of which holds all the others: TVM tells loops under a common
+    loop (which then holds more than one statement on the way to them) from loops under none."""
+    names = ", ".join(lp.label for lp in loops)
+    common = next((p for p in ancestors(loops[0], BlockOp) if isinstance(p, ForOp) and all(p.is_ancestor(o) for o in loops)),
+                  None)
+    if common is None:
+        return ScheduleError(loops[0], f"the loops {names} are not in a chain: they are not nested in one another "
+                                       "(TVM: The loops are not in a chain because they are not under the same scope)")
+    return ScheduleError(
+        common,
+        f'the loops {names} are not in a chain: they are not nested in one another, but side by side under loop '
+        f'"{common.label}" (TVM: The loops are not in a chain because there is a non-single-branch stmt in between)',
+        [(lp, f'loop "{lp.label}" is here') for lp in loops],
+    )
 
 
 def check_no_mixed_loop_moves(chain: list[ForOp], order: list[ForOp]) -> None:

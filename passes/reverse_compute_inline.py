@@ -36,6 +36,7 @@ from xtir.passes.analysis.inline import (
     check_complete,
     check_only_leaf,
     format_access,
+    has_init_phrase,
     nests_between,
     owner_label,
     plain_vars,
@@ -48,10 +49,16 @@ from xtir.passes.loop_kind import StatementPrimitive
 from xtir.passes.transforms.rewrite import clone_before, rebuild_block, remove_nest
 from xtir.support.errors import ScheduleError
 
+NON_SINGLE_PRODUCER = (
+    "The consumer block to be inlined is required to have only a single producer block, and the producer block "
+    "should be a complete block who has only a single consumer"
+)
+"""TVM's NonSingleProducerError: what it says of a producer that is no complete block (a reduction)."""
+
 
 def check_consumer(block: BlockOp) -> StoreOp:
     what = f'block "{block.label}"'
-    check_complete(block, what)
+    check_complete(block, what, has_init_phrase(block))
     return single_store(block, what)
 
 
@@ -135,7 +142,7 @@ def single_producer(f: func.FuncOp, consumer: BlockOp, buffer: SSAValue) -> Stor
             [(first_writes[label], f"{label} writes {buffer_name(buffer)}") for label in producers],
         )
     what = f'block "{producer.label}", the producer of {buffer_name(buffer)},'
-    check_complete(producer, what)
+    check_complete(producer, what, NON_SINGLE_PRODUCER)
     store = single_store(producer, what)
     if body_loads(producer, buffer):
         raise ScheduleError(producer, f"{what} reads it too; it cannot take the consumer's computation")

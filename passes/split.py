@@ -3,7 +3,8 @@
 One factor may be -1 (TVM's None): it is inferred as ceil(extent / product of the
 others). When the product of the factors exceeds the extent, the blocks under the
 loop get the predicate `L_0 * F1 + L_1 < extent` (TVM's T.where), so no iteration
-runs twice or out of range. The loop's annotations move to the outermost new loop.
+runs twice or out of range. As TVM's, split refuses a loop with a thread binding or an
+annotation (which the new loops would not have): split first, then bind or annotate.
 """
 
 from __future__ import annotations
@@ -48,6 +49,20 @@ def infer_factors(loop: ForOp, factors: tuple[int, ...]) -> list[int]:
     return result
 
 
+def check_unbound(loop: ForOp) -> None:
+    """TVM's split and fuse refuse a loop with a thread binding or an annotation: the new loops
+    would not have them, and a binding the user asked for would silently be gone."""
+    held = [f'thread binding "{loop.thread}"'] if loop.thread is not None else []
+    held += [f'annotation "{key}"' for key in loop.annotations]
+    if held:
+        raise ScheduleError(
+            loop,
+            f'loop "{loop.label}" has {" and ".join(held)}; split and fuse take loops without them: split and fuse '
+            "first, then bind or annotate (TVM: The primitive can't be applied because the loop has annotation or "
+            "thread binding)",
+        )
+
+
 def check_index_range(loop: ForOp, factors: list[int]) -> None:
     """Each new extent, and the index `L_0 * F1 + L_1` the loops compute together (up to the
     product of the factors), must fit in the signed 64-bit index type."""
@@ -81,8 +96,7 @@ def split_loop(loop: ForOp, factors: list[int]) -> list[ForOp]:
         name = fresh_name(root, f"{loop.label}_{k}", taken)
         taken.add(name)
         names.append(name)
-    # The annotations stay on the outermost loop, which takes the split loop's place.
-    loops = [ForOp(name, f, annotations=loop.annotations if k == 0 else None) for k, (name, f) in enumerate(zip(names, factors))]
+    loops = [ForOp(name, f) for name, f in zip(names, factors)]
     for lp in loops:
         lp.location = loop.location  # diagnostics on the new loops point at the split loop
     for outer, inner in zip(loops, loops[1:]):
@@ -111,4 +125,5 @@ class SplitPass(StatementPrimitive):
     def run(self, f: func.FuncOp) -> list[ForOp]:
         """Apply the split; return the new loops, outermost first (the Schedule API's result)."""
         target = get_loop(f, self.loop)
+        check_unbound(target)
         return split_loop(target, infer_factors(target, self.factors))

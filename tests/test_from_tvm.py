@@ -11,13 +11,17 @@ instead. What does not carry over unchanged is listed in docs/from_tvm.md.
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import ModuleOp
 
 import xtir
 import xtir as tir
 from xtir.passes.analysis.navigation import functions
+
+LIT = Path(__file__).resolve().parent / "filecheck" / "passes"
 
 ELEMENTWISE = """
 func.func @main(%A: memref<128x128xf32>, %C: memref<128x128xf32>) {
@@ -527,7 +531,7 @@ def _tvm_refusals():
         lambda: sch.split(i, factors=[62, 2])
     yield "NotSingleInferFactorError", "Only one factor can be specified as -1 or none", \
         lambda: sch.split(i, factors=[None, 2, None])
-    yield "LoopMultiAppearanceError", "Some loop appears in the input array for multiple times", lambda: sch.fuse(i, i)
+    yield "OuterNotInnerParent", "The outer loop is not the parent of the inner loop", lambda: sch.fuse(i, i)
     yield "LoopMultiAppearanceError", "Some loop appears in the input array for multiple times", lambda: sch.reorder(i, i)
     yield "OuterNotInnerParent", "The outer loop is not the parent of the inner loop", lambda: sch.fuse(i, k)
     seq, (si, sj, sk) = _loops(ELEMENTWISE_WITH_SEQ, "B")
@@ -548,6 +552,22 @@ def _tvm_refusals():
         lambda: multi.reverse_compute_at(multi.get_sblock("D"), c_i)
     reduction = s_tir.Schedule(matmul_update)
     yield "HasInitBlock", "The block has init statement", lambda: reduction.compute_inline("update")
+    bound, (ti, tj, _) = _loops(elementwise_3d((128, 128, 128)), "B")
+    bound.bind(ti, "blockIdx.x")
+    bound.annotate(tj, "pragma_auto_unroll_max_step", 16)
+    yield "HasAnnotationOrThreadBindingError", "The primitive can't be applied because the loop has annotation or " \
+        "thread binding", lambda: bound.split(ti, factors=[None, 2])
+    yield "HasAnnotationOrThreadBindingError", "The primitive can't be applied because the loop has annotation or " \
+        "thread binding", lambda: bound.fuse(ti, tj)
+    mm_relu = s_tir.Schedule(xtir.parse(matmul("matmul", 16, transposed_b=False, relu=True)))
+    yield "NonSingleProducerError", "The consumer block to be inlined is required to have only a single producer " \
+        "block, and the producer block should be a complete block who has only a single consumer", \
+        lambda: mm_relu.reverse_compute_inline("C")
+    siblings = s_tir.Schedule(xtir.parse(ELEMENTWISE))
+    siblings.compute_at(siblings.get_sblock("B"), siblings.get_loops(siblings.get_sblock("C"))[0])
+    b_j, c_j = (siblings.get_loops(siblings.get_sblock(name))[1] for name in ("B", "C"))
+    yield "LoopsNotAChainError", "The loops are not in a chain because there is a non-single-branch stmt in between", \
+        lambda: siblings.reorder(b_j, c_j)
 
 
 def test_refusals_carry_tvms_phrase():
@@ -556,6 +576,25 @@ def test_refusals_carry_tvms_phrase():
             refused()
         assert phrase in info.value.message, (error, info.value.message)
         assert info.value.location is not None  # still located: xtir's own detail stays
+
+
+def _lit_case(name: str, marker: str) -> ModuleOp:
+    """The case of the lit test tests/filecheck/passes/<name> whose text holds `marker`."""
+    (case,) = [c for c in (LIT / name).read_text().split("// -----") if marker in c]
+    return xtir.parse(case)
+
+
+@pytest.mark.parametrize("case, marker, pipeline", [
+    # TVM's reverse_compute_at takes a reduction block; xtir's does not (docs/from_tvm.md)
+    ("reverse_compute_at_invalid.mlir", "@reduction_consumer", "reverse-compute-at{block=C loop=i}"),
+    ("fuse_reduction_epilogue_invalid.mlir", 'the epilogue block "add" is a reduction block',
+     "fuse-reduction-epilogue{block=matmul epilogue=add}"),
+])
+def test_refusals_tvm_does_not_make_carry_no_tvm_phrase(case, marker, pipeline):
+    """A "(TVM: ...)" phrase says TVM refuses the same: not where TVM's check differs."""
+    with pytest.raises(xtir.XtirPassError, match="is a reduction block") as info:
+        xtir.transform(_lit_case(case, marker), pipeline)
+    assert "(TVM:" not in info.value.message
 
 
 # test_tir_schedule_sampling.py: tiled_conv2d_with_padding (PadInput's if_then_else an scf.if; conv2d_nhwc

@@ -823,3 +823,99 @@ def test_a_refused_argument_is_not_located_at_a_block_named_by_another_argument(
     with pytest.raises(xtir.ScheduleError) as info:
         sch.sample_categorical(["matmul", "other"], decision=5)
     assert info.value.location is None
+
+
+@pytest.mark.parametrize("decision", [1.0, True])
+def test_a_compute_location_decision_that_is_no_int_is_refused(decision) -> None:
+    """1.0 and True equal the candidate 1 but are no index: refused, not taken (1.0 indexed no list)."""
+    sch = Schedule(xtir.parse(PRODUCER_OF_MATMUL))
+    with pytest.raises(xtir.ScheduleError, match=f"sample_compute_location: wrong decision value {decision!r}: it is "
+                       'not an int, the index of one of the candidates of block "A2": -2 \\(inline\\), -1'):
+        sch.sample_compute_location("A2", decision=decision)
+    assert sch.decisions == []
+
+
+@pytest.mark.parametrize("sample", [
+    lambda sch: sch.sample_compute_location("A2"),
+    lambda sch: sch.sample_categorical([8, 16, 32]),
+    lambda sch: sch.sample_perfect_tile(sch.get_loops("matmul")[0], 1),
+])
+@pytest.mark.parametrize("replayed", [1.0, True, [True], [16.0]])
+def test_a_replayed_decision_that_is_no_int_is_refused(sample, replayed) -> None:
+    """A replayed decision is taken where valid, else sampled anew; one that is no int (True == 1,
+    1.0 == 1) is neither: no decision is a bool or a float, so it is refused."""
+    sch = Schedule(xtir.parse(PRODUCER_OF_MATMUL), decisions=[replayed])
+    with pytest.raises(xtir.ScheduleError, match=re.escape(f"decision 0 of the replayed decisions is {replayed!r}: "
+                                                           "a decision is an int")):
+        sample(sch)
+
+
+def test_a_replayed_decision_of_numpy_ints_is_taken() -> None:
+    sch = Schedule(xtir.parse(PRODUCER_OF_MATMUL), decisions=[np.int64(1), [np.int64(16)]])
+    assert sch.sample_compute_location("A2") == sch.get_loops("matmul")[1]
+    assert sch.sample_perfect_tile(sch.get_loops("matmul")[0], 1) == [16]
+    assert [d.value for d in sch.decisions] == [1, [16]]
+    assert all(type(v) is int for v in [sch.decisions[0].value, *sch.decisions[1].value])
+
+
+def test_a_refusal_about_a_consumed_handle_is_located_where_its_loop_was() -> None:
+    """fuse(i, j) after split(i) is refused for i: the caret goes to loop i's line (the loop it was),
+    not to loop j's, whichever order they are given in."""
+    for order in (lambda i, j: (i, j), lambda i, j: (j, i)):
+        sch = Schedule(xtir.parse_file(MATMUL))
+        i, j, _ = sch.get_loops("matmul")
+        sch.split(i, [2, None])
+        with pytest.raises(xtir.ScheduleError, match=r"LoopRV\('i' above block 'matmul'\) is no longer valid") as info:
+            sch.fuse(*order(i, j))
+        assert str(info.value.location) == f"{MATMUL}:5:5"
+
+
+def test_a_refusal_about_an_argument_that_denotes_no_loop_is_not_located_at_another() -> None:
+    """compute_at("matmul", "i") is refused for "i" (a name, where a loop handle is taken): not at block matmul."""
+    sch = Schedule(xtir.parse_file(MATMUL))
+    with pytest.raises(xtir.ScheduleError, match=r"expected a loop handle \(LoopRV\), got 'i'") as info:
+        sch.compute_at("matmul", "i")
+    assert info.value.location is None and "^" not in str(info.value)
+    with pytest.raises(xtir.ScheduleError, match=r"expected a block handle \(BlockRV\) or a block name, got 3") as info:
+        sch.get_loops(3)
+    assert info.value.location is None
+
+
+def test_a_loop_name_given_for_a_loop_locates_a_refusal_at_that_loop() -> None:
+    """A refusal about no op (an option) is located at the op the primitive was given: a string
+    given for a loop is a loop's name (not a block's, as it was taken before)."""
+    sch = Schedule(xtir.parse_file(MATMUL))
+    with pytest.raises(xtir.ScheduleError, match="preserve_unit_iters=False is not supported") as info:
+        sch.split("j", [None, 16], preserve_unit_iters=False)
+    assert str(info.value.location) == f"{MATMUL}:6:7"
+
+
+TWO_FUNCTIONS = "builtin.module {\n" + "\n".join(
+    PRODUCER_OF_MATMUL.strip().replace("@main", f"@{name}") for name in ("f", "g")) + "\n}"
+
+
+@pytest.mark.parametrize("use", [
+    lambda sch, b: sch.get_consumers(b),
+    lambda sch, b: sch.get_producers(b),
+    lambda sch, b: sch.get_loops(b),
+    lambda sch, b: sch.sample_compute_location(b),
+    lambda sch, b: sch.compute_at(b, None),
+    lambda sch, b: sch.compute_at(b, sch.get_loops(sch.get_consumers("A2")[0])[1]),
+    lambda sch, b: sch.compute_inline(b),
+])
+def test_a_handle_of_another_function_is_refused(use) -> None:
+    """A handle denotes a block of the function it was made in: after work_on("f"), g's A2 is no
+    block of f (it raised a ValueError, gave g's candidates, or compute_at moved f's A2)."""
+    sch = Schedule(xtir.parse(TWO_FUNCTIONS), func_name="g")
+    sch.sample_compute_location("A2", decision=1)  # g's candidates, remembered for g's state
+    b = sch.get_block("A2")
+    sch.work_on("f")
+    before = str(sch.mod)
+    with pytest.raises(xtir.ScheduleError, match='BlockRV\\(\'A2\'\\) is a block of function "g", but the schedule '
+                       'works on "f" now') as info:
+        use(sch, b)
+    g_block_line = [n for n, line in enumerate(TWO_FUNCTIONS.splitlines(), 1) if 'block.block "A2"' in line][1]
+    assert info.value.location.line == g_block_line  # g's block A2, the argument's own op
+    assert sch.trace == "" and str(sch.mod) == before
+    sch.work_on("g")
+    assert sch.get_consumers(b) == [BlockRV("matmul")]

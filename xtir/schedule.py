@@ -17,7 +17,9 @@ Handles (BlockRV, LoopRV) denote the block or loop they were made for, as TVM's 
 primitive carries them over to the new state (an op the primitive kept, or the op it rebuilt
 in its place under the same name), and a handle whose block or loop the primitive removed
 or replaced (the loop of a split, the loops of a fuse, an inlined block) is no longer valid:
-using it is an XtirPassError naming that primitive. The trace writes handles as names.
+using it is an XtirPassError naming that primitive. A handle denotes a block or loop of the
+function it was made in: after `work_on` another function, using it is refused too. The trace
+writes handles as names.
 As in TVM, a primitive also takes a block by its name (`sch.compute_inline("B")`): the block
 of that name in the scheduled function now.
 """
@@ -30,6 +32,7 @@ import inspect
 import itertools
 import math
 import numbers
+import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -138,28 +141,45 @@ INLINE_MARK = LoopRV("<inline mark>")
 (reverse_compute_at) inlines (reverse-inlines) the block there."""
 
 
+class _HandleError(XtirPassError):
+    """An argument that denotes no block or loop of the scheduled function now (a consumed handle,
+    a handle of another function, a name where a handle is needed): located where that argument's
+    op is or was, if known, and else nowhere, never at another argument."""
+
+
+def _handle_types(annotation: Any) -> frozenset[type]:
+    """Which of BlockRV and LoopRV a parameter's annotation takes (in unions and sequences too)."""
+    if annotation in (BlockRV, LoopRV):
+        return frozenset([annotation])
+    return frozenset().union(*(_handle_types(arg) for arg in typing.get_args(annotation)))
+
+
 def _primitive(method: Callable[..., Any]) -> Callable[..., Any]:
     """A schedule primitive: what it refuses is a ScheduleError headed with its name as TVM writes
     it ("An error occurred in the schedule primitive 'compute-at'."), rendered at the schedule's
     error_render_level, and located at the first block or loop it was given where the refusal is
-    about no op (a bad argument)."""
+    about no op (a bad argument), but nowhere when one of them denotes no block or loop now; a
+    refusal of a block or loop argument itself (_HandleError) is located at that argument or nowhere."""
     name = method.__name__.replace("_", "-")
     signature = inspect.signature(method)
-    # the parameters that take blocks or loops (annotated with BlockRV / LoopRV), not other strings
-    handles = [key for key, parameter in signature.parameters.items() if "RV" in str(parameter.annotation)]
+    hints = typing.get_type_hints(method)
+    # the parameters that take blocks or loops (annotated with BlockRV / LoopRV), and which of them
+    handles = {key: kinds for key in signature.parameters if (kinds := _handle_types(hints.get(key)))}
 
     @functools.wraps(method)
     def primitive(self: Schedule, *args: Any, **kwargs: Any) -> Any:
+        given = signature.bind(self, *args, **kwargs).arguments
         try:
             return method(self, *args, **kwargs)
         except ScheduleError as e:
             error = e
+        except _HandleError as e:  # about that argument: located at it or nowhere, not at the others
+            raise self._refusal(ScheduleError(None, e.message, location=e.location), name, []) from None
         except XtirPassError as e:
             if e.notes:  # a pass left IR that does not verify: an xtir bug, told with its notes, not a refusal
                 raise
             error = ScheduleError(None, e.message, location=e.location)
-        given = signature.bind(self, *args, **kwargs).arguments
-        raise self._refusal(error, name, [given[key] for key in handles if key in given])
+        raise self._refusal(error, name, [(given[key], kinds) for key, kinds in handles.items() if key in given])
 
     return primitive
 
@@ -206,7 +226,7 @@ class Schedule:
         # Copies share the counter, so a handle's id means the same in a copy.
         self._ids = itertools.count()
         self._ops: dict[int, ForOp | BlockOp] = {}
-        self._consumed: dict[int, str] = {}
+        self._consumed: dict[int, tuple[str, SourceLocation | None]] = {}  # the step, where the op was
         self._numerics = NumericsChecker(self._mod, function.sym_name.data) if verify_numerics else None
         self._sampler = Sampler(seed, decisions)
         self._cache = None if verify_numerics else cache
@@ -494,13 +514,15 @@ class Schedule:
         target = self._block(block)
         candidates, consumer = self._compute_locations(target)
         loops = get_loops(consumer) if consumer is not None else []
-        if decision is not None and decision not in candidates:
+        if decision is not None and (not _is_integer(decision) or decision not in candidates):
             names = [lp.label for lp in loops]
             listed = ", ".join({-2: "-2 (inline)", -1: "-1 (where it is)"}.get(k) or f"{k} (loop {names[k]})"
                                for k in candidates)
-            raise ScheduleError(target, f"sample_compute_location: wrong decision value {decision!r}: it is none of "
-                                        f'the candidates of block "{target.label}": {listed}')
-        k = self._sampler.compute_location(target.label, candidates, decision)
+            why = ("it is none of the candidates" if _is_integer(decision)
+                   else "it is not an int, the index of one of the candidates")
+            raise ScheduleError(target, f"sample_compute_location: wrong decision value {decision!r}: {why} "
+                                        f'of block "{target.label}": {listed}')
+        k = self._sampler.compute_location(target.label, candidates, None if decision is None else int(decision))
         return INLINE_MARK if k == -2 else None if k == -1 else self._loop_rv(loops[k])
 
     @property
@@ -566,7 +588,7 @@ class Schedule:
             if (new := state.successors.get(k)) is not None:
                 ops[h] = new
             else:
-                self._consumed[h] = consumer
+                self._consumed[h] = (consumer, op_location(self._ops[h]))
         self._mod, self._ops, self._state = state.module, ops, state if shared else None
         return state.result
 
@@ -633,25 +655,39 @@ class Schedule:
             return False
         return True
 
-    def _refusal(self, error: ScheduleError, primitive: str, given: Sequence[Any]) -> ScheduleError:
-        """`error` as the refusal of `primitive`, which was given the arguments `given`."""
+    def _refusal(self, error: ScheduleError, primitive: str, given: Sequence[tuple[Any, frozenset[type]]]) -> ScheduleError:
+        """`error` as the refusal of `primitive`, which was given the block and loop arguments `given`
+        (each with the handle types its parameter takes)."""
         source, line_offset = source_of(self._mod)
         fallback = self._given_location(given) if error.op is None and error.location is None else None
         return error.in_primitive(primitive, self._render, source, line_offset, fallback)
 
-    def _given_location(self, given: Sequence[Any]) -> SourceLocation | None:
+    def _given_location(self, given: Sequence[tuple[Any, frozenset[type]]]) -> SourceLocation | None:
         """Where the first block or loop among the arguments `given` (lists of them included) is in
-        the source; None when none is there (or none denotes a block or loop now)."""
-        for arg in given:
+        the source; None when one of them denotes no block or loop now (the refusal may be about it)."""
+        ops = []
+        for arg, kinds in given:
             for item in arg if isinstance(arg, list | tuple) else [arg]:
-                if not isinstance(item, BlockRV | LoopRV | str):
+                if item is None or item == INLINE_MARK:  # compute_at's marks, no op
                     continue
                 try:
-                    op = self._loop(item) if isinstance(item, LoopRV) else self._block(item)
-                except XtirError:  # a consumed handle, or a string that names no block (a scope, a buffer)
-                    continue
-                if (location := op_location(op)) is not None:
-                    return location
+                    op = self._given_op(item, kinds)
+                except XtirError:
+                    op = None
+                if op is None:
+                    return None
+                ops.append(op)
+        return next((location for op in ops if (location := op_location(op)) is not None), None)
+
+    def _given_op(self, item: object, kinds: frozenset[type]) -> ForOp | BlockOp | None:
+        """The op an argument of a parameter taking `kinds` denotes: a handle's, or the block (the
+        loop, where only loops are taken) a name names; None for an argument of another type."""
+        if isinstance(item, LoopRV) and LoopRV in kinds:
+            return self._loop(item)
+        if isinstance(item, BlockRV | str) and BlockRV in kinds:
+            return self._block(item)
+        if isinstance(item, str):
+            return get_loop(self._function(), item)
         return None
 
     def _buffer_of(self, block: BlockRV | str, kind: str, index: int) -> str:
@@ -678,12 +714,19 @@ class Schedule:
     def _denoted(self, handle: BlockRV | LoopRV) -> ForOp | BlockOp | None:
         """The op a handle of this schedule denotes; None for a handle made by hand (a name)."""
         if handle.id in self._consumed:
-            what = "block" if isinstance(handle, BlockRV) else "loop"
-            raise XtirPassError(
-                f"{handle!r} is no longer valid: its {what} was removed or replaced by {self._consumed[handle.id]}; "
-                "use the handles that primitive returned, or get_block/get_loops again"
+            step, location = self._consumed[handle.id]
+            raise _HandleError(
+                f"{handle!r} is no longer valid: its {_kind(handle)} was removed or replaced by {step}; "
+                "use the handles that primitive returned, or get_block/get_loops again", location=location
             )
-        return self._ops.get(handle.id) if handle.id is not None else None
+        op = self._ops.get(handle.id) if handle.id is not None else None
+        function = self._function()
+        if op is not None and not function.is_ancestor(op):
+            owner = next(p for p in ancestors(op) if isinstance(p, func.FuncOp)).sym_name.data
+            raise _HandleError(f'{handle!r} is a {_kind(handle)} of function "{owner}", but the schedule works on '
+                               f'"{function.sym_name.data}" now; use it after sch.work_on("{owner}"), or get a handle '
+                               f'of the {_kind(handle)} of "{function.sym_name.data}"', location=op_location(op))
+        return op
 
     def _buffer_index(self, primitive: str, block: BlockRV | str, index: int | str, what: str) -> int:
         """A buffer index as TVM takes it: an int, or the name of one of the block's read (write) buffers."""
@@ -737,7 +780,7 @@ class Schedule:
         """The loop's name when it is unique in the function, else `BLOCK/LOOP`."""
         if not isinstance(loop, LoopRV):
             hint = " (sch.get_loops(block) gives them)" if isinstance(loop, str) else ""
-            raise XtirPassError(f"expected a loop handle (LoopRV), got {loop!r}{hint}")
+            raise _HandleError(f"expected a loop handle (LoopRV), got {loop!r}{hint}")
         if (op := self._denoted(loop)) is not None:
             return _loop_text(op, self._function())
         namesakes = [lp for lp in all_loops(self._function()) if lp.label == loop.name]
@@ -761,7 +804,7 @@ class Schedule:
         if isinstance(block, BlockRV):
             return block
         if not isinstance(block, str):
-            raise XtirPassError(f"expected a block handle (BlockRV) or a block name, got {block!r}")
+            raise _HandleError(f"expected a block handle (BlockRV) or a block name, got {block!r}")
         function = self._function()
         names = {b.label for b in all_blocks(function)}
         if (renamed := self._renaming(block, names)) != block and renamed in names:
@@ -796,6 +839,10 @@ class Trace(str):
 
     def __reduce__(self) -> tuple[type[Trace], tuple[tuple[str, ...]]]:
         return Trace, (self.steps,)  # pickle's default calls Trace(text), which takes steps
+
+
+def _kind(handle: BlockRV | LoopRV) -> str:
+    return "block" if isinstance(handle, BlockRV) else "loop"
 
 
 def _only_default(primitive: str, option: str, value: object, default: object) -> None:

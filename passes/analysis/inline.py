@@ -35,10 +35,20 @@ def format_access(buffer: SSAValue, indices: Sequence[Expr]) -> str:
     return f"{buffer_name(buffer)}[{', '.join(format_expr(e) for e in indices)}]"
 
 
-def check_complete(block: BlockOp, what: str) -> None:
-    """TVM's complete block: spatial iteration variables only (so no init either)."""
+HAS_INIT = "The block has init statement"
+"""TVM's HasInitBlock, which compute_inline and reverse_compute_inline raise for the block they inline."""
+
+
+def has_init_phrase(block: BlockOp) -> str | None:
+    """TVM's phrase for refusing `block` as the block compute_inline (reverse_compute_inline) inlines."""
+    return HAS_INIT if block.init is not None else None
+
+
+def check_complete(block: BlockOp, what: str, tvm_phrase: str | None = None) -> None:
+    """TVM's complete block: spatial iteration variables only (so no init either). `tvm_phrase` is
+    what TVM says when it refuses the same block, if it does (TVM's checks differ by primitive)."""
     if block.reduce_vars:
-        tvm = " (TVM: The block has init statement)" if block.init is not None else ""
+        tvm = f" (TVM: {tvm_phrase})" if tvm_phrase else ""
         raise ScheduleError(
             block,
             f"{what} is a reduction block (reduce variable %{block.reduce_vars[0].name_hint}); "

@@ -4,7 +4,8 @@ A `Sampler` makes every decision a schedule samples and records it as a `Decisio
 decisions of an earlier run (`replay`), it makes the same ones again, in order, where each is
 still valid for what is asked; a decision left out (None) or no longer valid is sampled anew
 from the sampler's own random stream. That is both a replay (every decision given) and a
-mutation (some left out). Decisions are plain data: `dumps`/`loads` write them as JSON.
+mutation (some left out). A replayed value that no decision is (a bool, a float) is refused.
+Decisions are plain data: `dumps`/`loads` write them as JSON.
 
 Each decision also records its `options`, every value it could have taken: `mutate` changes
 one decision to another of them, so that a mutation is known before the schedule is applied
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import random
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -117,13 +119,32 @@ class Sampler:
         """The replayed decision where valid, else a sample; `decision`, the caller's (TVM's
         `decision=`, checked by the caller), over both."""
         k = len(self.decisions)
-        given = self._replay[k] if k < len(self._replay) else None
+        given = _checked(k, self._replay[k]) if k < len(self._replay) else None
         if decision is not None:
             value = decision
         else:
             value = given if given is not None and valid(given) else sample()
         self.decisions.append(Decision(kind, subject, value, tuple(options)))
         return value
+
+
+def _is_int(value: Any) -> bool:
+    """An int (numpy's included), not a bool: what an index or a factor is."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _checked(k: int, value: Any) -> Any:
+    """The k-th replayed decision, with ints as Python ints. One of another kind (a tiling where an
+    index is asked) is left to `valid`, which samples anew, since a mutation can change which
+    decisions follow; but a value no decision takes (a bool, a float: 1.0 would index a list as
+    1 does not) is refused, never taken as the int it equals. None (left out) stays None."""
+    if value is None:
+        return None
+    items = value if isinstance(value, list) else [value]
+    if any(not _is_int(v) for v in items):
+        raise XtirPassError(f"decision {k} of the replayed decisions is {value!r}: a decision is an int (an index) "
+                            "or a list of ints (a perfect tile's factors)")
+    return [int(v) for v in value] if isinstance(value, list) else int(value)
 
 
 def dumps(decisions: Sequence[Decision], pipeline: str = "") -> str:

@@ -10,11 +10,35 @@ func.func @sibling_nests(%A: memref<8xf32>, %B: memref<8xf32>) {
       block.store %a, %B[%vi] : memref<8xf32>
     }
   }
-  // expected-error @+1 {{'block.for' op reorder: the loops j, i are not in a chain: they are not nested in one another}}
+  // expected-error @+1 {{'block.for' op reorder: the loops j, i are not in a chain: they are not nested in one another (TVM: The loops are not in a chain because they are not under the same scope)}}
   block.for %j = 0 to 8 "j" {
     block.block "Q"(%vj = spatial(8, %j)) {
       %b = block.load %B[%vj] : memref<8xf32>
       block.store %b, %A[%vj] : memref<8xf32>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Sibling nests under one loop: TVM calls the loop that holds both a non-single branch.
+func.func @siblings_under_a_loop(%A: memref<8x8xf32>, %B: memref<8x8xf32>) {
+  // expected-error @+1 {{'block.for' op reorder: the loops j, i are not in a chain: they are not nested in one another, but side by side under loop "o" (TVM: The loops are not in a chain because there is a non-single-branch stmt in between)}}
+  block.for %o = 0 to 8 "o" {
+    // expected-note @+1 {{loop "i" is here}}
+    block.for %i = 0 to 8 "i" {
+      block.block "P"(%vo = spatial(8, %o), %vi = spatial(8, %i)) {
+        %a = block.load %A[%vo, %vi] : memref<8x8xf32>
+        block.store %a, %B[%vo, %vi] : memref<8x8xf32>
+      }
+    }
+    // expected-note @+1 {{loop "j" is here}}
+    block.for %j = 0 to 8 "j" {
+      block.block "Q"(%vo = spatial(8, %o), %vj = spatial(8, %j)) {
+        %b = block.load %B[%vo, %vj] : memref<8x8xf32>
+        block.store %b, %A[%vo, %vj] : memref<8x8xf32>
+      }
     }
   }
   func.return

@@ -9,7 +9,7 @@ func.func @main(%A: memref<4x4xf32>, %B: memref<4x4xf32>, %C: memref<4x4xf32>) {
   block.for %i = 0 to 4 "i" {
     block.for %j = 0 to 4 "j" {
       block.for %k = 0 to 4 "k" {
-        // expected-error @+1 {{'block.block' op reverse-compute-inline: block "matmul", the producer of X, is a reduction block (reduce variable %vk); the primitive needs a complete block: spatial iteration variables only, no init}}
+        // expected-error @+1 {{'block.block' op reverse-compute-inline: block "matmul", the producer of X, is a reduction block (reduce variable %vk); the primitive needs a complete block: spatial iteration variables only, no init (TVM: The consumer block to be inlined is required to have only a single producer block, and the producer block should be a complete block who has only a single consumer)}}
         block.block "matmul"(%vi = spatial(4, %i), %vj = spatial(4, %j), %vk = reduce(4, %k)) {
           block.init {
             %zero = arith.constant 0.000000e+00 : f32
@@ -53,7 +53,7 @@ func.func @main(%A: memref<4x4xf32>, %C: memref<4xf32>) {
   }
   block.for %i = 0 to 4 "i" {
     block.for %k = 0 to 4 "k" {
-      // expected-error @+1 {{'block.block' op reverse-compute-inline: block "C" is a reduction block (reduce variable %vk); the primitive needs a complete block: spatial iteration variables only, no init}}
+      // expected-error @+1 {{'block.block' op reverse-compute-inline: block "C" is a reduction block (reduce variable %vk); the primitive needs a complete block: spatial iteration variables only, no init (TVM: The block has init statement)}}
       block.block "C"(%vi = spatial(4, %i), %vk = reduce(4, %k)) {
         block.init {
           %zero = arith.constant 0.000000e+00 : f32
