@@ -20,22 +20,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import time
 
 import fair_threads  # noqa: F401 - first, before numpy and torch load their thread pools
-
-
-def median_s(fn, x, repeat: int) -> float:
-    import numpy as np
-
-    for _ in range(3):
-        fn(x)
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn(x)
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+from mlp import median_ms
 
 
 @contextlib.contextmanager
@@ -116,9 +103,9 @@ def main() -> None:
             expected = module(example).numpy()
             for got in (model(x), scalar(x)):
                 np.testing.assert_allclose(got, expected, rtol=max(4 * eps, 1e-5), atol=2e-6, err_msg=name)
-            torch_s = median_s(module, example, args.repeat)
-        xtir_s = median_s(model, x, args.repeat)
-        scalar_s = median_s(scalar, x, args.repeat)
+            torch_s = median_ms(module, example, args.repeat) / 1e3
+        xtir_s = median_ms(model, x, args.repeat) / 1e3
+        scalar_s = median_ms(scalar, x, args.repeat) / 1e3
         n = example.numel() * 1e-9
         print(
             f"| {name} | {xtir_s * 1e3:.3f} | {scalar_s * 1e3:.3f} | {torch_s * 1e3:.3f} | {n / xtir_s:.3f} | "
