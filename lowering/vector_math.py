@@ -30,10 +30,8 @@ erf(±inf) = ±1, erf(±0) = ±0, nan passed through; libmvec's tanh gives torch
 
 from __future__ import annotations
 
-import ctypes.util
-import functools
 import math
-from collections.abc import Iterable
+from collections.abc import Collection
 
 import llvmlite.ir as ir
 from xdsl.dialects import llvm
@@ -181,19 +179,17 @@ VECTOR_VARIANTS: dict[str, tuple[tuple[str, str, int], ...]] = {
 """libm function -> its libmvec variants: (CPU feature, x86 vector ABI ISA letter, lanes)."""
 
 
-@functools.cache
-def libmvec() -> str | None:
-    """glibc's vector math library, loaded into the process for the JIT; None if there is none."""
-    import llvmlite.binding as llvm_binding
+def _variant_name(scalar: str, isa: str, lanes: int) -> str:
+    return f"_ZGV{isa}N{lanes}v_{scalar}"
 
-    name = ctypes.util.find_library("mvec")
-    if name is None:
-        return None
-    try:
-        llvm_binding.load_library_permanently(name)
-    except RuntimeError:
-        return None
-    return name
+
+def vector_variant_names() -> list[tuple[str, str]]:
+    """(the CPU feature it needs, its name) for every libmvec function of VECTOR_VARIANTS."""
+    return [
+        (feature, _variant_name(scalar, isa, lanes))
+        for scalar, variants in VECTOR_VARIANTS.items()
+        for feature, isa, lanes in variants
+    ]
 
 
 class _VariantAttributes(ir.values.FunctionAttributes):
@@ -209,20 +205,19 @@ class _VariantAttributes(ir.values.FunctionAttributes):
         return [*super()._to_list(ret_type), "willreturn", "memory(none)", f'"vector-function-abi-variant"="{self.variants}"']
 
 
-def add_vector_variants(module: ir.Module, cpu_features: Iterable[str]) -> None:
-    """Declare the libmvec variants of the libm functions `module` declares that the CPU can
-    run, and name them on those declarations."""
-    features = set(cpu_features)
+def add_vector_variants(module: ir.Module, available: Collection[str]) -> None:
+    """Declare the libmvec variants in `available` (the process defines them, the CPU runs
+    them) of the libm functions `module` declares, and name them on those declarations."""
     added: list[ir.Function] = []
     for name, variants in VECTOR_VARIANTS.items():
         scalar = module.globals.get(name)
         if not isinstance(scalar, ir.Function) or not scalar.is_declaration:
             continue
         mappings = []
-        for feature, isa, lanes in variants:
-            if feature not in features:
+        for _, isa, lanes in variants:
+            vector_name = _variant_name(name, isa, lanes)
+            if vector_name not in available:
                 continue
-            vector_name = f"_ZGV{isa}N{lanes}v_{name}"
             ftype = scalar.function_type
             vector_type = ir.FunctionType(ir.VectorType(ftype.return_type, lanes), [ir.VectorType(a, lanes) for a in ftype.args])
             added.append(ir.Function(module, vector_type, vector_name))

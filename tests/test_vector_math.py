@@ -4,13 +4,19 @@ vectorized (remainders, one element, f16), and that LLVM vectorizes the loops.""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import xtir
-from xtir.lowering.jit import host_vector_features
+from xtir.lowering.jit import host_vector_variants
 
 torch = pytest.importorskip("torch")
 
@@ -164,8 +170,35 @@ def test_inline_loops_vectorize(op: str) -> None:
     assert not re.search(r"call (float|<\d+ x float>) @(expf|erff|llvm\.exp)", ir)
 
 
-@pytest.mark.skipif(not host_vector_features(), reason="libmvec has no variant for this CPU (needs AVX2)")
+@pytest.mark.skipif(not host_vector_variants(), reason="libmvec has no tanhf variant for this CPU (needs AVX2, glibc 2.35)")
 def test_tanh_loop_calls_libmvec() -> None:
     ir = xtir.build(unary("tanh", "f32", 1024)).optimized_llvm_ir
-    lanes = 16 if "avx512f" in host_vector_features() else 8
+    lanes = 16 if "_ZGVeN16v_tanhf" in host_vector_variants() else 8
     assert re.search(rf"call <{lanes} x float> @_ZGV[de]N{lanes}v_tanhf\(", ir)
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler for the stand-in libmvec")
+def test_tanh_without_libmvec_variants_calls_tanhf(tmp_path: Path) -> None:
+    """glibc 2.22 to 2.34 have a libmvec.so.1 without the tanhf variants: tanh is then the
+    scalar tanhf, where it named a variant the process lacks (the build failed)."""
+    stub = tmp_path / "stub.c"
+    stub.write_text("typedef float v16 __attribute__((vector_size(64)));\nv16 _ZGVeN16v_expf(v16 x) { return x; }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", tmp_path / "libmvec.so.1", stub], check=True)
+    script = textwrap.dedent("""
+        import numpy as np, xtir
+        from xtir.lowering.jit import host_vector_variants
+        from tests.test_vector_math import unary
+        x = np.linspace(-3, 3, 1024, dtype=np.float32)
+        r = np.empty_like(x)
+        module = xtir.build(unary("tanh", "f32", x.size))
+        module(x, r)
+        assert not host_vector_variants(), host_vector_variants()
+        assert "tanhf" in module.optimized_llvm_ir and "_ZGV" not in module.optimized_llvm_ir
+        print(np.abs(r - np.tanh(x)).max())
+    """)
+    env = {**os.environ, "LD_LIBRARY_PATH": f"{tmp_path}:{os.environ.get('LD_LIBRARY_PATH', '')}"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd=Path(__file__).parent.parent
+    )
+    assert done.returncode == 0, done.stderr
+    assert float(done.stdout) < 1e-6
