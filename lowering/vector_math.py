@@ -8,7 +8,7 @@ points) against torch 2.13 on AVX-512 (SLEEF, within 1 ulp of correctly rounded 
 
 - exp and erf (f32, and f16 through f32): `exp_via_f64`, `erf_via_f64`, arithmetic in double
   precision that LLVM vectorizes like any other, rounded once to f32 (then to f16).
-  exp: n = round(x / ln 2), r = x - n ln 2 (Cody-Waite, fma), e^r by its Taylor polynomial of
+  exp: n = round(x / ln 2), r = x - n ln 2 (Cody-Waite), e^r by its Taylor polynomial of
   degree 11 (|r| <= ln 2 / 2: relative error ~1e-14), times 2^n made from n's bits. erf: a
   polynomial in x² times x below 1, a polynomial in x from 1 to 4, both fitted to ~1e-13.
   Both are the correctly rounded value but for inputs within ~1e-13 relative of a rounding
@@ -110,14 +110,16 @@ class _Builder:
     def intrinsic(self, name: str, *args: SSAValue) -> SSAValue:
         return self.add(llvm.CallIntrinsicOp(f"{name}.f64", args, [f64]))
 
-    def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
-        return self.intrinsic("llvm.fma", a, b, c)
+    def muladd(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
+        """a·b + c, fused where the CPU has FMA (`llvm.fma` would call libm's software fma
+        per lane where it has not); every use tolerates the extra rounding of a·b."""
+        return self.intrinsic("llvm.fmuladd", a, b, c)
 
     def polynomial(self, coefficients: tuple[float, ...], x: SSAValue) -> SSAValue:
         """Σ coefficients[k] x^k, by Horner's rule."""
         p = self.const(coefficients[-1])
         for c in reversed(coefficients[:-1]):
-            p = self.fma(p, x, self.const(c))
+            p = self.muladd(p, x, self.const(c))
         return p
 
     def narrowed(self, x: SSAValue, y: SSAValue) -> SSAValue:
@@ -138,10 +140,10 @@ def exp_via_f64(x: SSAValue) -> list[Operation]:
     low, high = _EXP_CLAMP
     d = b.intrinsic("llvm.minnum", b.intrinsic("llvm.maxnum", d, b.const(low)), b.const(high))
     magic = b.const(_MAGIC)
-    shifted = b.fma(d, b.const(1 / math.log(2)), magic)
+    shifted = b.muladd(d, b.const(1 / math.log(2)), magic)
     n = b.add(llvm.FSubOp(shifted, magic))
-    r = b.fma(n, b.const(-_LN2_HI), d)
-    r = b.fma(n, b.const(-_LN2_LO), r)
+    r = b.add(llvm.FSubOp(d, b.add(llvm.FMulOp(n, b.const(_LN2_HI)))))  # n·_LN2_HI is exact
+    r = b.muladd(n, b.const(-_LN2_LO), r)
     p = b.polynomial(tuple(1 / math.factorial(k) for k in range(_EXP_TAYLOR_DEGREE + 1)), r)
     # 2^n: n + 1023 in the exponent field (the low bits of `shifted` hold n, two's complement)
     biased = b.add(llvm.AddOp(b.add(llvm.BitcastOp(shifted, i64)), b.const(1023, i64)))
@@ -157,7 +159,7 @@ def erf_via_f64(x: SSAValue) -> list[Operation]:
     d = b.add(llvm.FPExtOp(x, f64))
     a = b.intrinsic("llvm.minnum", b.intrinsic("llvm.fabs", d), b.const(_ERF_CLAMP))
     small = b.add(llvm.FMulOp(a, b.polynomial(_ERF_SMALL, b.add(llvm.FMulOp(a, a)))))
-    large = b.polynomial(_ERF_LARGE, b.fma(a, b.const(1 / 1.5), b.const(-2.5 / 1.5)))
+    large = b.polynomial(_ERF_LARGE, b.muladd(a, b.const(1 / 1.5), b.const(-2.5 / 1.5)))
     below = b.add(llvm.FCmpOp(a, b.const(_ERF_SPLIT), IntegerAttr(llvm.FCmpPredicateFlag.OLT.to_int(), i64)))
     magnitude = b.add(llvm.SelectOp(below, small, large))
     b.narrowed(x, b.intrinsic("llvm.copysign", magnitude, d))  # erf(-0.0) = -0.0
