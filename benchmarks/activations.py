@@ -40,7 +40,7 @@ def scalar_math():
     with (
         mock.patch.object(arith_to_llvm, "expands", lambda op: False),
         mock.patch.object(default_schedule, "expands", lambda op: False),
-        mock.patch.object(jit, "host_vector_features", lambda: ()),
+        mock.patch.object(jit, "host_vector_variants", frozenset),
     ):
         yield
     compiled.clear()

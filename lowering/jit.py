@@ -35,7 +35,7 @@ import sys
 import tempfile
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,7 +54,7 @@ from xtir.evaluate import check_arguments
 from xtir.lowering import llvm_worker
 from xtir.lowering.llvm_target import SYMBOL_PREFIX, llvm_symbol
 from xtir.lowering.loops import LOOP_ANNOTATION
-from xtir.lowering.vector_math import add_vector_variants, libmvec
+from xtir.lowering.vector_math import add_vector_variants, vector_variant_names
 
 _LLVM_LOCK = threading.RLock()
 """Held by every call into LLVM in this process (reentrant: an engine may be freed by the
@@ -70,24 +70,40 @@ def host_target() -> tuple[str, str]:
 
 
 @functools.cache
-def host_vector_features() -> tuple[str, ...]:
-    """The host CPU's features that a libmvec variant needs, if libmvec loads (none if not)."""
-    if libmvec() is None:
-        return ()
+def load_system_library(stem: str) -> str | None:
+    """Load the system's lib`stem` into the process, for MCJIT to resolve the compiled code's
+    calls into it; its name, or None if there is none or it does not load."""
+    name = ctypes.util.find_library(stem)
+    if name is None:
+        return None
     with _LLVM_LOCK:
-        features = llvm.get_host_cpu_features()
-    return tuple(name for name in ("avx2", "avx512f") if features.get(name))
+        try:
+            llvm.load_library_permanently(name)
+        except RuntimeError:
+            return None
+    return name
 
 
 @functools.cache
 def load_openmp_runtime() -> str:
     """Load libgomp into the process so MCJIT resolves GOMP_parallel and omp_get_*."""
-    name = ctypes.util.find_library("gomp")
+    name = load_system_library("gomp")
     if name is None:
-        raise XtirError("parallel loops need libgomp (OpenMP's runtime), which was not found")
-    with _LLVM_LOCK:
-        llvm.load_library_permanently(name)
+        raise XtirError("parallel loops need libgomp (OpenMP's runtime), which was not found or does not load")
     return name
+
+
+@functools.cache
+def host_vector_variants() -> frozenset[str]:
+    """The libmvec functions of vector_math.VECTOR_VARIANTS that the host CPU runs and this
+    process defines (glibc 2.22 to 2.34 have a libmvec without the tanhf variants)."""
+    if load_system_library("mvec") is None:
+        return frozenset()
+    with _LLVM_LOCK:
+        features = llvm.get_host_cpu_features()
+        return frozenset(
+            name for feature, name in vector_variant_names() if features.get(feature) and llvm.address_of_symbol(name)
+        )
 
 
 class _DistinctMD(ir.values.MDValue):
@@ -127,13 +143,13 @@ def _loop_id(module: ir.Module, annotation: DictionaryAttr) -> ir.values.MDValue
     return loop_id
 
 
-def translate(module: ModuleOp, triple: str | None = None, data_layout: str = "",
-              cpu_features: Sequence[str] = ()) -> ir.Module:
+def translate(
+    module: ModuleOp, triple: str | None = None, data_layout: str = "", vector_variants: Collection[str] = ()
+) -> ir.Module:
     """LLVM IR of a module in the llvm dialect, loop annotations as `llvm.loop` metadata, and
-    the libmvec variants of its libm functions that a CPU with `cpu_features` runs (see
-    lowering/vector_math.py)."""
+    those of `vector_variants` that vectorize its libm functions (see lowering/vector_math.py)."""
     llvm_module = convert_module(module, fallback_target_triple=triple, data_layout=data_layout)
-    add_vector_variants(llvm_module, cpu_features)
+    add_vector_variants(llvm_module, vector_variants)
     for op in module.ops:
         if not isinstance(op, llvm_dialect.FuncOp) or not op.body.blocks:
             continue
@@ -382,7 +398,7 @@ def compile_llvm(module: ModuleOp) -> JitModule:
     if any(op.sym_name.data == "GOMP_parallel" for op in module.ops if isinstance(op, llvm_dialect.FuncOp)):
         load_openmp_runtime()
     try:
-        text = str(translate(module, triple, data_layout, host_vector_features()))
+        text = str(translate(module, triple, data_layout, host_vector_variants()))
     except LLVMTranslationException as e:
         raise XtirError(f"cannot write the program as LLVM IR: {e}") from None
     functions = [op for op in module.ops if isinstance(op, llvm_dialect.FuncOp) and op.body.blocks]

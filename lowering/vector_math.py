@@ -6,20 +6,27 @@ function by accuracy, measured over 3·10^7 float32 points (every 211th bit patt
 whole range with denormals, plus 10^7 uniform in [-12, 12], ±inf, nan, ±0 and the saturation
 points) against torch 2.13 on AVX-512 (SLEEF, within 1 ulp of correctly rounded there), glibc 2.36:
 
-- exp and erf (f32, and f16 through f32): `exp_via_f64`, `erf_via_f64`, arithmetic in double
-  precision that LLVM vectorizes like any other, rounded once to f32 (then to f16).
-  exp: n = round(x / ln 2), r = x - n ln 2 (Cody-Waite, fma), e^r by its Taylor polynomial of
+- exp and erf (f32 and f16): `exp_via_f64`, `erf_via_f64`, arithmetic in double precision
+  that LLVM vectorizes like any other, rounded once to f32 or f16 (f16 through f32 rounded to
+  odd, which makes the second rounding the correct one; `_Builder.rounded_to_odd`).
+  exp: n = round(x / ln 2), r = x - n ln 2 (Cody-Waite), e^r by its Taylor polynomial of
   degree 11 (|r| <= ln 2 / 2: relative error ~1e-14), times 2^n made from n's bits. erf: a
   polynomial in x² times x below 1, a polynomial in x from 1 to 4, both fitted to ~1e-13.
+  Multiply-adds are `llvm.fmuladd`: fused where the CPU has FMA, two instructions where not.
   Both are the correctly rounded value but for inputs within ~1e-13 relative of a rounding
-  boundary: over 6·10^7 points (both signs, an extra 10^6 in exp's range) exp was never off it
-  and erf twice, by 1 ulp; within 1 ulp of torch; every f16 value exact.
+  boundary, where they may be 1 ulp off it: over 6·10^7 points (both signs, an extra 10^6 in
+  exp's range) erf was at 2 points and exp at none, but exp is elsewhere (exp(65.51379)).
+  Within 1 ulp of torch; every f16 value the correctly rounded one, as `xtir.evaluate` gives.
   glibc's libmvec was over the 2 ulps the tests promise: `_ZGVeN16v_expf` 3 ulps from torch
   (and from correctly rounded) at 22 points, `_ZGVeN16v_erff` 4 ulps at 54695 points.
-- tanh (f32): glibc's libmvec (`_ZGVeN16v_tanhf`, AVX-512, and `_ZGVdN8v_tanhf`, AVX2), named
-  to LLVM's vectorizer by the `vector-function-abi-variant` attribute of the `tanhf`
-  declaration (`add_vector_variants`); the loop's remainder calls `tanhf`. Measured: both
-  within 1 ulp of torch and of correctly rounded; the scalar `tanhf` within 2 ulps of both.
+- tanh (f32): glibc's libmvec (`_ZGVeN16v_tanhf`, AVX-512, and `_ZGVdN8v_tanhf`, AVX2, from
+  glibc 2.35; named only where the process defines them), named to LLVM's vectorizer by the
+  `vector-function-abi-variant` attribute of the `tanhf` declaration (`add_vector_variants`);
+  the loop's remainder calls `tanhf`. Measured: both within 1 ulp of torch and of correctly
+  rounded; the scalar `tanhf` within 2 ulps of both. The two differ on a third or more of
+  the inputs in [-10, 10] (by 1 ulp, 2 or 3 at a few points), so a tanh's bits depend on
+  whether its element falls in the vector body or the remainder (on its position and the
+  loop's size), each within the 2 ulps.
   A polynomial of our own would have to match that near 0 and at the saturation; LLVM's own
   `-vector-library=LIBMVEC` maps neither tanhf nor any 16-lane variant.
 
@@ -30,14 +37,12 @@ erf(±inf) = ±1, erf(±0) = ±0, nan passed through; libmvec's tanh gives torch
 
 from __future__ import annotations
 
-import ctypes.util
-import functools
 import math
-from collections.abc import Iterable
+from collections.abc import Collection
 
 import llvmlite.ir as ir
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import Float16Type, Float32Type, FloatAttr, IntegerAttr, f32, f64, i64
+from xdsl.dialects.builtin import Float16Type, Float32Type, FloatAttr, IntegerAttr, f32, f64, i32, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 _MAGIC = 1.5 * 2.0**52
@@ -112,24 +117,43 @@ class _Builder:
     def intrinsic(self, name: str, *args: SSAValue) -> SSAValue:
         return self.add(llvm.CallIntrinsicOp(f"{name}.f64", args, [f64]))
 
-    def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
-        return self.intrinsic("llvm.fma", a, b, c)
+    def muladd(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
+        """a·b + c, fused where the CPU has FMA (`llvm.fma` would call libm's software fma
+        per lane where it has not); every use tolerates the extra rounding of a·b."""
+        return self.intrinsic("llvm.fmuladd", a, b, c)
 
     def polynomial(self, coefficients: tuple[float, ...], x: SSAValue) -> SSAValue:
         """Σ coefficients[k] x^k, by Horner's rule."""
         p = self.const(coefficients[-1])
         for c in reversed(coefficients[:-1]):
-            p = self.fma(p, x, self.const(c))
+            p = self.muladd(p, x, self.const(c))
         return p
 
     def narrowed(self, x: SSAValue, y: SSAValue) -> SSAValue:
-        """The double `y` rounded to `x`'s type (f16 through f32, as torch computes f16), or
-        `x` itself where it is nan."""
-        y = self.add(llvm.FPTruncOp(y, f32))
-        if not isinstance(x.type, Float32Type):
-            y = self.add(llvm.FPTruncOp(y, x.type))
+        """The double `y` rounded once to `x`'s type, or `x` itself where it is nan."""
+        if isinstance(x.type, Float32Type):
+            y = self.add(llvm.FPTruncOp(y, f32))
+        else:
+            y = self.add(llvm.FPTruncOp(self.rounded_to_odd(y), x.type))
         is_nan = self.add(llvm.FCmpOp(x, x, IntegerAttr(llvm.FCmpPredicateFlag.UNO.to_int(), i64)))
         return self.add(llvm.SelectOp(is_nan, x, y))
+
+    def rounded_to_odd(self, y: SSAValue) -> SSAValue:
+        """The double `y` rounded to f32 toward zero, the last bit set where that was inexact:
+        rounding that to f16 rounds `y` once (24 bits >= 2·11 + 2), where rounding to nearest
+        twice is 1 ulp off for 4 of the 65536 f16 exps and erfs. (x86 converts f32 to f16 in
+        vector instructions, f64 to f16 by a library call per element.)"""
+        nearest = self.add(llvm.FPTruncOp(y, f32))
+        back = self.add(llvm.FPExtOp(nearest, f64))
+        bits = self.add(llvm.BitcastOp(nearest, i32))
+        away = self.flag(llvm.FCmpPredicateFlag.OGT, self.intrinsic("llvm.fabs", back), self.intrinsic("llvm.fabs", y))
+        inexact = self.flag(llvm.FCmpPredicateFlag.ONE, back, y)
+        toward_zero = self.add(llvm.SubOp(bits, away))  # the f32 next to `nearest`, toward y
+        return self.add(llvm.BitcastOp(self.add(llvm.OrOp(toward_zero, inexact)), f32))
+
+    def flag(self, predicate: llvm.FCmpPredicateFlag, a: SSAValue, b: SSAValue) -> SSAValue:
+        """1 where `a predicate b`, else 0 (an i32)."""
+        return self.add(llvm.ZExtOp(self.add(llvm.FCmpOp(a, b, IntegerAttr(predicate.to_int(), i64))), i32))
 
 
 def exp_via_f64(x: SSAValue) -> list[Operation]:
@@ -140,10 +164,10 @@ def exp_via_f64(x: SSAValue) -> list[Operation]:
     low, high = _EXP_CLAMP
     d = b.intrinsic("llvm.minnum", b.intrinsic("llvm.maxnum", d, b.const(low)), b.const(high))
     magic = b.const(_MAGIC)
-    shifted = b.fma(d, b.const(1 / math.log(2)), magic)
+    shifted = b.muladd(d, b.const(1 / math.log(2)), magic)
     n = b.add(llvm.FSubOp(shifted, magic))
-    r = b.fma(n, b.const(-_LN2_HI), d)
-    r = b.fma(n, b.const(-_LN2_LO), r)
+    r = b.add(llvm.FSubOp(d, b.add(llvm.FMulOp(n, b.const(_LN2_HI)))))  # n·_LN2_HI is exact
+    r = b.muladd(n, b.const(-_LN2_LO), r)
     p = b.polynomial(tuple(1 / math.factorial(k) for k in range(_EXP_TAYLOR_DEGREE + 1)), r)
     # 2^n: n + 1023 in the exponent field (the low bits of `shifted` hold n, two's complement)
     biased = b.add(llvm.AddOp(b.add(llvm.BitcastOp(shifted, i64)), b.const(1023, i64)))
@@ -159,7 +183,7 @@ def erf_via_f64(x: SSAValue) -> list[Operation]:
     d = b.add(llvm.FPExtOp(x, f64))
     a = b.intrinsic("llvm.minnum", b.intrinsic("llvm.fabs", d), b.const(_ERF_CLAMP))
     small = b.add(llvm.FMulOp(a, b.polynomial(_ERF_SMALL, b.add(llvm.FMulOp(a, a)))))
-    large = b.polynomial(_ERF_LARGE, b.fma(a, b.const(1 / 1.5), b.const(-2.5 / 1.5)))
+    large = b.polynomial(_ERF_LARGE, b.muladd(a, b.const(1 / 1.5), b.const(-2.5 / 1.5)))
     below = b.add(llvm.FCmpOp(a, b.const(_ERF_SPLIT), IntegerAttr(llvm.FCmpPredicateFlag.OLT.to_int(), i64)))
     magnitude = b.add(llvm.SelectOp(below, small, large))
     b.narrowed(x, b.intrinsic("llvm.copysign", magnitude, d))  # erf(-0.0) = -0.0
@@ -181,19 +205,17 @@ VECTOR_VARIANTS: dict[str, tuple[tuple[str, str, int], ...]] = {
 """libm function -> its libmvec variants: (CPU feature, x86 vector ABI ISA letter, lanes)."""
 
 
-@functools.cache
-def libmvec() -> str | None:
-    """glibc's vector math library, loaded into the process for the JIT; None if there is none."""
-    import llvmlite.binding as llvm_binding
+def _variant_name(scalar: str, isa: str, lanes: int) -> str:
+    return f"_ZGV{isa}N{lanes}v_{scalar}"
 
-    name = ctypes.util.find_library("mvec")
-    if name is None:
-        return None
-    try:
-        llvm_binding.load_library_permanently(name)
-    except RuntimeError:
-        return None
-    return name
+
+def vector_variant_names() -> list[tuple[str, str]]:
+    """(the CPU feature it needs, its name) for every libmvec function of VECTOR_VARIANTS."""
+    return [
+        (feature, _variant_name(scalar, isa, lanes))
+        for scalar, variants in VECTOR_VARIANTS.items()
+        for feature, isa, lanes in variants
+    ]
 
 
 class _VariantAttributes(ir.values.FunctionAttributes):
@@ -209,20 +231,19 @@ class _VariantAttributes(ir.values.FunctionAttributes):
         return [*super()._to_list(ret_type), "willreturn", "memory(none)", f'"vector-function-abi-variant"="{self.variants}"']
 
 
-def add_vector_variants(module: ir.Module, cpu_features: Iterable[str]) -> None:
-    """Declare the libmvec variants of the libm functions `module` declares that the CPU can
-    run, and name them on those declarations."""
-    features = set(cpu_features)
+def add_vector_variants(module: ir.Module, available: Collection[str]) -> None:
+    """Declare the libmvec variants in `available` (the process defines them, the CPU runs
+    them) of the libm functions `module` declares, and name them on those declarations."""
     added: list[ir.Function] = []
     for name, variants in VECTOR_VARIANTS.items():
         scalar = module.globals.get(name)
         if not isinstance(scalar, ir.Function) or not scalar.is_declaration:
             continue
         mappings = []
-        for feature, isa, lanes in variants:
-            if feature not in features:
+        for _, isa, lanes in variants:
+            vector_name = _variant_name(name, isa, lanes)
+            if vector_name not in available:
                 continue
-            vector_name = f"_ZGV{isa}N{lanes}v_{name}"
             ftype = scalar.function_type
             vector_type = ir.FunctionType(ir.VectorType(ftype.return_type, lanes), [ir.VectorType(a, lanes) for a in ftype.args])
             added.append(ir.Function(module, vector_type, vector_name))

@@ -1,7 +1,8 @@
 // RUN: xtir-opt %s -p convert-math-to-llvm | filecheck %s
 // math.exp and math.erf on f32 and f16 are computed in double precision from llvm arith and
-// intrinsics that LLVM's loop vectorizer widens (lowering/vector_math.py), rounded once to
-// f32 (then to f16), nan passed through; on f64 they stay libm's (llvm.exp, erf).
+// intrinsics that LLVM's loop vectorizer widens (lowering/vector_math.py), multiply-adds as
+// llvm.fmuladd (fused only where the CPU has FMA), rounded once to f32, or to f16 through f32
+// rounded to odd, nan passed through; on f64 they stay libm's (llvm.exp, erf).
 
 // CHECK-LABEL: func.func @exp_erf(%x: f32, %h: f16, %d: f64) -> (f32, f16, f64, f64) {
 // CHECK-NEXT:    %e = llvm.fpext %x : f32 to f64
@@ -11,8 +12,14 @@
 // CHECK-NEXT:    %[[D:.*]] = llvm.call_intrinsic "llvm.minnum.f64"(%[[MAX]], %[[HIGH]])
 // CHECK-NEXT:    %[[MAGIC:.*]] = llvm.mlir.constant(0x4338000000000000 : f64) : f64
 // CHECK-NEXT:    %[[LOG2E:.*]] = llvm.mlir.constant(1.4426950408889634 : f64) : f64
-// CHECK-NEXT:    %[[SHIFTED:.*]] = llvm.call_intrinsic "llvm.fma.f64"(%[[D]], %[[LOG2E]], %[[MAGIC]])
+// CHECK-NEXT:    %[[SHIFTED:.*]] = llvm.call_intrinsic "llvm.fmuladd.f64"(%[[D]], %[[LOG2E]], %[[MAGIC]])
 // CHECK-NEXT:    %[[N:.*]] = llvm.fsub %[[SHIFTED]], %[[MAGIC]] : f64
+// CHECK-NEXT:    %[[LN2HI:.*]] = llvm.mlir.constant(0.69314718036912382 : f64) : f64
+// CHECK-NEXT:    %[[NLN2HI:.*]] = llvm.fmul %[[N]], %[[LN2HI]] : f64
+// CHECK-NEXT:    %[[RHI:.*]] = llvm.fsub %[[D]], %[[NLN2HI]] : f64
+// CHECK-NEXT:    %[[LN2LO:.*]] = llvm.mlir.constant(-1.9082149292705877e-10 : f64) : f64
+// CHECK-NEXT:    %{{.*}} = llvm.call_intrinsic "llvm.fmuladd.f64"(%[[N]], %[[LN2LO]], %[[RHI]])
+// CHECK-NOT:     "llvm.fma.f64"
 // CHECK:         %[[BITS:.*]] = llvm.bitcast %[[SHIFTED]] : f64 to i64
 // CHECK:         %[[SCALE:.*]] = llvm.bitcast %{{.*}} : i64 to f64
 // CHECK-NEXT:    %[[Y:.*]] = llvm.fmul %{{.*}}, %[[SCALE]] : f64
@@ -30,7 +37,20 @@
 // CHECK-NEXT:    %{{.*}} = llvm.fcmp "uno" %[[EXP]], %[[EXP]] : f32
 // CHECK-NEXT:    %[[R:.*]] = llvm.select %{{.*}}, %[[EXP]], %[[R32]] : i1, f32
 // CHECK-NEXT:    %eh = llvm.fpext %h : f16 to f64
-// CHECK:         %[[H32:.*]] = llvm.fptrunc %{{.*}} : f64 to f32
+// CHECK:         %[[HSCALE:.*]] = llvm.bitcast %{{.*}} : i64 to f64
+// CHECK-NEXT:    %[[HY:.*]] = llvm.fmul %{{.*}}, %[[HSCALE]] : f64
+// CHECK-NEXT:    %[[HNEAR:.*]] = llvm.fptrunc %[[HY]] : f64 to f32
+// CHECK-NEXT:    %[[HBACK:.*]] = llvm.fpext %[[HNEAR]] : f32 to f64
+// CHECK-NEXT:    %[[HBITS:.*]] = llvm.bitcast %[[HNEAR]] : f32 to i32
+// CHECK-NEXT:    %[[HABSBACK:.*]] = llvm.call_intrinsic "llvm.fabs.f64"(%[[HBACK]])
+// CHECK-NEXT:    %[[HABSY:.*]] = llvm.call_intrinsic "llvm.fabs.f64"(%[[HY]])
+// CHECK-NEXT:    %[[HAWAY:.*]] = llvm.fcmp "ogt" %[[HABSBACK]], %[[HABSY]] : f64
+// CHECK-NEXT:    %[[HAWAY32:.*]] = llvm.zext %[[HAWAY]] : i1 to i32
+// CHECK-NEXT:    %[[HINEXACT:.*]] = llvm.fcmp "one" %[[HBACK]], %[[HY]] : f64
+// CHECK-NEXT:    %[[HINEXACT32:.*]] = llvm.zext %[[HINEXACT]] : i1 to i32
+// CHECK-NEXT:    %[[HZERO:.*]] = llvm.sub %[[HBITS]], %[[HAWAY32]] : i32
+// CHECK-NEXT:    %[[HODD:.*]] = llvm.or %[[HZERO]], %[[HINEXACT32]] : i32
+// CHECK-NEXT:    %[[H32:.*]] = llvm.bitcast %[[HODD]] : i32 to f32
 // CHECK-NEXT:    %[[H16:.*]] = llvm.fptrunc %[[H32]] : f32 to f16
 // CHECK-NEXT:    %{{.*}} = llvm.fcmp "uno" %h, %h : f16
 // CHECK-NEXT:    %[[RH:.*]] = llvm.select %{{.*}}, %h, %[[H16]] : i1, f16
