@@ -54,8 +54,9 @@ def test_a_model_compiled_for_cuda_cpu_with_racecheck_matches_torch() -> None:
     assert outcome.kind == "ok", f"{case.describe()}: {outcome.kind}: {outcome.detail}\n{model}"
 
 
-EXTRA_SEEDS = [9, 35]
-"""Random primitives after the default schedule: llvm (9, at most 4 a function) and cuda-cpu (35: a split of the thread loop)."""
+EXTRA_SEEDS = [9, 80]
+"""Random primitives after the default schedule: llvm (9, at most 4 a function) and cuda-cpu (80: a split of a
+max's init loop; split and fuse of a thread loop are refused, as TVM refuses them)."""
 
 
 @pytest.mark.parametrize("seed", EXTRA_SEEDS)
