@@ -127,6 +127,20 @@ def test_a_loop_no_input_reads_is_padded_and_keeps_its_epilogue() -> None:
     np.testing.assert_allclose(got, np.broadcast_to(np.maximum(row, 0) + 2, (17, 16)), rtol=1e-4, atol=1e-4)
 
 
+def test_an_f16_linear_layer_is_padded() -> None:
+    """An f16 dense sums extf(x) * extf(w) in f32: pad-einsum takes a widened load (a widened zero
+    is zero), so k and j are padded to whole tiles (was: refused, the last tiles guarded)."""
+    torch.manual_seed(14)
+    model, x = nn.Linear(97, 17).half().eval(), torch.randn(7, 97).half()
+    compiled = compile_model(graph_of(model, x), target="cuda-cpu", racecheck=True)
+    [choice] = compiled.schedule_report
+    assert (choice.schedule, choice.detail) == (TILED, "i 7x1, j 9x2 padded, k 8 padded")
+    got = compiled(x.numpy())
+    w, bias = (p.detach().numpy().astype(np.float64) for p in (model.weight, model.bias))
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got, x.numpy().astype(np.float64) @ w.T + bias, rtol=2e-3, atol=2e-3)
+
+
 def test_a_convolution_pad_einsum_refuses_is_guarded_instead() -> None:
     """11 input channels: the reduce loop over them is split by 6 (two steps, the second
     guarded), as pad-einsum does not take a convolution's window."""
@@ -291,7 +305,7 @@ def test_every_kernel_of_a_model_compiles_with_nvcc_without_warnings(tmp_path: P
               (nn.Sequential(nn.Linear(37, 11), nn.Softmax(dim=-1)), torch.randn(5, 37)),
               (nn.Sequential(nn.Linear(97, 53), nn.ReLU()), torch.randn(37, 97)),  # padded to whole tiles
               (nn.Sequential(nn.Conv2d(11, 5, 3), nn.ReLU()), torch.randn(1, 11, 9, 9)),  # a guarded k tile
-              (nn.Sequential(nn.Linear(784, 10), nn.ReLU(), nn.Linear(10, 10)), torch.randn(64, 784))]  # thread factors powers of two
+              (nn.Sequential(nn.Linear(784, 10), nn.ReLU(), nn.Linear(10, 10)), torch.randn(64, 784))]  # power-of-two threads
     failures = []
     for m, (model, example) in enumerate(models):
         for kernel in compile_model(graph_of(model, example), target="cuda-cpu", racecheck=False).kernels:
