@@ -30,8 +30,9 @@ blocks left:
   matmul, 16 FFMA per shared load and no spills, as the hand GEMM (4 x 4 a thread: 8).
 - a reduction the tiled schedule refuses gets the simple schedule: one thread per output
   element, the spatial loops fused and split by THREADS (the last block guarded), the reduce
-  loops serial in the thread (softmax's rows: the fetch of their input to shared memory does
-  not apply). Where lower-to-gpu refuses a function as tiled, the fallback is per kernel: each
+  loops serial in the thread (softmax's rows: other blocks read their input too, and the
+  fetch of an input to shared memory, cache-read, redirects every reader of it). Where
+  lower-to-gpu refuses a function as tiled, the fallback is per kernel: each
   tiled reduction, in order, keeps the first of its candidate tiles (the tiles above, then the
   same with thread factors powers of two, which split its shared fetches evenly among the
   threads) with which the function lowers with it and the ones kept before it, and gets the
@@ -66,6 +67,7 @@ from xtir.dialects.block import REDUCE, AllocOp, LoadOp, buffer_name
 from xtir.dialects.layout import memory_space
 from xtir.errors import ScheduleError, XtirError, XtirPassError, XtirWarning
 from xtir.passes.analysis.navigation import all_blocks, select_function
+from xtir.passes.analysis.regions import read_regions
 from xtir.passes.default_schedule import Nest, loop_nest, schedule_functions
 from xtir.schedule import BlockRV, LoopRV, Schedule
 from xtir.support.locations import Diagnostic, op_location
@@ -180,7 +182,13 @@ def _tiled(sch: Schedule, block: BlockRV, nest: Nest, tiles: Tiles, pad: bool) -
     thread = bind_tiles(sch, block, grid, threads, [*k0, *k1, *local])
     if padded:
         _inline_epilogue(sch, block)
-    fetch_to_shared(sch, block, thread, k0[-1], [*k1, *local])
+    shared_input = _shared_input_error(sch, block)  # before cache-read renames the readers' buffers
+    try:
+        fetch_to_shared(sch, block, thread, k0[-1], [*k1, *local])
+    except XtirPassError as e:
+        if shared_input is None:
+            raise
+        raise shared_input from e
     _k_major(sch, block, {k for k in nest.spatial if factors[k][1] > 1})
     sch.decompose_reduction(block, k0[0])
     for producer in inputs:
@@ -188,6 +196,20 @@ def _tiled(sch: Schedule, block: BlockRV, nest: Nest, tiles: Tiles, pad: bool) -
     _unroll(sch, local, k1)
     tail = " padded" if padded else " guarded"
     return ", ".join(f"{names[k]} {'x'.join(map(str, factors[k]))}{tail if k in partial else ''}" for k in range(len(loops)))
+
+
+def _shared_input_error(sch: Schedule, block: BlockRV) -> ScheduleError | None:
+    """Why the shared fetches fail where another block reads an input of `block` (softmax's rows:
+    three blocks read them): cache-read redirects every reader of the input to the shared copy,
+    which lives under this block's k0 loop only. None where no other block reads its inputs."""
+    op = sch.get(block)
+    others = [b for b in all_blocks(select_function(sch.mod, sch.func_name)) if b is not op]
+    for buffer in dict.fromkeys(buffer_name(r.buffer) for r in read_regions(op)):
+        readers = [b.label for b in others if buffer in {buffer_name(r.buffer) for r in read_regions(b)}]
+        if readers:
+            return ScheduleError(op, f"its input {buffer} is also read by block(s) {', '.join(readers)}, and the fetch "
+                                 "of an input to shared memory (cache-read) redirects every reader of it")
+    return None
 
 
 def _unroll(sch: Schedule, local: list[LoopRV], k1: list[LoopRV]) -> None:

@@ -65,6 +65,18 @@ def test_intermediates_between_kernels_are_the_models_buffers() -> None:
     assert [a.name_hint for a in softmax.signature.body.block.args][-2:] == ["T_softmax_maxelem", "T_softmax_expsum"]
 
 
+def test_the_report_says_why_softmax_is_not_tiled() -> None:
+    """softmax's reductions read the rows three blocks read: the shared fetch (cache-read) would
+    redirect every reader, so one thread per output, and the report says so (was: compute-at's
+    message about linear_shared, a buffer the user never wrote)."""
+    graph = graph_of(nn.Sequential(nn.Linear(37, 11), nn.Softmax(dim=-1)), torch.randn(5, 37))
+    report = {c.block: c for c in schedule_report(xtir.transform(graph, "legalize-tensor"))}
+    maxelem = report["T_softmax_maxelem"]
+    assert maxelem.schedule == PER_OUTPUT
+    assert ("its input linear is also read by block(s) T_softmax_expsum, T_softmax_norm, and the fetch of an input to "
+            "shared memory (cache-read) redirects every reader of it") in maxelem.detail
+
+
 @pytest.mark.parametrize(("batch", "features"), [(17, (29, 13)), (7, (1009, 257)), (7, (31, 131))])
 def test_sizes_no_tile_divides(batch: int, features: tuple[int, int]) -> None:
     """Prime extents above the thread tile (16 of 256 threads in two loops): the thread tile is
