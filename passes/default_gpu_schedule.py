@@ -30,11 +30,14 @@ blocks left:
   matmul, 16 FFMA per shared load and no spills, as the hand GEMM (4 x 4 a thread: 8).
 - a reduction the tiled schedule refuses gets the simple schedule: one thread per output
   element, the spatial loops fused and split by THREADS (the last block guarded), the reduce
-  loops serial in the thread (softmax's rows: the fetch of their input to shared memory does
-  not apply). Where lower-to-gpu refuses a function as tiled, the fallback is per kernel: each
-  tiled reduction, in order, keeps its tiled kernel where the function lowers with it and the
-  ones kept before it, and gets the simple schedule otherwise, with an XtirWarning naming its
-  block and lower-to-gpu's reason. A reduction to one element (no spatial loop) is refused: no
+  loops serial in the thread (softmax's rows: other blocks read their input too, and the
+  fetch of an input to shared memory, cache-read, redirects every reader of it). Where
+  lower-to-gpu refuses a function as tiled, the fallback is per kernel: each
+  tiled reduction, in order, keeps the first of its candidate tiles (the tiles above, then the
+  same with thread factors powers of two, which split its shared fetches evenly among the
+  threads) with which the function lowers with it and the ones kept before it, and gets the
+  simple schedule otherwise, with an XtirWarning naming its block and lower-to-gpu's reason
+  with the first tiles. A reduction to one element (no spatial loop) is refused: no
   reduction across threads yet.
 - an elementwise or injective block: its loops fused and split by THREADS (fewer when it
   has fewer elements), the last block guarded, bound to blockIdx.x / threadIdx.x.
@@ -51,8 +54,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Container
-from dataclasses import dataclass
+from collections.abc import Container, Mapping
+from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -64,6 +67,7 @@ from xtir.dialects.block import REDUCE, AllocOp, LoadOp, buffer_name
 from xtir.dialects.layout import memory_space
 from xtir.errors import ScheduleError, XtirError, XtirPassError, XtirWarning
 from xtir.passes.analysis.navigation import all_blocks, select_function
+from xtir.passes.analysis.regions import read_regions
 from xtir.passes.default_schedule import Nest, loop_nest, schedule_functions
 from xtir.schedule import BlockRV, LoopRV, Schedule
 from xtir.support.locations import Diagnostic, op_location
@@ -88,6 +92,8 @@ class Tiles:
     """The most iterations of a reduce loop per shared tile (k1)."""
     waste: float = 1 / 8
     """The most a last tile past the loop's end (padded or guarded) may add to it, as a fraction of its extent."""
+    power_of_two_threads: bool = False
+    """Thread factors powers of two only: the threads then split the operand fetches evenly."""
 
 
 TILES = Tiles()
@@ -126,7 +132,7 @@ def _spatial_tile(extent: int, threads: int, local: int, tiles: Tiles) -> tuple[
     then least padding, then most threads. A tile need not divide the extent (its last one
     padded or guarded): a prime gets a full tile."""
     fits = [(t, lc) for t in range(1, threads + 1) for lc in range(1, local + 1)
-            if _cost(extent, t * lc)[1] <= extent * tiles.waste]
+            if _cost(extent, t * lc)[1] <= extent * tiles.waste and (not tiles.power_of_two_threads or t & (t - 1) == 0)]
     return min(fits, key=lambda f: (*_cost(extent, f[0] * f[1]), -f[0]))
 
 
@@ -162,7 +168,9 @@ def _tiled(sch: Schedule, block: BlockRV, nest: Nest, tiles: Tiles, pad: bool) -
         used = math.prod(factors[j][1] for j in factors)
         factors[k] = _spatial_tile(nest.extents[k], per_dim, min(tiles.local, tiles.outputs // used), tiles)
     factors |= {k: (_reduce_tile(nest.extents[k], tiles),) for k in nest.reduce}
-    inputs = _pad(sch, block, [math.prod(factors[k]) for k in range(len(loops))]) if pad else []
+    partial = [k for k in range(len(loops)) if nest.extents[k] % math.prod(factors[k])]
+    padded = pad and bool(partial)  # the padding need not touch an input: a loop no input reads
+    inputs = _pad(sch, block, [math.prod(factors[k]) for k in range(len(loops))]) if padded else []
     loops = sch.get_loops(block)
     grid, threads, local = [], [], []
     for k in nest.spatial:
@@ -172,17 +180,36 @@ def _tiled(sch: Schedule, block: BlockRV, nest: Nest, tiles: Tiles, pad: bool) -
         local.append(lc)
     k0, k1 = zip(*[sch.split(loops[k], [None, *factors[k]]) for k in nest.reduce])
     thread = bind_tiles(sch, block, grid, threads, [*k0, *k1, *local])
-    if inputs:
+    if padded:
         _inline_epilogue(sch, block)
-    fetch_to_shared(sch, block, thread, k0[-1], [*k1, *local])
+    shared_input = _shared_input_error(sch, block)  # before cache-read renames the readers' buffers
+    try:
+        fetch_to_shared(sch, block, thread, k0[-1], [*k1, *local])
+    except XtirPassError as e:
+        if shared_input is None:
+            raise
+        raise shared_input from e
     _k_major(sch, block, {k for k in nest.spatial if factors[k][1] > 1})
     sch.decompose_reduction(block, k0[0])
     for producer in inputs:
         sch.compute_inline(producer)  # into its shared fetch: zeros outside the input
     _unroll(sch, local, k1)
-    tail = " padded" if inputs else " guarded"
-    return ", ".join(f"{names[k]} {'x'.join(map(str, factors[k]))}{tail if nest.extents[k] % math.prod(factors[k]) else ''}"
-                     for k in range(len(loops)))
+    tail = " padded" if padded else " guarded"
+    return ", ".join(f"{names[k]} {'x'.join(map(str, factors[k]))}{tail if k in partial else ''}" for k in range(len(loops)))
+
+
+def _shared_input_error(sch: Schedule, block: BlockRV) -> ScheduleError | None:
+    """Why the shared fetches fail where another block reads an input of `block` (softmax's rows:
+    three blocks read them): cache-read redirects every reader of the input to the shared copy,
+    which lives under this block's k0 loop only. None where no other block reads its inputs."""
+    op = sch.get(block)
+    others = [b for b in all_blocks(select_function(sch.mod, sch.func_name)) if b is not op]
+    for buffer in dict.fromkeys(buffer_name(r.buffer) for r in read_regions(op)):
+        readers = [b.label for b in others if buffer in {buffer_name(r.buffer) for r in read_regions(b)}]
+        if readers:
+            return ScheduleError(op, f"its input {buffer} is also read by block(s) {', '.join(readers)}, and the fetch "
+                                 "of an input to shared memory (cache-read) redirects every reader of it")
+    return None
 
 
 def _unroll(sch: Schedule, local: list[LoopRV], k1: list[LoopRV]) -> None:
@@ -284,9 +311,9 @@ class _Attempt:
         return [c.block for c in self.choices if c.schedule == TILED]
 
 
-def _attempt(module: ModuleOp, func_name: str | None, untiled: frozenset[str], tiles: Tiles) -> _Attempt:
-    """The function scheduled, every reduction tiled where the tiled schedule applies except
-    those `untiled` (one thread per output: their tiled kernel does not lower)."""
+def _attempt(module: ModuleOp, func_name: str | None, plan: Mapping[str, Tiles | None], tiles: Tiles) -> _Attempt:
+    """The function scheduled, every reduction tiled where the tiled schedule applies, with its
+    tiles in `plan` (None: one thread per output, its tiled kernels do not lower) or `tiles`."""
     sch = Schedule(module, func_name=func_name)
     name = sch.func_name
     for label in sch.block_names():
@@ -296,7 +323,7 @@ def _attempt(module: ModuleOp, func_name: str | None, untiled: frozenset[str], t
     reductions = [label for label, nest in nests.items() if nest is not None and nest.reduce]
     choices = []
     for label in reductions:
-        sch, choice = _reduction(sch, label, nests[label], None if label in untiled else tiles)  # type: ignore[arg-type]
+        sch, choice = _reduction(sch, label, nests[label], plan.get(label, tiles))  # type: ignore[arg-type]
         choices.append(choice)
     for label, nest in nests.items():
         if label in reductions or label not in sch.block_names():
@@ -310,34 +337,48 @@ def _attempt(module: ModuleOp, func_name: str | None, untiled: frozenset[str], t
 
 
 def _schedule(module: ModuleOp, func_name: str | None, tiles: Tiles = TILES) -> _Attempt:
-    """The module with one function scheduled, its pipeline and choices: the reductions tiled,
-    each one whose tiled kernel does not lower (checked kernel by kernel, in order, with the
-    ones kept before it) one thread per output instead."""
-    first = _attempt(module, func_name, frozenset(), tiles)
+    """The module with one function scheduled, its pipeline and choices: the reductions tiled;
+    where the function does not lower so, each reduction in order (with the choices kept before
+    it) keeps the first of its candidate tiles with which the function lowers, else gets one
+    thread per output."""
+    first = _attempt(module, func_name, {}, tiles)
     name = first.function
     if not first.tiled() or (first_error := _lowering_error(first.module, name)) is None:
         return first
-    untiled = frozenset(first.tiled())
-    best = _attempt(module, func_name, untiled, tiles)
+    plan: dict[str, Tiles | None] = dict.fromkeys(first.tiled())
+    best = _attempt(module, func_name, plan, tiles)
     if _lowering_error(best.module, name) is not None:
-        return first  # not for want of tiles: the build says why
+        return first  # it does not lower with no reduction tiled either: the build says why
+    candidates = _candidates(tiles)
     refused = {}
     for label in first.tiled():
-        if untiled == {label}:  # the last one, with all the others kept: the first attempt
-            trial, error = first, first_error
+        errors = []
+        for candidate in candidates:
+            trial_plan = plan | {label: candidate}
+            if all(trial_plan[other] == tiles for other in trial_plan):  # the first attempt
+                trial, error = first, first_error
+            else:
+                trial = _attempt(module, func_name, trial_plan, tiles)
+                error = _lowering_error(trial.module, name)
+            if error is None:
+                plan, best = trial_plan, trial
+                break
+            errors.append(error)
         else:
-            trial = _attempt(module, func_name, untiled - {label}, tiles)
-            error = _lowering_error(trial.module, name)
-        if error is None:
-            untiled, best = untiled - {label}, trial
-        else:
-            refused[label] = error
+            refused[label] = errors[0]  # the default tiles' reason
     for choice in best.choices:
         if choice.block in refused:
             _warn_untiled(select_function(module, name), choice, refused[choice.block])
     best.choices = [KernelChoice(c.function, c.block, c.schedule, f"its tiled kernel does not lower: {refused[c.block]}")
                     if c.block in refused else c for c in best.choices]
     return best
+
+
+def _candidates(tiles: Tiles) -> list[Tiles]:
+    """The tiles a reduction tries, in order, before one thread per output: with `tiles`, a
+    thread count of no power of two (16 x 10 threads on a 128 x 10 output) guards the shared
+    fetches, and lower-to-gpu may not fit a guarded fetch's tile in shared memory."""
+    return [tiles, *([replace(tiles, power_of_two_threads=True)] if not tiles.power_of_two_threads else [])]
 
 
 def _warn_untiled(f: func.FuncOp, choice: KernelChoice, error: str) -> None:

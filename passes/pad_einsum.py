@@ -23,7 +23,8 @@ distinct variables only, each dimension as long as its variable (the copy back c
 shape); B has no predicate; the padded points compute nothing that traps (no integer division or
 remainder); and a padded reduce variable adds nothing at the padded points: B's update is a sum
 `C = C + g` with g a product of loads and finite constants in which every load is indexed by that
-variable, at least one (zeros times a finite factor is zero; times an infinite one, NaN). TVM pads
+variable, at least one (zeros times a finite factor is zero; times an infinite one, NaN); a factor
+may be widened by `arith.extf` (an f16 model's loads summed in f32: a widened zero is zero). TVM pads
 any einsum, so a max reduction or a sum of products of one padded operand would change its results
 there.
 """
@@ -186,7 +187,7 @@ def _check_zero_update(block: BlockOp, reduce: list[SSAValue]) -> None:
     for factor in factors:
         if not _zero_or_finite(factor, reduce):
             raise ScheduleError(store, f"{rule}; in {formula(term)}, the factor {formula(factor)} is not one")
-    if not any(isinstance(factor.owner, LoadOp) for factor in factors):
+    if not any(isinstance(_widened(factor).owner, LoadOp) for factor in factors):
         raise ScheduleError(store, f"{rule}; {formula(term)} loads nothing, so the padded steps add it too")
 
 
@@ -197,8 +198,14 @@ def _factors(value: SSAValue) -> list[SSAValue]:
     return [value]
 
 
+def _widened(value: SSAValue) -> SSAValue:
+    """The value an arith.extf widens (an f16 model's loads summed in f32), else `value`: a
+    widened zero is zero, a widened finite value finite."""
+    return value.owner.input if isinstance(value.owner, arith.ExtFOp) else value
+
+
 def _zero_or_finite(factor: SSAValue, reduce: list[SSAValue]) -> bool:
-    op = factor.owner
+    op = _widened(factor).owner
     if isinstance(op, LoadOp):
         indexed = {e.as_var() for e in op.indices()}
         return all(v in indexed for v in reduce)

@@ -7,15 +7,17 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import xtir
+from xtir import te
 from xtir.errors import XtirError, XtirWarning
 from xtir.model import GpuModel, compile_model
-from xtir.passes.default_gpu_schedule import PER_OUTPUT, TILED
+from xtir.passes.default_gpu_schedule import PER_OUTPUT, TILED, Tiles, schedule_report
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -63,6 +65,18 @@ def test_intermediates_between_kernels_are_the_models_buffers() -> None:
     assert [a.name_hint for a in softmax.signature.body.block.args][-2:] == ["T_softmax_maxelem", "T_softmax_expsum"]
 
 
+def test_the_report_says_why_softmax_is_not_tiled() -> None:
+    """softmax's reductions read the rows three blocks read: the shared fetch (cache-read) would
+    redirect every reader, so one thread per output, and the report says so (was: compute-at's
+    message about linear_shared, a buffer the user never wrote)."""
+    graph = graph_of(nn.Sequential(nn.Linear(37, 11), nn.Softmax(dim=-1)), torch.randn(5, 37))
+    report = {c.block: c for c in schedule_report(xtir.transform(graph, "legalize-tensor"))}
+    maxelem = report["T_softmax_maxelem"]
+    assert maxelem.schedule == PER_OUTPUT
+    assert ("its input linear is also read by block(s) T_softmax_expsum, T_softmax_norm, and the fetch of an input to "
+            "shared memory (cache-read) redirects every reader of it") in maxelem.detail
+
+
 @pytest.mark.parametrize(("batch", "features"), [(17, (29, 13)), (7, (1009, 257)), (7, (31, 131))])
 def test_sizes_no_tile_divides(batch: int, features: tuple[int, int]) -> None:
     """Prime extents above the thread tile (16 of 256 threads in two loops): the thread tile is
@@ -104,6 +118,41 @@ def test_an_odd_linear_layer_keeps_its_epilogue_in_the_padded_write_back() -> No
     assert choice.detail == "i 13x3 padded, j 9x6 padded, k 8 padded"
 
 
+def test_a_loop_no_input_reads_is_padded_and_keeps_its_epilogue() -> None:
+    """C[i, j] = sum(A[j, k] * B[j, k]) over i < 17: pad-einsum pads i (9 x 2) though no input is
+    padded; the report says "padded" and relu(C) + 2 is inlined into the write-back (was:
+    "guarded", the epilogue a kernel of its own)."""
+    a_, b_ = te.placeholder((16, 96), "float32", "A"), te.placeholder((16, 96), "float32", "B")
+    r = te.reduce_axis(96, "k")
+    c = te.compute((17, 16), lambda i, j: te.sum(a_[j, r] * b_[j, r], axis=r), name="C")
+    d = te.compute((17, 16), lambda i, j: te.max(c[i, j], te.const(0.0)) + 2.0, name="D")
+    module = xtir.transform(xtir.ModuleOp([te.create_func([a_, b_, d], name="main")]), "legalize-tensor")
+    report = schedule_report(module)
+    assert [(c.block, c.schedule, c.detail) for c in report] == [("C", TILED, "i 9x2 padded, j 16x1, k 8")]
+    rng = np.random.default_rng(13)
+    a, b = rng.standard_normal((16, 96), dtype=np.float32), rng.standard_normal((16, 96), dtype=np.float32)
+    got = np.full((17, 16), np.nan, np.float32)
+    f = xtir.build(module, target="cuda-cpu", racecheck=True)
+    f(a, b, got)
+    assert len(f.launches) == 1
+    row = (a.astype(np.float64) * b).sum(axis=1)
+    np.testing.assert_allclose(got, np.broadcast_to(np.maximum(row, 0) + 2, (17, 16)), rtol=1e-4, atol=1e-4)
+
+
+def test_an_f16_linear_layer_is_padded() -> None:
+    """An f16 dense sums extf(x) * extf(w) in f32: pad-einsum takes a widened load (a widened zero
+    is zero), so k and j are padded to whole tiles (was: refused, the last tiles guarded)."""
+    torch.manual_seed(14)
+    model, x = nn.Linear(97, 17).half().eval(), torch.randn(7, 97).half()
+    compiled = compile_model(graph_of(model, x), target="cuda-cpu", racecheck=True)
+    [choice] = compiled.schedule_report
+    assert (choice.schedule, choice.detail) == (TILED, "i 7x1, j 9x2 padded, k 8 padded")
+    got = compiled(x.numpy())
+    w, bias = (p.detach().numpy().astype(np.float64) for p in (model.weight, model.bias))
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got, x.numpy().astype(np.float64) @ w.T + bias, rtol=2e-3, atol=2e-3)
+
+
 def test_a_convolution_pad_einsum_refuses_is_guarded_instead() -> None:
     """11 input channels: the reduce loop over them is split by 6 (two steps, the second
     guarded), as pad-einsum does not take a convolution's window."""
@@ -113,36 +162,83 @@ def test_a_convolution_pad_einsum_refuses_is_guarded_instead() -> None:
     assert "rc 6 guarded" in choice.detail, choice
 
 
-def test_the_fallback_is_per_kernel_and_the_report_says_why() -> None:
-    """dense 784 -> 10 at batch 64: its tiled kernel needs more shared memory than a block has
-    (lower-to-gpu sizes the input's tile over all of k), so it alone gets one thread per output,
-    with a warning; the model's other dense stays tiled."""
+@pytest.mark.parametrize(("m", "k", "n"), [(128, 1024, 10), (97, 997, 17)])
+def test_a_dense_to_few_outputs_tries_the_next_tiles(m: int, k: int, n: int) -> None:
+    """nn.Linear(k, n): its fewest tiles make the whole output one thread block of no power of two
+    threads (10 x 16 = 160), the fetch of x guarded and sized over all of k by lower-to-gpu, over
+    48 KiB. The next candidate, thread factors powers of two, lowers: tiled, no warning (was: one
+    thread per output)."""
     torch.manual_seed(11)
-    with pytest.warns(XtirWarning, match='block "T_matmul" of @fused_dense_add_relu gets one thread per output: its tiled '
-                                         "kernel does not lower"):
-        compiled = check_against_torch(nn.Sequential(nn.Linear(784, 10), nn.ReLU(), nn.Linear(10, 10)),
-                                       torch.randn(64, 784))
-    report = {c.function: c for c in compiled.schedule_report if c.block == "T_matmul"}
-    assert report["fused_dense_add_relu"].schedule == PER_OUTPUT
-    assert "shared memory per block" in report["fused_dense_add_relu"].detail
-    assert report["fused_dense_add"].schedule == TILED
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", XtirWarning)
+        compiled = check_against_torch(nn.Linear(k, n), torch.randn(m, k))
+    [choice] = compiled.schedule_report
+    assert choice.schedule == TILED, choice
+    [kernel] = compiled.kernels
+    assert kernel.launches[0].shared_bytes > 0 and kernel.launches[0].block[0] & (kernel.launches[0].block[0] - 1) == 0
 
 
-def test_one_function_keeps_its_tiled_kernels_when_one_does_not_lower() -> None:
-    """The lit test's @two_denses (default_gpu_schedule_tails.mlir): "small" tiled, "wide" one
-    thread per output, and the function built from both computes both."""
-    chunk = Path(__file__).parent / "filecheck/passes/default_gpu_schedule_tails.mlir"
-    text = next(c for c in chunk.read_text().split("// -----") if "@two_denses(" in c)
-    with pytest.warns(XtirWarning, match='block "wide" of @two_denses'):
-        scheduled = xtir.transform(xtir.parse(text), "default-gpu-schedule")
+FALLBACK = """func.func @two_denses(%x: memref<16x16xf32>, %w: memref<16x16xf32>, %h: memref<16x16xf32>,
+                        %y: memref<128x16xf32>, %v: memref<128x16xf32>, %g: memref<128x128xf32>) {
+  block.for %i = 0 to 16 "i" {
+    block.for %j = 0 to 16 "j" {
+      block.for %k = 0 to 16 "k" {
+        block.block "small"(%vi = spatial(16, %i), %vj = spatial(16, %j), %vk = reduce(16, %k)) {
+          block.init {
+            %zero = arith.constant 0.000000e+00 : f32
+            block.store %zero, %h[%vi, %vj] : memref<16x16xf32>
+          }
+          %acc = block.load %h[%vi, %vj] : memref<16x16xf32>
+          %a = block.load %x[%vi, %vk] : memref<16x16xf32>
+          %b = block.load %w[%vj, %vk] : memref<16x16xf32>
+          %p = arith.mulf %a, %b : f32
+          %s = arith.addf %acc, %p : f32
+          block.store %s, %h[%vi, %vj] : memref<16x16xf32>
+        }
+      }
+    }
+  }
+  block.for %i = 0 to 128 "i" {
+    block.for %j = 0 to 128 "j" {
+      block.for %k = 0 to 16 "k" {
+        block.block "wide"(%vi = spatial(128, %i), %vj = spatial(128, %j), %vk = reduce(16, %k)) {
+          block.init {
+            %zero = arith.constant 0.000000e+00 : f32
+            block.store %zero, %g[%vi, %vj] : memref<128x128xf32>
+          }
+          %acc = block.load %g[%vi, %vj] : memref<128x128xf32>
+          %a = block.load %y[%vi, %vk] : memref<128x16xf32>
+          %b = block.load %v[%vj, %vk] : memref<128x16xf32>
+          %p = arith.mulf %a, %b : f32
+          %s = arith.addf %acc, %p : f32
+          block.store %s, %g[%vi, %vj] : memref<128x128xf32>
+        }
+      }
+    }
+  }
+  func.return
+}"""
+
+
+def test_the_fallback_is_per_kernel_and_the_report_says_why() -> None:
+    """Up to 4096 threads a block: "wide" (128 x 128) gets 64 x 64 threads with either candidate
+    tiles, more than a block has, so it alone gets one thread per output, with a warning naming
+    lower-to-gpu's reason; "small" (16 x 16 threads) keeps its tiled kernel, and the function
+    built from both computes both."""
+    module = xtir.parse(FALLBACK)
+    with pytest.warns(XtirWarning, match='block "wide" of @two_denses gets one thread per output: its tiled kernel does '
+                                         "not lower .*makes threadIdx.x 4096 threads wide"):
+        report = {c.block: c for c in schedule_report(module, tiles=Tiles(threads=4096))}
+    assert report["small"].schedule == TILED
+    assert report["wide"].schedule == PER_OUTPUT and "4096 threads wide" in report["wide"].detail
     rng = np.random.default_rng(12)
-    x, w, y, v = (rng.standard_normal(s, dtype=np.float32) for s in [(16, 16), (16, 16), (64, 784), (10, 784)])
-    h, g = np.full((16, 16), np.nan, np.float32), np.full((64, 10), np.nan, np.float32)
-    f = xtir.build(scheduled, target="cuda-cpu", racecheck=True)
+    x, w, y, v = (rng.standard_normal(s, dtype=np.float32) for s in [(16, 16), (16, 16), (128, 16), (128, 16)])
+    h, g = np.full((16, 16), np.nan, np.float32), np.full((128, 128), np.nan, np.float32)
+    f = xtir.build(module, target="cuda-cpu", racecheck=True)
     f(x, w, h, y, v, g)
     np.testing.assert_allclose(h, x @ w.T, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(g, y @ v.T, rtol=1e-4, atol=1e-4)
-    assert [len(k.launches) for k in [f]] == [2] and f.launches[0].shared_bytes > 0 == f.launches[1].shared_bytes
+    assert len(f.launches) == 2 and f.launches[0].shared_bytes > 0 == f.launches[1].shared_bytes
 
 
 class Square(nn.Module):
@@ -221,7 +317,7 @@ def test_every_kernel_of_a_model_compiles_with_nvcc_without_warnings(tmp_path: P
               (nn.Sequential(nn.Linear(37, 11), nn.Softmax(dim=-1)), torch.randn(5, 37)),
               (nn.Sequential(nn.Linear(97, 53), nn.ReLU()), torch.randn(37, 97)),  # padded to whole tiles
               (nn.Sequential(nn.Conv2d(11, 5, 3), nn.ReLU()), torch.randn(1, 11, 9, 9)),  # a guarded k tile
-              (nn.Sequential(nn.Linear(784, 10), nn.ReLU(), nn.Linear(10, 10)), torch.randn(64, 784))]  # one untiled
+              (nn.Sequential(nn.Linear(784, 10), nn.ReLU(), nn.Linear(10, 10)), torch.randn(64, 784))]  # power-of-two threads
     failures = []
     for m, (model, example) in enumerate(models):
         for kernel in compile_model(graph_of(model, example), target="cuda-cpu", racecheck=False).kernels:

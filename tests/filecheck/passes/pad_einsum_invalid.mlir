@@ -347,3 +347,34 @@ builtin.module {
     func.return
   }
 }
+
+// -----
+
+// A widened load must still be indexed by the padded reduce variable: extf(W[vj]) is not zero at
+// the padded k steps.
+builtin.module {
+  func.func @main(%A: memref<20x12xf16>, %W: memref<18xf16>, %C: memref<20x18xf32>) {
+    block.for %i = 0 to 20 "i" {
+      block.for %j = 0 to 18 "j" {
+        block.for %k = 0 to 12 "k" {
+          block.block "C"(%vi = spatial(20, %i), %vj = spatial(18, %j), %vk = reduce(12, %k)) {
+            block.init {
+              %zero = arith.constant 0.000000e+00 : f32
+              block.store %zero, %C[%vi, %vj] : memref<20x18xf32>
+            }
+            %c = block.load %C[%vi, %vj] : memref<20x18xf32>
+            %a = block.load %A[%vi, %vk] : memref<20x12xf16>
+            %w = block.load %W[%vj] : memref<18xf16>
+            %wa = arith.extf %a : f16 to f32
+            %ww = arith.extf %w : f16 to f32
+            %aw = arith.mulf %wa, %ww : f32
+            %sum = arith.addf %c, %aw : f32
+            // expected-error @+1 {{the factor arith.extf(W[vj]) is not one}}
+            block.store %sum, %C[%vi, %vj] : memref<20x18xf32>
+          }
+        }
+      }
+    }
+    func.return
+  }
+}
