@@ -529,20 +529,32 @@ def _index_bound(index: Expr, e: Expr, bound: int) -> int | None:
     return None
 
 
-def _cuts(use: Use) -> list[int | None]:
-    """Per dimension, the least c of the guards `index < c` on the whole index, else None."""
+def _cuts(use: Use, skip: Sequence[tuple[Expr, int]] = ()) -> list[int | None]:
+    """Per dimension, the least c of the guards `index < c` on the whole index (but those in
+    `skip`), else None."""
     assert use.indices is not None
     cuts: list[int | None] = []
     for index in use.indices:
-        found = [c for e, bound in use.guards or () if (c := _index_bound(index, e, bound)) is not None]
+        found = [c for e, bound in use.guards or () if (e, bound) not in skip
+                 and (c := _index_bound(index, e, bound)) is not None]
         cuts.append(min(found) if found else None)
     return cuts
 
 
-def _cut_within(read: Use, write: Use) -> bool:
+def _cut_within(read: Use, write: Use, relaxed: set[SSAValue]) -> bool:
     """Whether the read stays below every edge that cuts the write's box: it is guarded by the
-    same edge or a lower one, on its own index of that dimension."""
-    return all(w is None or (r is not None and r <= w) for r, w in zip(_cuts(read), _cuts(write)))
+    same edge or a lower one, on its own index of that dimension. A guard of the write on its
+    `relaxed` loops alone (a cooperative fetch's `f < 512` when the threads do not divide the
+    tile) is no such edge: it cuts the write's box itself, which _fills counted with it."""
+    inner = _inner_guards(write, relaxed)
+    return all(w is None or (r is not None and r <= w) for r, w in zip(_cuts(read), _cuts(write, inner)))
+
+
+def _inner_guards(use: Use, relaxed: set[SSAValue]) -> list[tuple[Expr, int]]:
+    """The guards of `use` over relaxed loops that its indices use, and no other variable."""
+    assert use.indices is not None
+    loops = {v for v in relaxed if any(i.uses(v) for i in use.indices)}
+    return [(e, bound) for e, bound in use.guards or () if all(v in loops for v in e.variables())]
 
 
 @dataclass
@@ -599,7 +611,7 @@ def _fills(use: Use, relaxed: set[SSAValue], extents: dict[SSAValue, int], bound
     loops = {v: n for v, n in extents.items() if v in relaxed and any(i.uses(v) for i in use.indices)}
     if gapless(use.indices, [1] * len(use.indices), loops):
         return True
-    inner = [(e, bound) for e, bound in use.guards or () if all(v in loops for v in e.variables())]
+    inner = _inner_guards(use, relaxed)
     box = _box([replace(use, guards=inner)], lambda _: relaxed, bounds)
     counted = _enumerate(loops, list(use.indices), inner)
     if box is None or counted is None:
@@ -657,7 +669,7 @@ def _private(uses: list[Use], relaxed_of, extents: dict[SSAValue, int], bounds) 
         if use.is_write:
             if use.guards is not None and _guards_used(use, relaxed) and _fills(use, relaxed, extents, bounds):
                 writes.append((use, box))
-        elif not any(_within(box, wbox, bounds) and _cut_within(use, write) for write, wbox in writes):
+        elif not any(_within(box, wbox, bounds) and _cut_within(use, write, relaxed_of(write)) for write, wbox in writes):
             return False
     return True
 

@@ -75,23 +75,22 @@ func.func @row_max(%A: memref<37x97xf32>, %M: memref<37xf32>) {
 
 // -----
 
-// "wide" (64 x 10) first gets the fewest tiles, 64 x 10 outputs in one thread block of 16 x 10
-// threads: the fetch of y does not split evenly over 160 threads, it is guarded and lower-to-gpu
-// sizes its shared tile over all of k, over 48 KiB. The next candidate tiles, thread factors
-// powers of two (16 x 2 threads, 4 x 5 outputs each), lower: "wide" stays tiled.
-// "small" before it keeps its tiles.
+// "wide" (64 x 10) gets the fewest tiles, 64 x 10 outputs in one thread block of 16 x 10
+// threads: the fetch of y does not split evenly over 160 threads and is guarded; lower-to-gpu
+// sizes its shared tile per k step all the same (it was over all of k, over 48 KiB, and the next
+// candidate, thread factors powers of two, was taken). "small" before it keeps its tiles.
 // CHECK-LABEL:   func.func @two_denses(
 // CHECK-NEXT:     %h_local = block.alloc : memref<16x16xf32, "local">
 // CHECK-NEXT:     %x_shared = block.alloc : memref<16x16xf32, "shared">
 // CHECK-NEXT:     %w_shared = block.alloc : memref<16x16xf32, "shared">
 // CHECK-NEXT:     %g_local = block.alloc : memref<64x10xf32, "local">
 // CHECK-NEXT:     %y_shared = block.alloc : memref<784x64xf32, "shared">
-// CHECK-NEXT:     %v_shared = block.alloc : memref<784x10xf32, "shared">
+// CHECK-NEXT:     %v_shared = block.alloc : memref<10x784xf32, "shared">
 // CHECK-NEXT:     block.for %i_0_j_0_fused = 0 to 1 "i_0_j_0_fused" bind("blockIdx.x") {
 // CHECK:              block.block "small_update"
 // CHECK:          block.for %i_0_j_0_fused1 = 0 to 1 "i_0_j_0_fused_1" bind("blockIdx.x") {
-// CHECK-NEXT:       block.for %i_1_j_1_fused1 = 0 to 32 "i_1_j_1_fused_1" bind("threadIdx.x") {
-// CHECK:              block.block "wide_update"(%vi_3 = spatial(64, %i_0_j_0_fused1 * 64 + %i_1_j_1_fused1 floordiv 2 * 4 + %i2_1), %vj_3 = spatial(10, %i_0_j_0_fused1 * 10 + %i_1_j_1_fused1 mod 2 * 5 + %j2_1), %vk_1 = reduce(784, %k0_1 * 8 + %k1_1))
+// CHECK-NEXT:       block.for %i_1_j_1_fused1 = 0 to 160 "i_1_j_1_fused_1" bind("threadIdx.x") {
+// CHECK:              block.block "wide_update"(%vi_3 = spatial(64, %i_0_j_0_fused1 * 64 + %i_1_j_1_fused1 floordiv 10 * 4 + %i2_1), %vj_3 = spatial(10, %i_0_j_0_fused1 * 10 + %i_1_j_1_fused1 mod 10 + %j2_1), %vk_1 = reduce(784, %k0_1 * 8 + %k1_1))
 func.func @two_denses(%x: memref<16x16xf32>, %w: memref<16x16xf32>, %h: memref<16x16xf32>, %y: memref<64x784xf32>, %v: memref<10x784xf32>, %g: memref<64x10xf32>) {
   block.for %i = 0 to 16 "i" {
     block.for %j = 0 to 16 "j" {
