@@ -113,6 +113,7 @@ from xtir.lowering.blocks_to_scf import THREAD
 from xtir.lowering.compact_buffers import INIT_GUARD
 from xtir.lowering.index_expr import IndexEmitter, constant, decode, decode_bounds, index_bounds
 from xtir.lowering.loops import PARALLEL, THREAD_BINDING, constant_int, loop_kind, loop_name, trip_count
+from xtir.lowering.rebound_threads import check_rebound_threads
 from xtir.lowering.thread_races import Axis, check_shared_flows, check_thread_races
 from xtir.lowering.virtual_threads import (
     cached_dependents,
@@ -1304,6 +1305,7 @@ class LowerToGPUPass(ModulePass):
             funcs = []
             for index, kernel in enumerate(kernels):
                 _check_launch(kernel)
+                check_rebound_threads(kernel.loops)  # before _prepare_buffers renames a thread index to its axis's
                 shared = _prepare_buffers(kernel, f)
                 _check_races(kernel)
                 if _inject_double_buffers(kernel, f) | inject_virtual_threads(kernel.root):
