@@ -75,7 +75,10 @@ two threads (blocks, virtual threads) touching one element of a global or local 
 iterations of the serial loops inside them, one writing it (lowering/thread_races.py: loops bound by
 hand, or changed after bind checked them), or of a shared buffer in one body of a loop bound to
 them, where no barrier can order them (a flow between two loops bound to the thread is ordered by
-the barriers placed); parallel loops inside a kernel.
+the barriers placed); a loop bound to a tag inside a loop bound to it that, run once, does not do
+what it does run for every outer iteration (lowering/rebound_threads.py: its body uses the outer
+index, reads and writes one buffer, or the outer body touches its buffers before it); parallel
+loops inside a kernel.
 """
 
 from __future__ import annotations
