@@ -37,6 +37,10 @@ that a store run in turn for each virtual thread writes (`S[t] += 1`: inject_vir
 keeps them in order itself). A global or local buffer's store run once and a load after it that
 meet in one iteration only of those loops are not compared along it either (`_read_where_stored`).
 
+`threads_meet` asks the same of one pair over every thread axis at once, the serial loops free:
+lower-to-gpu's barrier planner, for code under a condition on a thread id, where no barrier can
+be placed.
+
 Refused, at the first access (the store): two threads that touch one element (naming the buffer,
 both accesses and the thread axes on which the threads differ; for a shared buffer the loop whose
 one body holds both), or that cannot be shown not to (an index that is not affine in loop
@@ -133,6 +137,21 @@ def check_shared_flows(root: scf.ForOp, axes: Mapping[SSAValue, Axis], canon: Ma
                 raise _refusal(first, second, _undecided(first, second, [axis], _SHARED_ADVICE))
             if found is not False:
                 raise _refusal(first, second, _shared_race(first, second, axis, found))
+
+
+def threads_meet(first: Access, second: Access, axes: Mapping[SSAValue, Axis], canon: Mapping[SSAValue, SSAValue]) -> bool:
+    """Whether two different threads of one block may touch one element through the store `first`
+    and `second`, at any iterations of the serial loops around each (free in each thread), the
+    conditions around them bounding where they run: the block ids one value (each block has its
+    own shared buffers), the other axes compared. True where it cannot be shown they never do."""
+    variables = _Variables(axes, canon)
+    pair = variables.touch(first), variables.touch(second)
+    if pair[0] is None or pair[1] is None:
+        return False  # one never runs
+    if first in variables.unknown or second in variables.unknown:
+        return True
+    threads = [v for v, axis in axes.items() if not axis.tag.startswith("blockIdx")]
+    return pair_conflict(threads, pair[0], pair[1], variables.bounds) is not False
 
 
 def _cached(repeated: dict[scf.ForOp, set[SSAValue]], loop: scf.ForOp) -> set[SSAValue]:

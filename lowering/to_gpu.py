@@ -50,7 +50,10 @@ Barriers (`gpu.barrier`, CUDA `__syncthreads()`) are placed from the shared acce
 every thread of the block reaches (not under a condition on a thread id): before a statement
 that reads what other threads wrote since the last barrier or writes what they read, as far
 out as possible (before the loop nest holding the access, not inside it), and at the top of a
-serial loop whose next iteration would overwrite what this one read (GEMM's `k_0`).
+serial loop whose next iteration would overwrite what this one read (GEMM's `k_0`). Code under
+a condition on a thread id (a tile's edge) needs none inside: no two threads of the block may touch
+one element there, one writing it, at any iterations of the serial loops (a guarded accumulator
+that each thread updates and writes back itself).
 
 Double buffering (TVM's InjectDoubleBuffer, for buffers marked by the double-buffer primitive:
 `memref.alloca() {double_buffer_scope}`), once shared buffers are sized: the buffer gets a
@@ -117,7 +120,7 @@ from xtir.lowering.compact_buffers import INIT_GUARD
 from xtir.lowering.index_expr import IndexEmitter, constant, decode, decode_bounds, index_bounds
 from xtir.lowering.loops import PARALLEL, THREAD_BINDING, constant_int, loop_kind, loop_name, trip_count
 from xtir.lowering.rebound_threads import check_rebound_threads
-from xtir.lowering.thread_races import Axis, check_shared_flows, check_thread_races
+from xtir.lowering.thread_races import Axis, check_shared_flows, check_thread_races, threads_meet
 from xtir.lowering.virtual_threads import (
     cached_dependents,
     guarded_by,
@@ -982,6 +985,8 @@ class Planner:
         self.kernel = kernel
         self.canon = kernel.canonical()
         self.ids = set(kernel.thread_vars()) | kernel.block_vars()
+        self.axes = {lps[0].body.block.args[0]: Axis(tag, loop_name(lps[0]), kernel.extent(tag))
+                     for tag, lps in sorted(kernel.loops.items()) if kernel.extent(tag) > 1}
 
     def touches(self, op: Operation) -> list[Touch]:
         found = []
@@ -1128,19 +1133,26 @@ class Planner:
         return pending
 
     def check_divergent(self, op: Operation) -> None:
-        """Inside code only some threads run, no barrier can wait: it must need none."""
+        """Inside code only some threads run, no barrier can wait: it must need none, no two
+        threads touching one element there, one writing it (each thread's own accesses keep
+        their order: a guarded accumulator written back by its thread)."""
         pending: list[Touch] = []
         common = self.common(op.parent_block())  # type: ignore[arg-type]
         for inner in op.walk():
             if isinstance(inner, memref.LoadOp | memref.StoreOp) and memory_space(inner.memref) == SHARED:
                 (touch,) = self.touches(inner)
-                found = self.conflict(pending, [touch], common)
-                if found is not None:
+                if any(self.conflict([p], [touch], common) is not None and self.exchanged(p, touch) for p in pending):
                     raise fail(_NAME, touch.op, f"threads exchange data through shared buffer "
                                f"{_buffer_name(touch.buffer)} (one writes what another reads) with no barrier point "
                                "between: the code between runs under a condition on the thread index, where "
                                "__syncthreads() cannot be placed")
                 pending.append(touch)
+
+    def exchanged(self, p: Touch, n: Touch) -> bool:
+        """Whether data may pass between two different threads through the two accesses (one a
+        store): the same thread's accesses keep their order without a barrier."""
+        first, second = (p, n) if p.is_write else (n, p)
+        return threads_meet(first.op, second.op, self.axes, self.canon)  # type: ignore[arg-type]
 
 
 def _contains_barrier(op: Operation) -> bool:

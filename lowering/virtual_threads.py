@@ -161,7 +161,12 @@ def repeated_buffers(loop: scf.ForOp, dependent: set[SSAValue]) -> set[SSAValue]
     """The buffers a `_repeated` store in `loop` writes (`dependent`: the loop's `dependents`):
     this stage keeps every access of them in the loop in order across virtual threads
     (`_accesses`), shared ones too."""
-    return {op.memref for op in loop.walk() if _repeated(op, loop, dependent)}
+    return {op.memref for op in repeated_stores(loop, dependent)}
+
+
+def repeated_stores(loop: scf.ForOp, dependent: set[SSAValue]) -> set[memref.StoreOp]:
+    """The `_repeated` stores of `loop`."""
+    return {op for op in loop.walk() if _repeated(op, loop, dependent)}
 
 
 def _repeated(op: Operation, loop: scf.ForOp, dependent: set[SSAValue]) -> bool:
@@ -412,7 +417,7 @@ class _Distributor:
         self.n = n
         self.var = loop.body.block.args[0]
         self.dependent = dependents(loop)
-        self.repeated = {op for op in loop.walk() if _repeated(op, loop, self.dependent)}
+        self.repeated = repeated_stores(loop, self.dependent)
         """The `_repeated` stores of the loop, found once (distributing copies its ops, changing none)."""
         self.wrapped: dict[Operation, scf.ForOp] = {}
         """The loop over the virtual threads made for each op of a statement wrapped in one."""

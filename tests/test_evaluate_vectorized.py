@@ -501,3 +501,23 @@ def test_short_runs_do_not_warn() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", XtirWarning)
         xtir.evaluate(prog.module, *prog.arguments(np.random.default_rng(0)))
+
+
+@pytest.mark.parametrize("predicate, expected", [("where(%t < 1)", 10 + 1), ("where(3 - %t < 1)", 10 + 4), ("", 10 + 10)])
+def test_a_store_into_a_0_d_buffer_under_a_predicate(predicate: str, expected: float) -> None:
+    """The lanes where the predicate holds write the one element (one lane: run as arrays; more:
+    they conflict, and the nest runs an instance at a time). It raised a numpy ValueError."""
+    module = xtir.parse(f"""func.func @main(%A: memref<4xf32>, %X: memref<f32>) {{
+  block.for %t = 0 to 4 "t" {{
+    block.block "R"(%vt = spatial(4, %t)) {predicate} {{
+      %a = block.load %A[%vt] : memref<4xf32>
+      %x = block.load %X[] : memref<f32>
+      %s = arith.addf %a, %x : f32
+      block.store %s, %X[] : memref<f32>
+    }}
+  }}
+  func.return
+}}""")
+    a, x = np.arange(1, 5, dtype=np.float32), np.full((), 10, np.float32)
+    xtir.evaluate(module, a, x)
+    assert x == expected

@@ -524,16 +524,16 @@ GUARDED_SHARED_ACCUMULATOR = (
     'bind{loop=j_0 thread="blockIdx.y"},bind{loop=i_2_j_2_fused thread="threadIdx.x"}')
 
 
-@pytest.mark.xfail(strict=True, reason="new:gpu-guarded-shared-accumulator: lower-to-gpu (lowering/to_gpu.py) refuses "
-                   "a shared accumulator each thread writes back itself when the tiles do not divide the matmul")
-def test_new_guarded_shared_accumulator_builds() -> None:
-    """GPU fuzzer (seed 57, a shared accumulator under vthreads; shrunk): C_shared[i, j] += A * B by the
-    thread owning (i, j), written back by the same thread under its reverse-compute-at. On a 3x3 matmul
-    tiled 2x2 the guards `i < 3`, `j < 3` make lower-to-gpu refuse it ("threads exchange data through
-    shared buffer C_shared ... the code between runs under a condition on the thread index"), yet no
-    thread reads an element another writes: 4x4 (no guards) builds, and so does the same schedule
-    with scope=local."""
+@pytest.mark.parametrize("sizes", [(3, 3, 2), (5, 7, 3), (4, 4, 2)])
+def test_guarded_shared_accumulator_builds(sizes: tuple[int, int, int]) -> None:
+    """GPU fuzzer (seed 57, a shared accumulator under vthreads; shrunk), fixed: C_shared[i, j] += A * B
+    by the thread owning (i, j), written back by the same thread under its reverse-compute-at. On a
+    3x3 matmul tiled 2x2 the guards `i < 3`, `j < 3` (on the thread index, no barrier point inside)
+    made lower-to-gpu refuse it ("threads exchange data through shared buffer C_shared ... the code
+    between runs under a condition on the thread index"), yet no thread touches an element another
+    does. Built for cuda-cpu and run with racecheck, its output is compared with numpy's
+    (run_case); 5x7 has partial tiles along both axes, 4x4 none."""
     from tests.fuzz.gpu_fuzz import Case, Program, run_case, steps_of
 
-    outcome = run_case(Case(Program("matmul", (3, 3, 2)), 0, steps=steps_of(GUARDED_SHARED_ACCUMULATOR)))
+    outcome = run_case(Case(Program("matmul", sizes), 0, steps=steps_of(GUARDED_SHARED_ACCUMULATOR)))
     assert outcome.kind == "ok", outcome.detail

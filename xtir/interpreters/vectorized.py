@@ -532,9 +532,19 @@ def _run(statements: Sequence[Statement], env: dict[SSAValue, object]) -> None:
         index = s.index(*(env[v] for v in s.operands))
         array = env[s.buffer]
         if s.is_write:
-            array[index] = env[s.value]  # type: ignore[index]
+            _store(array, index, env[s.value])
         else:
             env[s.value] = array[index]  # type: ignore[index]
+
+
+def _store(array: np.ndarray, index: object, value: object) -> None:
+    """`array[index] = value`; a 0-d buffer takes the lanes' value (independent lanes: at most one
+    lane writes its one element; none where the predicate holds nowhere)."""
+    if array.ndim == 0 and np.ndim(value) > 0:
+        if np.size(value):
+            array[()] = np.ravel(value)[-1]
+        return
+    array[index] = value  # type: ignore[index]
 
 
 # Grid-wide checks: independent lanes, the first failing instance ----------------------------------

@@ -149,6 +149,36 @@ func.func @no_barrier_point(%A: memref<64xf32>, %B: memref<2x64xf32>) {
 
 // -----
 
+// As above, but thread t2 reads S[t2 + r] over a serial loop "r": at r = 0 what it wrote itself,
+// at r = 1 what its neighbour wrote. The loop's iterations are compared free: still refused.
+func.func @no_barrier_point_serial_reader(%A: memref<64xf32>, %B: memref<2x64x2xf32>) {
+  %S = block.alloc : memref<2x65xf32, "shared">
+  block.for %y = 0 to 2 "y" bind("threadIdx.y") {
+    %c1 = arith.constant 1 : index
+    %in = arith.cmpi slt, %y, %c1 : index
+    scf.if %in {
+      block.for %t = 0 to 128 "t" bind("threadIdx.x") {
+        block.block "X"(%w = spatial(2, %y), %v = spatial(128, %t)) where(%t < 65) {
+          %a = block.load %A[%v floordiv 2] : memref<64xf32>
+          block.store %a, %S[%w, %v] : memref<2x65xf32, "shared">
+        }
+      }
+      block.for %t2 = 0 to 128 "t2" bind("threadIdx.x") {
+        block.for %r = 0 to 2 "r" {
+          block.block "Y"(%w = spatial(2, %y), %v = spatial(64, %t2), %u = spatial(2, %r)) where(%t2 < 64) {
+            // expected-error @+1 {{'memref.load' op lower-to-gpu: threads exchange data through shared buffer S (one writes what another reads) with no barrier point between: the code between runs under a condition on the thread index, where __syncthreads() cannot be placed}}
+            %n = block.load %S[%w, %v + %u] : memref<2x65xf32, "shared">
+            block.store %n, %B[%w, %v, %u] : memref<2x64x2xf32>
+          }
+        }
+      }
+    }
+  }
+  func.return
+}
+
+// -----
+
 func.func @thread_reduction(%A: memref<64x64xf32>, %B: memref<64xf32>) {
   block.for %i = 0 to 64 "i" bind("blockIdx.x") {
     block.for %k = 0 to 64 "k" bind("threadIdx.x") {
