@@ -78,7 +78,10 @@ two threads (blocks, virtual threads) touching one element of a global or local 
 iterations of the serial loops inside them, one writing it (lowering/thread_races.py: loops bound by
 hand, or changed after bind checked them), or of a shared buffer in one body of a loop bound to
 them, where no barrier can order them (a flow between two loops bound to the thread is ordered by
-the barriers placed); parallel loops inside a kernel.
+the barriers placed); a loop bound to a tag inside a loop bound to it that, run once, does not do
+what it does run for every outer iteration (lowering/rebound_threads.py: its body uses the outer
+index, reads and writes one buffer, or the outer body touches its buffers before it); parallel
+loops inside a kernel.
 """
 
 from __future__ import annotations
@@ -116,6 +119,7 @@ from xtir.lowering.blocks_to_scf import THREAD
 from xtir.lowering.compact_buffers import INIT_GUARD
 from xtir.lowering.index_expr import IndexEmitter, constant, decode, decode_bounds, index_bounds
 from xtir.lowering.loops import PARALLEL, THREAD_BINDING, constant_int, loop_kind, loop_name, trip_count
+from xtir.lowering.rebound_threads import check_rebound_threads
 from xtir.lowering.thread_races import Axis, check_shared_flows, check_thread_races, threads_meet
 from xtir.lowering.virtual_threads import (
     cached_dependents,
@@ -1328,6 +1332,7 @@ class LowerToGPUPass(ModulePass):
             funcs = []
             for index, kernel in enumerate(kernels):
                 _check_launch(kernel)
+                check_rebound_threads(kernel.loops)  # before _prepare_buffers renames a thread index to its axis's
                 shared = _prepare_buffers(kernel, f)
                 _check_races(kernel)
                 if _inject_double_buffers(kernel, f) | inject_virtual_threads(kernel.root):

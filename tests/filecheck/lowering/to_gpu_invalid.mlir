@@ -118,25 +118,29 @@ func.func @redundant_fetch(%A: memref<1026xf32>, %B: memref<1024xf32>) {
 
 // -----
 
-// Threads t2 write S and threads t then read S[t + 1], which a neighbour wrote, all under `t < 64`:
-// no point between them where every thread of the block could wait. (Both in one body of loop
-// "t", the pair is refused before: to_gpu_shared_flow_invalid.mlir.)
-func.func @no_barrier_point(%A: memref<64xf32>, %B: memref<64xf32>) {
-  %S = block.alloc : memref<65xf32, "shared">
-  block.for %t = 0 to 128 "t" bind("threadIdx.x") {
-    %c64 = arith.constant 64 : index
-    %in = arith.cmpi slt, %t, %c64 : index
+// Threads t write S and threads t2 then read S[t2 + 1], which a neighbour wrote, all under `y < 1`
+// (a condition on threadIdx.y): no point between them where every thread of the block could wait.
+// (Both in one body of a loop bound to the thread, the pair is refused before:
+// to_gpu_shared_flow_invalid.mlir; and a loop bound again to threadIdx.x under a condition on the
+// outer one's index: to_gpu_rebound_invalid.mlir.)
+func.func @no_barrier_point(%A: memref<64xf32>, %B: memref<2x64xf32>) {
+  %S = block.alloc : memref<2x65xf32, "shared">
+  block.for %y = 0 to 2 "y" bind("threadIdx.y") {
+    %c1 = arith.constant 1 : index
+    %in = arith.cmpi slt, %y, %c1 : index
     scf.if %in {
-      block.for %t2 = 0 to 128 "t2" bind("threadIdx.x") {
-        block.block "X"(%v = spatial(128, %t2)) where(%t2 < 64) {
+      block.for %t = 0 to 64 "t" bind("threadIdx.x") {
+        block.block "X"(%w = spatial(2, %y), %v = spatial(64, %t)) {
           %a = block.load %A[%v] : memref<64xf32>
-          block.store %a, %S[%v] : memref<65xf32, "shared">
+          block.store %a, %S[%w, %v] : memref<2x65xf32, "shared">
         }
       }
-      block.block "Y"(%v = spatial(64, %t)) {
-        // expected-error @+1 {{'memref.load' op lower-to-gpu: threads exchange data through shared buffer S (one writes what another reads) with no barrier point between: the code between runs under a condition on the thread index, where __syncthreads() cannot be placed}}
-        %n = block.load %S[%v + 1] : memref<65xf32, "shared">
-        block.store %n, %B[%v] : memref<64xf32>
+      block.for %t2 = 0 to 64 "t2" bind("threadIdx.x") {
+        block.block "Y"(%w = spatial(2, %y), %v = spatial(64, %t2)) {
+          // expected-error @+1 {{'memref.load' op lower-to-gpu: threads exchange data through shared buffer S (one writes what another reads) with no barrier point between: the code between runs under a condition on the thread index, where __syncthreads() cannot be placed}}
+          %n = block.load %S[%w, %v + 1] : memref<2x65xf32, "shared">
+          block.store %n, %B[%w, %v] : memref<2x64xf32>
+        }
       }
     }
   }
@@ -145,25 +149,27 @@ func.func @no_barrier_point(%A: memref<64xf32>, %B: memref<64xf32>) {
 
 // -----
 
-// As above, but thread t reads S[t + r] over a serial loop "r": at r = 0 what it wrote itself,
+// As above, but thread t2 reads S[t2 + r] over a serial loop "r": at r = 0 what it wrote itself,
 // at r = 1 what its neighbour wrote. The loop's iterations are compared free: still refused.
-func.func @no_barrier_point_serial_reader(%A: memref<64xf32>, %B: memref<64x2xf32>) {
-  %S = block.alloc : memref<65xf32, "shared">
-  block.for %t = 0 to 128 "t" bind("threadIdx.x") {
-    %c64 = arith.constant 64 : index
-    %in = arith.cmpi slt, %t, %c64 : index
+func.func @no_barrier_point_serial_reader(%A: memref<64xf32>, %B: memref<2x64x2xf32>) {
+  %S = block.alloc : memref<2x65xf32, "shared">
+  block.for %y = 0 to 2 "y" bind("threadIdx.y") {
+    %c1 = arith.constant 1 : index
+    %in = arith.cmpi slt, %y, %c1 : index
     scf.if %in {
-      block.for %t2 = 0 to 128 "t2" bind("threadIdx.x") {
-        block.block "X"(%v = spatial(128, %t2)) where(%t2 < 65) {
+      block.for %t = 0 to 128 "t" bind("threadIdx.x") {
+        block.block "X"(%w = spatial(2, %y), %v = spatial(128, %t)) where(%t < 65) {
           %a = block.load %A[%v floordiv 2] : memref<64xf32>
-          block.store %a, %S[%v] : memref<65xf32, "shared">
+          block.store %a, %S[%w, %v] : memref<2x65xf32, "shared">
         }
       }
-      block.for %r = 0 to 2 "r" {
-        block.block "Y"(%v = spatial(64, %t), %w = spatial(2, %r)) {
-          // expected-error @+1 {{'memref.load' op lower-to-gpu: threads exchange data through shared buffer S (one writes what another reads) with no barrier point between: the code between runs under a condition on the thread index, where __syncthreads() cannot be placed}}
-          %n = block.load %S[%v + %w] : memref<65xf32, "shared">
-          block.store %n, %B[%v, %w] : memref<64x2xf32>
+      block.for %t2 = 0 to 128 "t2" bind("threadIdx.x") {
+        block.for %r = 0 to 2 "r" {
+          block.block "Y"(%w = spatial(2, %y), %v = spatial(64, %t2), %u = spatial(2, %r)) where(%t2 < 64) {
+            // expected-error @+1 {{'memref.load' op lower-to-gpu: threads exchange data through shared buffer S (one writes what another reads) with no barrier point between: the code between runs under a condition on the thread index, where __syncthreads() cannot be placed}}
+            %n = block.load %S[%w, %v + %u] : memref<2x65xf32, "shared">
+            block.store %n, %B[%w, %v, %u] : memref<2x64x2xf32>
+          }
         }
       }
     }
