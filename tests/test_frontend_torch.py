@@ -579,6 +579,19 @@ def test_compiled_integer_sums_are_int64_as_torch(target):
 
 
 @pytest.mark.parametrize("target", TARGETS)
+def test_int64_clamp_bounds_are_exact(target):
+    """An int64 clamp's bounds above 2**53 are kept exactly (a bound rounded through a float
+    gave 2**53 for torch's 2**53 + 1), on the graph evaluator and compiled."""
+    x = torch.tensor([0, 2**53, 2**62, -(2**63)], dtype=torch.int64)
+    model = Lambda(lambda m, x: (x.clamp(min=2**53 + 1), x.clamp(max=2**63 - 1), x.clamp(-(2**62) - 1, 2**62 + 1)))
+    got, expected = _on_target(model, (x,), target, pipeline=None)
+    evaluated = xtir.evaluate(from_torch(model, (x,)), x.numpy())
+    for g, v, e in zip(got, evaluated, expected, strict=True):
+        np.testing.assert_array_equal(g, e)
+        np.testing.assert_array_equal(v, e)
+
+
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.int8], ids=str)
 def test_compiled_integer_floor_and_trunc_division_match_torch(dtype, target):
     """Floor division rounds toward -inf and trunc division toward zero for every sign
