@@ -149,6 +149,12 @@ def x1288():
     return torch.randn(1, 2, 8, 8)
 
 
+def _max_values_unpacked(m, x):
+    values, _ = x.max(1)  # fx makes a getitem for the unused indices too
+    v, i = torch.max(x, dim=-1, keepdim=True)
+    return values, v
+
+
 @pytest.mark.parametrize(
     "fn, inputs",
     [
@@ -182,6 +188,7 @@ def x1288():
          [x23, lambda: torch.randn(3)]),
         (lambda m, x: x.chunk(3, -1), [x23]),  # returned pieces: a tuple value in the output tuple
         (lambda m, x: (torch.split(x, [1, 2], 1), x), [x23]),
+        (_max_values_unpacked, [x23]),
     ],
 )
 def test_function_and_method_mappings(fn, inputs):

@@ -114,9 +114,13 @@ class _MaxWithIndices:
     def __init__(self, values: SSAValue):
         self.values = values
 
-    def __getitem__(self, index):
+    def select(self, index, used: bool):
+        """The values for index 0; the indices only where nothing reads them (`values, _ =
+        x.max(dim)` makes an fx getitem 1 with no users)."""
         if index in (0, -2):
             return self.values
+        if not used:
+            return None
         raise _Unsupported("the indices of max(dim) (argmax); mapped: its values, [0] or .values")
 
 
@@ -720,6 +724,8 @@ class _Importer:
         return self.emit(tensor.AstypeOp(x, element))
 
     def _getitem(self, node, container, index):
+        if isinstance(container, _MaxWithIndices):
+            return container.select(index, used=bool(node.users))
         if isinstance(container, SSAValue):
             return self._index(container, index if isinstance(index, tuple) else (index,))
         return container[index]
@@ -793,7 +799,7 @@ class _Importer:
 
     def _getattr(self, node, x, name: str):
         if isinstance(x, _MaxWithIndices):
-            return x[{"values": 0, "indices": 1}.get(name, 1)]
+            return x.select({"values": 0, "indices": 1}.get(name, 1), used=bool(node.users))
         if name == "T":  # all dimensions reversed (a transposed matrix)
             return self._permute(x, tuple(reversed(range(len(self._shape(x))))))
         if name == "shape":
