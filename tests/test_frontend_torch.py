@@ -189,6 +189,9 @@ def _max_values_unpacked(m, x):
         (lambda m, x: x.chunk(3, -1), [x23]),  # returned pieces: a tuple value in the output tuple
         (lambda m, x: (torch.split(x, [1, 2], 1), x), [x23]),
         (_max_values_unpacked, [x23]),
+        # numpy's keywords, which torch takes for dim and keepdim
+        (lambda m, x: (x.sum(axis=1), x.mean(1, keepdims=True), torch.amax(x, axis=0), torch.sum(x, axis=0, keepdims=True),
+                       x.max(axis=1).values), [x23]),
     ],
 )
 def test_function_and_method_mappings(fn, inputs):
@@ -649,6 +652,8 @@ def test_a_0_d_result_runs_on_cuda_cpu():
     (lambda m, x: x.max(1).indices, torch.randn(2, 3), r"the indices of max\(dim\) \(argmax\)"),
     (lambda m, x: torch.max(x, x), torch.randn(2, 3), r"fx node 'max_1' .*: torch.max of two tensors"),
     (lambda m, x: x.sum(1, dtype=torch.float64), torch.randn(2, 3), r"sum with dtype=torch.float64"),
+    (lambda m, x: torch.clamp(x, 0.0, out=None), torch.randn(2, 3), r"fx node 'clamp' .*: unsupported arguments to "
+                                                                     r"torch.clamp: got an unexpected keyword argument 'out'$"),
     (lambda m, x: x.clamp(min=x), torch.randn(2, 3), r"fx node 'clamp' .*: a clamp bound of type BlockArgument "
                                                      r"\(mapped: Python numbers\)"),
     (lambda m, x: x.clamp(0.5), INT32, r"the float bound 0.5 with a tensor of i32 \(torch computes in a float type\)"),

@@ -108,6 +108,10 @@ _FLOAT_FUNCTIONS = {"exp": tensor.ExpOp, "log": tensor.LogOp, "sqrt": tensor.Sqr
 _CAST_METHODS = {"float": f32, "half": f16, "double": f64, "int": i32, "long": i64, "short": i16, "char": i8, "bool": i1}
 
 
+_NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
+"""numpy's names that torch accepts for a native function's dim and keepdim (`x.sum(axis=1)`)."""
+
+
 class _MaxWithIndices:
     """`x.max(dim)`: the values (an fx getitem 0 or `.values`); the indices (argmax) have no mapping."""
 
@@ -326,6 +330,8 @@ class _Importer:
             return self._attribute(node.target)
         args = self.torch.fx.node.map_arg(node.args, lambda n: self.env[n])
         kwargs = self.torch.fx.node.map_arg(node.kwargs, lambda n: self.env[n])
+        if node.op != "call_module":  # torch has run the call, so an alias it took names dim or keepdim
+            kwargs = {_NUMPY_KEYWORDS.get(k, k): v for k, v in kwargs.items()}
         if node.op == "call_module":
             module = self.modules[node.target]
             mapping = self.module_maps.get(type(module))
@@ -342,7 +348,14 @@ class _Importer:
         try:
             return mapping(node, *args, **kwargs)
         except TypeError as e:  # arguments the mapping does not know (e.g. out=)
-            raise _Unsupported(f"unsupported arguments: {e}") from None
+            reason = str(e).split("() ", 1)[-1]  # drop the mapping's own name (a lambda's)
+            raise _Unsupported(f"unsupported arguments to {self._target_name(node)}: {reason}") from None
+
+    def _target_name(self, node) -> str:
+        """The torch function (torch.sum) or tensor method (Tensor.sum) a node calls."""
+        if node.op == "call_function":
+            return self.torch.fx.node._get_qualified_name(node.target).removeprefix("_")
+        return f"Tensor.{node.target}"
 
     def _mapped(self, functions: bool) -> list[str]:
         """The functions (as fx names them) or tensor methods the importer maps, sorted."""
