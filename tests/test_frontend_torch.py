@@ -155,6 +155,10 @@ def _max_values_unpacked(m, x):
     return values, v
 
 
+def int13():
+    return torch.tensor([[-3, 2, 9]], dtype=torch.int32)
+
+
 @pytest.mark.parametrize(
     "fn, inputs",
     [
@@ -192,6 +196,8 @@ def _max_values_unpacked(m, x):
         # numpy's keywords, which torch takes for dim and keepdim
         (lambda m, x: (x.sum(axis=1), x.mean(1, keepdims=True), torch.amax(x, axis=0), torch.sum(x, axis=0, keepdims=True),
                        x.max(axis=1).values), [x23]),
+        # hardtanh and relu6 of an integer tensor are integers (the float defaults are integral)
+        (lambda m, x: (F.relu6(x), F.hardtanh(x), F.hardtanh(x, -2.0, 2.0), F.hardtanh(x, -2, 2)), [int13]),
     ],
 )
 def test_function_and_method_mappings(fn, inputs):
@@ -224,6 +230,11 @@ def test_function_and_method_mappings(fn, inputs):
 def test_module_mappings(layer, shape):
     torch.manual_seed(0)
     run_both(nn.Sequential(layer), torch.randn(*shape), rtol=1e-5, atol=1e-5)
+
+
+def test_hardtanh_modules_of_an_integer_tensor_stay_integers():
+    x = torch.tensor([[-9, -1, 0, 1, 4, 7]], dtype=torch.int64)
+    run_both(nn.Sequential(nn.ReLU6(), nn.Hardtanh(), nn.Hardtanh(-2.0, 3.0)), x)
 
 
 def _compiled_matches_torch(model, *inputs):

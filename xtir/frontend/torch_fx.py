@@ -181,8 +181,8 @@ class _Importer:
             nn.GELU: lambda node, m, x: self.emit(tensor.GeluOp(x, m.approximate)),
             nn.LeakyReLU: lambda node, m, x: self._activation(node, tensor.LeakyReluOp(x, m.negative_slope), m.inplace),
             nn.Dropout: self._nn_dropout,
-            nn.Hardtanh: lambda node, m, x: self._clamp(node, x, m.min_val, m.max_val, m.inplace),
-            nn.ReLU6: lambda node, m, x: self._clamp(node, x, 0.0, 6.0, m.inplace),
+            nn.Hardtanh: lambda node, m, x: self._hardtanh(node, x, m.min_val, m.max_val, m.inplace),
+            nn.ReLU6: lambda node, m, x: self._hardtanh(node, x, 0.0, 6.0, m.inplace),
         }
         self.function_maps: dict[Any, Callable[..., Any]] = {
             F.relu: lambda node, x, inplace=False: self._relu(node, x, inplace),
@@ -219,10 +219,10 @@ class _Importer:
             **{f: lambda node, x: self._unary(tensor.AbsOp, x) for f in (operator.abs, torch.abs)},
             **{getattr(torch, name): self._float_function(op_class) for name, op_class in _FLOAT_FUNCTIONS.items()},
             **{f: lambda node, x, min=None, max=None: self._clamp(node, x, min, max) for f in (torch.clamp, torch.clip)},
-            F.hardtanh: lambda node, x, min_val=-1.0, max_val=1.0, inplace=False: self._clamp(
+            F.hardtanh: lambda node, x, min_val=-1.0, max_val=1.0, inplace=False: self._hardtanh(
                 node, x, min_val, max_val, inplace
             ),
-            F.relu6: lambda node, x, inplace=False: self._clamp(node, x, 0.0, 6.0, inplace),
+            F.relu6: lambda node, x, inplace=False: self._hardtanh(node, x, 0.0, 6.0, inplace),
             torch.sum: lambda node, x, dim=None, keepdim=False, dtype=None: self._sum(x, dim, keepdim, dtype),
             torch.mean: lambda node, x, dim=None, keepdim=False, dtype=None: self._mean(x, dim, keepdim, dtype),
             torch.amax: lambda node, x, dim=(), keepdim=False: self._amax(x, dim, keepdim),
@@ -669,6 +669,13 @@ class _Importer:
         if lo is None and hi is None:
             raise _Unsupported("a clamp without bounds")
         return self._activation(node, tensor.ClipOp(x, lo, hi), inplace)
+
+    def _hardtanh(self, node, x, lo, hi, inplace: bool = False) -> SSAValue:
+        """hardtanh and relu6 keep an integer tensor's type (clamp computes in float), so an
+        integral float bound there, as the defaults -1.0, 1.0, 0.0 and 6.0, is that integer."""
+        if isinstance(x, SSAValue) and not isinstance(self._element(x), AnyFloat):
+            lo, hi = (int(b) if isinstance(b, float) and b.is_integer() else b for b in (lo, hi))
+        return self._clamp(node, x, lo, hi, inplace)
 
     def _dims(self, x: SSAValue, dim) -> list[int]:
         """The dimensions a reduction names (an int, a sequence; None or () for all), sorted."""
