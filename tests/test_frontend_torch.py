@@ -599,6 +599,17 @@ def test_compiled_integer_sums_are_int64_as_torch(target):
         np.testing.assert_array_equal(g, e)
 
 
+def test_the_graph_evaluator_maximum_of_zeros_is_the_compiled_ones():
+    """A maximum over +0.0 and -0.0 is +0.0 in the compiled code (IEEE maximum) and so in the
+    graph evaluator (np.max's sign depends on the order); a maximum of -0.0s alone is -0.0."""
+    z = torch.tensor([[0.0, -0.0], [-0.0, 0.0], [-0.0, -0.0], [-1.0, -0.0]])
+    module = from_torch(Lambda(lambda m, x: x.amax(1)), (z,))
+    evaluated = xtir.evaluate(module, z.numpy())[0]
+    compiled = compile_model(module, target="llvm")(z.numpy())
+    np.testing.assert_array_equal(np.signbit(evaluated), [False, False, True, True])
+    np.testing.assert_array_equal(np.signbit(compiled), np.signbit(evaluated))
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_int64_clamp_bounds_are_exact(target):
     """An int64 clamp's bounds above 2**53 are kept exactly (a bound rounded through a float
