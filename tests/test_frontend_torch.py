@@ -641,6 +641,16 @@ def test_compiled_integer_floor_and_trunc_division_match_torch(dtype, target):
         np.testing.assert_array_equal(g, e)
 
 
+@pytest.mark.filterwarnings("error::xtir.XtirWarning")
+def test_a_compiled_integer_division_does_not_warn():
+    """default-schedule leaves the checked division's loop unmarked: LLVM cannot vectorize its
+    branch, and warned about every model with an integer //."""
+    a = torch.randint(-50, 50, (8, 64), dtype=torch.int32)
+    b = torch.randint(1, 9, (8, 64), dtype=torch.int32)
+    got, expected = _on_target(Lambda(lambda m, a, b: a // b), (a, b), "llvm", pipeline=None)
+    np.testing.assert_array_equal(got[0], expected[0])
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_an_integer_division_by_zero_is_a_run_time_error(target):
     """torch raises ZeroDivisionError for an integer division by zero; the compiled model
