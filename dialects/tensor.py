@@ -378,16 +378,18 @@ class RsqrtOp(ActivationOp):
 class ClipOp(NumberUnaryOp):
     """x limited to [min, max] (torch.clamp, hardtanh, relu6; TVM's clip); a bound left out is
     none. As torch's: x < min ? min : x, then x > max ? max : x (-0.0 against 0.0 stays -0.0, a
-    NaN stays NaN, with min > max every element is max). An integer tensor's bounds are
-    integers of its type."""
+    NaN stays NaN, with min > max every element is max). A float tensor's bounds are f64; an
+    integer tensor's are integers of its type, kept exactly (an int64 bound above 2**53 is not
+    rounded through a float)."""
 
     name = "tensor.clip"
-    min = opt_prop_def(FloatAttr[Float64Type])
-    max = opt_prop_def(FloatAttr[Float64Type])
+    min = opt_prop_def(FloatAttr[Float64Type] | IntegerAttr)
+    max = opt_prop_def(FloatAttr[Float64Type] | IntegerAttr)
     assembly_format = "$input (`min` $min^)? (`max` $max^)? attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input: SSAValue, min: float | None = None, max: float | None = None):
-        bounds = {k: FloatAttr(v, f64) for k, v in (("min", min), ("max", max)) if v is not None}
+        element = _element(input.type)
+        bounds = {k: _clip_bound(v, element) for k, v in (("min", min), ("max", max)) if v is not None}
         super().__init__(input, bounds)  # pyright: ignore[reportArgumentType]
 
     def bounds(self) -> tuple[float | None, float | None]:
@@ -395,17 +397,26 @@ class ClipOp(NumberUnaryOp):
 
     def verify_(self) -> None:
         super().verify_()
-        bounds = [b for b in self.bounds() if b is not None]
+        bounds = [b for b in (self.min, self.max) if b is not None]
         if not bounds:
             raise VerifyException(f"{self.name} needs a min or a max")
         element = _element(self.input.type)
         for b in bounds:
-            if b != b:
+            if b.value.data != b.value.data:
                 raise VerifyException(f"{self.name}: a bound is NaN")
-            if isinstance(element, IntegerType) and not (
-                float(b).is_integer() and -(2 ** (element.width.data - 1)) <= b < 2 ** (element.width.data - 1)
-            ):
-                raise VerifyException(f"{self.name}: the bound {b} is not an integer of {element}, the input's type")
+            if isinstance(element, IntegerType) and b.type != element:
+                raise VerifyException(
+                    f"{self.name}: the bound {b.value.data} is not an integer of {element}, the input's type")
+            if not isinstance(element, IntegerType) and not isinstance(b, FloatAttr):
+                raise VerifyException(f"{self.name}: the bound {b.value.data} of a {element} tensor is not an f64")
+
+
+def _clip_bound(value: float, element: Attribute) -> Attribute:
+    """An integer bound of an integer tensor as an integer of its type (exact for any int64); a
+    bound that is not one stays f64 for the verifier to name."""
+    if isinstance(element, IntegerType) and isinstance(value, int):
+        return IntegerAttr(value, element)
+    return FloatAttr(value, f64)
 
 
 @irdl_op_definition

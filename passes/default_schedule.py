@@ -18,7 +18,8 @@ variable, as `te.create_func` writes them):
 - an elementwise (or injective) block vectorizes its innermost loop, unless it calls a
   libm function (tanh, tan, atan, ...; erf on f64): LLVM vectorizes such a call only where
   the CPU has a libmvec variant (lowering/vector_math.py), and warns about a marked loop it
-  could not.
+  could not; or unless it divides or shifts integers by a value that may make the op
+  undefined (guard-arith's run-time check is a branch, which LLVM does not vectorize).
 - the outer spatial loops are fused and run in parallel when the block does at least
   PARALLEL_WORK iterations (below that, starting threads costs more than it saves).
 
@@ -43,6 +44,7 @@ from xdsl.rewriter import Rewriter
 
 from xtir.dialects.block import REDUCE, SERIAL, BlockOp, ForOp, LoadOp, accesses_in
 from xtir.errors import XtirPassError
+from xtir.lowering.arith_guards import needs_guard
 from xtir.lowering.arith_to_llvm import MATH_LIBM
 from xtir.lowering.vector_math import expands
 from xtir.passes.analysis.navigation import all_blocks, get_block, get_loops, select_function
@@ -86,6 +88,12 @@ def _calls_libm(block: BlockOp) -> bool:
     erf on f64, which f16 and f32 compute inline): LLVM vectorizes its loop only on CPUs with a
     libmvec variant, and would warn elsewhere that the vectorized loop is not."""
     return any(op.name in MATH_LIBM and not expands(op) for op in block.walk())
+
+
+def _checks_at_run_time(block: BlockOp) -> bool:
+    """Whether guard-arith will check an integer division or shift of the block at run time:
+    the check branches to a report call, and LLVM warns that the marked loop did not vectorize."""
+    return any(needs_guard(op) for op in block.walk())
 
 
 def largest_divisor(n: int, limit: int) -> int:
@@ -134,7 +142,7 @@ class _BlockSchedule:
 
     def elementwise(self, nest: Nest) -> None:
         *outer, inner = self.sch.get_loops(self.block())
-        if nest.extents[-1] >= 4 and not _calls_libm(nest.block):
+        if nest.extents[-1] >= 4 and not _calls_libm(nest.block) and not _checks_at_run_time(nest.block):
             self.sch.vectorize(inner)
         self.parallel(outer, math.prod(nest.extents))
 
@@ -168,7 +176,7 @@ class _BlockSchedule:
         if outer:
             self.cache_tile(outer[-1])
         self.sch.decompose_reduction(self.block(), reduce[0])
-        if vec_inner is not None and nest.extents[vec] >= 4:
+        if vec_inner is not None and nest.extents[vec] >= 4 and not _checks_at_run_time(nest.block):
             self.sch.vectorize(vec_inner)
         if reg_inner is not None:
             self.sch.unroll(reg_inner)

@@ -149,6 +149,16 @@ def x1288():
     return torch.randn(1, 2, 8, 8)
 
 
+def _max_values_unpacked(m, x):
+    values, _ = x.max(1)  # fx makes a getitem for the unused indices too
+    v, i = torch.max(x, dim=-1, keepdim=True)
+    return values, v
+
+
+def int13():
+    return torch.tensor([[-3, 2, 9]], dtype=torch.int32)
+
+
 @pytest.mark.parametrize(
     "fn, inputs",
     [
@@ -182,6 +192,12 @@ def x1288():
          [x23, lambda: torch.randn(3)]),
         (lambda m, x: x.chunk(3, -1), [x23]),  # returned pieces: a tuple value in the output tuple
         (lambda m, x: (torch.split(x, [1, 2], 1), x), [x23]),
+        (_max_values_unpacked, [x23]),
+        # numpy's keywords, which torch takes for dim and keepdim
+        (lambda m, x: (x.sum(axis=1), x.mean(1, keepdims=True), torch.amax(x, axis=0), torch.sum(x, axis=0, keepdims=True),
+                       x.max(axis=1).values), [x23]),
+        # hardtanh and relu6 of an integer tensor are integers (the float defaults are integral)
+        (lambda m, x: (F.relu6(x), F.hardtanh(x), F.hardtanh(x, -2.0, 2.0), F.hardtanh(x, -2, 2)), [int13]),
     ],
 )
 def test_function_and_method_mappings(fn, inputs):
@@ -214,6 +230,11 @@ def test_function_and_method_mappings(fn, inputs):
 def test_module_mappings(layer, shape):
     torch.manual_seed(0)
     run_both(nn.Sequential(layer), torch.randn(*shape), rtol=1e-5, atol=1e-5)
+
+
+def test_hardtanh_modules_of_an_integer_tensor_stay_integers():
+    x = torch.tensor([[-9, -1, 0, 1, 4, 7]], dtype=torch.int64)
+    run_both(nn.Sequential(nn.ReLU6(), nn.Hardtanh(), nn.Hardtanh(-2.0, 3.0)), x)
 
 
 def _compiled_matches_torch(model, *inputs):
@@ -578,6 +599,30 @@ def test_compiled_integer_sums_are_int64_as_torch(target):
         np.testing.assert_array_equal(g, e)
 
 
+def test_the_graph_evaluator_maximum_of_zeros_is_the_compiled_ones():
+    """A maximum over +0.0 and -0.0 is +0.0 in the compiled code (IEEE maximum) and so in the
+    graph evaluator (np.max's sign depends on the order); a maximum of -0.0s alone is -0.0."""
+    z = torch.tensor([[0.0, -0.0], [-0.0, 0.0], [-0.0, -0.0], [-1.0, -0.0]])
+    module = from_torch(Lambda(lambda m, x: x.amax(1)), (z,))
+    evaluated = xtir.evaluate(module, z.numpy())[0]
+    compiled = compile_model(module, target="llvm")(z.numpy())
+    np.testing.assert_array_equal(np.signbit(evaluated), [False, False, True, True])
+    np.testing.assert_array_equal(np.signbit(compiled), np.signbit(evaluated))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_int64_clamp_bounds_are_exact(target):
+    """An int64 clamp's bounds above 2**53 are kept exactly (a bound rounded through a float
+    gave 2**53 for torch's 2**53 + 1), on the graph evaluator and compiled."""
+    x = torch.tensor([0, 2**53, 2**62, -(2**63)], dtype=torch.int64)
+    model = Lambda(lambda m, x: (x.clamp(min=2**53 + 1), x.clamp(max=2**63 - 1), x.clamp(-(2**62) - 1, 2**62 + 1)))
+    got, expected = _on_target(model, (x,), target, pipeline=None)
+    evaluated = xtir.evaluate(from_torch(model, (x,)), x.numpy())
+    for g, v, e in zip(got, evaluated, expected, strict=True):
+        np.testing.assert_array_equal(g, e)
+        np.testing.assert_array_equal(v, e)
+
+
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.int8], ids=str)
 def test_compiled_integer_floor_and_trunc_division_match_torch(dtype, target):
@@ -594,6 +639,16 @@ def test_compiled_integer_floor_and_trunc_division_match_torch(dtype, target):
     got, expected = _on_target(Lambda(fn), (a, b), target)
     for g, e in zip(got, expected, strict=True):
         np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.filterwarnings("error::xtir.XtirWarning")
+def test_a_compiled_integer_division_does_not_warn():
+    """default-schedule leaves the checked division's loop unmarked: LLVM cannot vectorize its
+    branch, and warned about every model with an integer //."""
+    a = torch.randint(-50, 50, (8, 64), dtype=torch.int32)
+    b = torch.randint(1, 9, (8, 64), dtype=torch.int32)
+    got, expected = _on_target(Lambda(lambda m, a, b: a // b), (a, b), "llvm", pipeline=None)
+    np.testing.assert_array_equal(got[0], expected[0])
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -629,6 +684,8 @@ def test_a_0_d_result_runs_on_cuda_cpu():
     (lambda m, x: x.max(1).indices, torch.randn(2, 3), r"the indices of max\(dim\) \(argmax\)"),
     (lambda m, x: torch.max(x, x), torch.randn(2, 3), r"fx node 'max_1' .*: torch.max of two tensors"),
     (lambda m, x: x.sum(1, dtype=torch.float64), torch.randn(2, 3), r"sum with dtype=torch.float64"),
+    (lambda m, x: torch.clamp(x, 0.0, out=None), torch.randn(2, 3), r"fx node 'clamp' .*: unsupported arguments to "
+                                                                     r"torch.clamp: got an unexpected keyword argument 'out'$"),
     (lambda m, x: x.clamp(min=x), torch.randn(2, 3), r"fx node 'clamp' .*: a clamp bound of type BlockArgument "
                                                      r"\(mapped: Python numbers\)"),
     (lambda m, x: x.clamp(0.5), INT32, r"the float bound 0.5 with a tensor of i32 \(torch computes in a float type\)"),

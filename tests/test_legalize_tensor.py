@@ -117,7 +117,7 @@ OPS = {
     **{f"{op}_{t}": (f"%a: tensor<3x5x{t}>", f"%r = tensor.{op} %a : tensor<3x5x{t}> -> tensor<3x5x{t}>",
                      f"tensor<3x5x{t}>")
        for op in ("negative", "abs", "exp", "log", "sqrt", "rsqrt") for t in ("f32", "f16")},
-    "clip": ("%a: tensor<3x5xf16>", "%r = tensor.clip %a min -0.5 max 0.25 : tensor<3x5xf16> -> tensor<3x5xf16>",
+    "clip": ("%a: tensor<3x5xf16>", "%r = tensor.clip %a min -0.5 : f64 max 0.25 : f64 : tensor<3x5xf16> -> tensor<3x5xf16>",
              "tensor<3x5xf16>"),
     "astype": ("%a: tensor<3x5xf64>", "%r = tensor.astype %a : tensor<3x5xf64> -> tensor<3x5xf16>", "tensor<3x5xf16>"),
     **{f"{op}_{t}": (f"%a: tensor<4x3x5x{t}>",

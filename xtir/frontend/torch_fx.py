@@ -108,15 +108,23 @@ _FLOAT_FUNCTIONS = {"exp": tensor.ExpOp, "log": tensor.LogOp, "sqrt": tensor.Sqr
 _CAST_METHODS = {"float": f32, "half": f16, "double": f64, "int": i32, "long": i64, "short": i16, "char": i8, "bool": i1}
 
 
+_NUMPY_KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
+"""numpy's names that torch accepts for a native function's dim and keepdim (`x.sum(axis=1)`)."""
+
+
 class _MaxWithIndices:
     """`x.max(dim)`: the values (an fx getitem 0 or `.values`); the indices (argmax) have no mapping."""
 
     def __init__(self, values: SSAValue):
         self.values = values
 
-    def __getitem__(self, index):
+    def select(self, index, used: bool):
+        """The values for index 0; the indices only where nothing reads them (`values, _ =
+        x.max(dim)` makes an fx getitem 1 with no users)."""
         if index in (0, -2):
             return self.values
+        if not used:
+            return None
         raise _Unsupported("the indices of max(dim) (argmax); mapped: its values, [0] or .values")
 
 
@@ -173,8 +181,8 @@ class _Importer:
             nn.GELU: lambda node, m, x: self.emit(tensor.GeluOp(x, m.approximate)),
             nn.LeakyReLU: lambda node, m, x: self._activation(node, tensor.LeakyReluOp(x, m.negative_slope), m.inplace),
             nn.Dropout: self._nn_dropout,
-            nn.Hardtanh: lambda node, m, x: self._clamp(node, x, m.min_val, m.max_val, m.inplace),
-            nn.ReLU6: lambda node, m, x: self._clamp(node, x, 0.0, 6.0, m.inplace),
+            nn.Hardtanh: lambda node, m, x: self._hardtanh(node, x, m.min_val, m.max_val, m.inplace),
+            nn.ReLU6: lambda node, m, x: self._hardtanh(node, x, 0.0, 6.0, m.inplace),
         }
         self.function_maps: dict[Any, Callable[..., Any]] = {
             F.relu: lambda node, x, inplace=False: self._relu(node, x, inplace),
@@ -211,10 +219,10 @@ class _Importer:
             **{f: lambda node, x: self._unary(tensor.AbsOp, x) for f in (operator.abs, torch.abs)},
             **{getattr(torch, name): self._float_function(op_class) for name, op_class in _FLOAT_FUNCTIONS.items()},
             **{f: lambda node, x, min=None, max=None: self._clamp(node, x, min, max) for f in (torch.clamp, torch.clip)},
-            F.hardtanh: lambda node, x, min_val=-1.0, max_val=1.0, inplace=False: self._clamp(
+            F.hardtanh: lambda node, x, min_val=-1.0, max_val=1.0, inplace=False: self._hardtanh(
                 node, x, min_val, max_val, inplace
             ),
-            F.relu6: lambda node, x, inplace=False: self._clamp(node, x, 0.0, 6.0, inplace),
+            F.relu6: lambda node, x, inplace=False: self._hardtanh(node, x, 0.0, 6.0, inplace),
             torch.sum: lambda node, x, dim=None, keepdim=False, dtype=None: self._sum(x, dim, keepdim, dtype),
             torch.mean: lambda node, x, dim=None, keepdim=False, dtype=None: self._mean(x, dim, keepdim, dtype),
             torch.amax: lambda node, x, dim=(), keepdim=False: self._amax(x, dim, keepdim),
@@ -322,6 +330,8 @@ class _Importer:
             return self._attribute(node.target)
         args = self.torch.fx.node.map_arg(node.args, lambda n: self.env[n])
         kwargs = self.torch.fx.node.map_arg(node.kwargs, lambda n: self.env[n])
+        if node.op != "call_module":  # torch has run the call, so an alias it took names dim or keepdim
+            kwargs = {_NUMPY_KEYWORDS.get(k, k): v for k, v in kwargs.items()}
         if node.op == "call_module":
             module = self.modules[node.target]
             mapping = self.module_maps.get(type(module))
@@ -338,7 +348,14 @@ class _Importer:
         try:
             return mapping(node, *args, **kwargs)
         except TypeError as e:  # arguments the mapping does not know (e.g. out=)
-            raise _Unsupported(f"unsupported arguments: {e}") from None
+            reason = str(e).split("() ", 1)[-1]  # drop the mapping's own name (a lambda's)
+            raise _Unsupported(f"unsupported arguments to {self._target_name(node)}: {reason}") from None
+
+    def _target_name(self, node) -> str:
+        """The torch function (torch.sum) or tensor method (Tensor.sum) a node calls."""
+        if node.op == "call_function":
+            return self.torch.fx.node._get_qualified_name(node.target).removeprefix("_")
+        return f"Tensor.{node.target}"
 
     def _mapped(self, functions: bool) -> list[str]:
         """The functions (as fx names them) or tensor methods the importer maps, sorted."""
@@ -653,6 +670,13 @@ class _Importer:
             raise _Unsupported("a clamp without bounds")
         return self._activation(node, tensor.ClipOp(x, lo, hi), inplace)
 
+    def _hardtanh(self, node, x, lo, hi, inplace: bool = False) -> SSAValue:
+        """hardtanh and relu6 keep an integer tensor's type (clamp computes in float), so an
+        integral float bound there, as the defaults -1.0, 1.0, 0.0 and 6.0, is that integer."""
+        if isinstance(x, SSAValue) and not isinstance(self._element(x), AnyFloat):
+            lo, hi = (int(b) if isinstance(b, float) and b.is_integer() else b for b in (lo, hi))
+        return self._clamp(node, x, lo, hi, inplace)
+
     def _dims(self, x: SSAValue, dim) -> list[int]:
         """The dimensions a reduction names (an int, a sequence; None or () for all), sorted."""
         rank = len(self._shape(x))
@@ -720,6 +744,8 @@ class _Importer:
         return self.emit(tensor.AstypeOp(x, element))
 
     def _getitem(self, node, container, index):
+        if isinstance(container, _MaxWithIndices):
+            return container.select(index, used=bool(node.users))
         if isinstance(container, SSAValue):
             return self._index(container, index if isinstance(index, tuple) else (index,))
         return container[index]
@@ -793,7 +819,7 @@ class _Importer:
 
     def _getattr(self, node, x, name: str):
         if isinstance(x, _MaxWithIndices):
-            return x[{"values": 0, "indices": 1}.get(name, 1)]
+            return x.select({"values": 0, "indices": 1}.get(name, 1), used=bool(node.users))
         if name == "T":  # all dimensions reversed (a transposed matrix)
             return self._permute(x, tuple(reversed(range(len(self._shape(x))))))
         if name == "shape":

@@ -252,7 +252,13 @@ class TensorGraphFunctions(InterpreterFunctions):
     @impl(tensor.MaxOp)
     def run_max(self, interpreter: Interpreter, op: tensor.MaxOp, args: PythonValues) -> PythonValues:
         axes, keep = reduce_axes(op)
-        return (_like(op, np.max(args[0], axis=axes, keepdims=keep)),)
+        x = np.asarray(args[0])
+        largest = np.max(x, axis=axes, keepdims=keep)
+        if np.issubdtype(x.dtype, np.floating):
+            # as the compiled code's maximumf (IEEE maximum): +0.0 beats -0.0, which np.max leaves to the order
+            positive_zero = np.any((x == 0) & ~np.signbit(x), axis=axes, keepdims=keep)
+            largest = np.where((largest == 0) & positive_zero, x.dtype.type(0), largest)
+        return (_like(op, largest),)
 
     @impl(tensor.FlipOp)
     def run_flip(self, interpreter: Interpreter, op: tensor.FlipOp, args: PythonValues) -> PythonValues:

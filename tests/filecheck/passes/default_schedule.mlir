@@ -133,3 +133,20 @@ func.func @activations(%a: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf
   %t = tensor.tanh %a : tensor<4x64xf32> -> tensor<4x64xf32>
   func.return %g, %s, %t : tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>
 }
+
+// -----
+
+// An integer division by a tensor is checked at run time (guard-arith: a branch to a report
+// call), which LLVM does not vectorize (it warned that the marked loop was not): its loop stays
+// serial. Other integer arithmetic vectorizes.
+// CHECK-LABEL: func.func @floor_divide(
+// CHECK-NEXT:    block.for %i0 = 0 to 4 "i0" {
+// CHECK-NEXT:      block.for %i1 = 0 to 64 "i1" {
+// CHECK-LABEL: func.func @multiply(
+// CHECK-NEXT:    block.for %i0 = 0 to 4 "i0" {
+// CHECK-NEXT:      block.for %i1 = 0 to 64 "i1" vectorized {
+func.func @divisions(%a: tensor<4x64xi32>, %b: tensor<4x64xi32>) -> (tensor<4x64xi32>, tensor<4x64xi32>) {
+  %q = tensor.floor_divide %a, %b : tensor<4x64xi32>, tensor<4x64xi32> -> tensor<4x64xi32>
+  %r = tensor.multiply %a, %b : tensor<4x64xi32>, tensor<4x64xi32> -> tensor<4x64xi32>
+  func.return %q, %r : tensor<4x64xi32>, tensor<4x64xi32>
+}

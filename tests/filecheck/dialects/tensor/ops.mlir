@@ -150,8 +150,8 @@ func.func @where(%x: tensor<2x8xf32>, %zero: tensor<f32>, %row: tensor<8xf32>, %
 // CHECK-NEXT:  %l = tensor.log %e : tensor<2x8xf32> -> tensor<2x8xf32>
 // CHECK-NEXT:  %s = tensor.sqrt %a : tensor<2x8xf32> -> tensor<2x8xf32>
 // CHECK-NEXT:  %r = tensor.rsqrt %s : tensor<2x8xf32> -> tensor<2x8xf32>
-// CHECK-NEXT:  %c = tensor.clip %x min -5.000000e-01 max 6.000000e+00 : tensor<2x8xf32> -> tensor<2x8xf32>
-// CHECK-NEXT:  %cl = tensor.clip %i max 7.000000e+00 : tensor<3xi32> -> tensor<3xi32>
+// CHECK-NEXT:  %c = tensor.clip %x min -5.000000e-01 : f64 max 6.000000e+00 : f64 : tensor<2x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT:  %cl = tensor.clip %i max 7 : i32 : tensor<3xi32> -> tensor<3xi32>
 // CHECK-NEXT:  %h = tensor.astype %x : tensor<2x8xf32> -> tensor<2x8xf16>
 // CHECK-NEXT:  %b = tensor.astype %i : tensor<3xi32> -> tensor<3xi1>
 func.func @unary(%x: tensor<2x8xf32>, %i: tensor<3xi32>) {
@@ -161,8 +161,8 @@ func.func @unary(%x: tensor<2x8xf32>, %i: tensor<3xi32>) {
   %l = tensor.log %e : tensor<2x8xf32> -> tensor<2x8xf32>
   %s = tensor.sqrt %a : tensor<2x8xf32> -> tensor<2x8xf32>
   %r = tensor.rsqrt %s : tensor<2x8xf32> -> tensor<2x8xf32>
-  %c = tensor.clip %x min -0.5 max 6.0 : tensor<2x8xf32> -> tensor<2x8xf32>
-  %cl = tensor.clip %i max 7.0 : tensor<3xi32> -> tensor<3xi32>
+  %c = tensor.clip %x min -0.5 : f64 max 6.0 : f64 : tensor<2x8xf32> -> tensor<2x8xf32>
+  %cl = tensor.clip %i max 7 : i32 : tensor<3xi32> -> tensor<3xi32>
   %h = tensor.astype %x : tensor<2x8xf32> -> tensor<2x8xf16>
   %b = tensor.astype %i : tensor<3xi32> -> tensor<3xi1>
   func.return

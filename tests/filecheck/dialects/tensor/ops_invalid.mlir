@@ -508,15 +508,15 @@ func.func @clip_unbounded(%x: tensor<4xf32>) -> tensor<4xf32> {
 // An integer tensor's clip bounds are integers of its type.
 func.func @clip_fraction(%x: tensor<4xi8>) -> tensor<4xi8> {
   // expected-error @+1 {{'tensor.clip' op tensor.clip: the bound 0.5 is not an integer of i8, the input's type}}
-  %y = tensor.clip %x min 0.5 : tensor<4xi8> -> tensor<4xi8>
+  %y = tensor.clip %x min 0.5 : f64 : tensor<4xi8> -> tensor<4xi8>
   func.return %y : tensor<4xi8>
 }
 
 // -----
 
 func.func @clip_range(%x: tensor<4xi8>) -> tensor<4xi8> {
-  // expected-error @+1 {{'tensor.clip' op tensor.clip: the bound 128.0 is not an integer of i8, the input's type}}
-  %y = tensor.clip %x max 128.0 : tensor<4xi8> -> tensor<4xi8>
+  // expected-error @+1 {{'tensor.clip' op tensor.clip: the bound 128 is not an integer of i8, the input's type}}
+  %y = tensor.clip %x max 128 : i64 : tensor<4xi8> -> tensor<4xi8>
   func.return %y : tensor<4xi8>
 }
 
@@ -570,4 +570,13 @@ func.func @flip_axes(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   // expected-error @+1 {{'tensor.flip' op tensor.flip: axes [] must be increasing dimensions of 2x3, at least one}}
   %y = tensor.flip %x axes [] : tensor<2x3xf32> -> tensor<2x3xf32>
   func.return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// A float tensor's clip bounds are f64.
+func.func @clip_float_integer_bound(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tensor.clip' op tensor.clip: the bound 1 of a f32 tensor is not an f64}}
+  %y = tensor.clip %x min 1 : i32 : tensor<4xf32> -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
 }
